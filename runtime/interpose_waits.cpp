@@ -1,0 +1,155 @@
+// Wrappers for condition variables, barriers and semaphores (std::condition_variable
+// comes through here). Waiting on any of them blocks the thread.
+#include <pthread.h>
+#include <semaphore.h>
+
+#include "runtime/interpose.h"
+
+using namespace quartz::rt;
+
+namespace quartz::rt {
+void count_post(const void* object, EntryKind kind, uintptr_t site) {
+  if (!current_block()) return;
+  if (ObjectRecord* r =
+          runtime().objects.find_or_insert(reinterpret_cast<uintptr_t>(object), kind, site)) {
+    r->posts.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+}  // namespace quartz::rt
+
+namespace {
+// Waits on `cond` around `wait()`, which gives up and retakes `mutex`.
+template <typename WaitFn>
+QUARTZ_ALWAYS_INLINE int condition_wait(pthread_cond_t* cond, pthread_mutex_t* mutex,
+                                        uintptr_t site, WaitFn wait) {
+  ThreadBlock* block = current_block();
+  if (!block) return wait();
+  ObjectRegistry& objects = runtime().objects;
+  const auto m = reinterpret_cast<uintptr_t>(mutex);
+  const Wait w = begin_condition_wait(*block, objects, reinterpret_cast<uintptr_t>(cond), m,
+                                      site, now_ns());
+  const int rc = wait();
+  end_condition_wait(*block, objects, w, m, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed,
+                     site, now_ns());
+  return rc;
+}
+
+// sem_wait and friends report errors through errno: the failed sem_trywait of the fast
+// path must not show, and our own calls after the real wait must not disturb its errno.
+template <typename WaitFn>
+QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait) {
+  ThreadBlock* block = current_block();
+  if (!block) return wait();
+  ObjectRegistry& objects = runtime().objects;
+  const auto address = reinterpret_cast<uintptr_t>(sem);
+  const int saved_errno = errno;
+  if (real::sem_trywait(sem) == 0) {
+    count_acquisition(*block, objects, address, EntryKind::semaphore, site, false, 0);
+    return 0;
+  }
+  errno = saved_errno;
+  const Wait w = begin_wait(*block, objects, address, EntryKind::semaphore, ThreadState::blocked,
+                            site, now_ns());
+  errno = saved_errno;
+  const int rc = wait();
+  const int wait_errno = errno;
+  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
+           now_ns());
+  errno = wait_errno;
+  return rc;
+}
+}  // namespace
+
+// ---- condition variable ----------------------------------------------------------------
+
+QUARTZ_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (!have_real<real::pthread_cond_wait>()) return ENOSYS;
+  return condition_wait(c, m, QUARTZ_CALL_SITE(), [c, m] { return real::pthread_cond_wait(c, m); });
+}
+
+QUARTZ_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m,
+                                         const struct timespec* deadline) {
+  if (!have_real<real::pthread_cond_timedwait>()) return ENOSYS;
+  return condition_wait(c, m, QUARTZ_CALL_SITE(),
+                        [c, m, deadline] { return real::pthread_cond_timedwait(c, m, deadline); });
+}
+
+QUARTZ_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
+                                         const struct timespec* deadline) {
+  if (!have_real<real::pthread_cond_clockwait>()) return ENOSYS;
+  return condition_wait(c, m, QUARTZ_CALL_SITE(), [c, m, clock, deadline] {
+    return real::pthread_cond_clockwait(c, m, clock, deadline);
+  });
+}
+
+QUARTZ_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
+  if (!have_real<real::pthread_cond_signal>()) return ENOSYS;
+  count_post(c, EntryKind::condition, QUARTZ_CALL_SITE());
+  return real::pthread_cond_signal(c);
+}
+
+QUARTZ_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
+  if (!have_real<real::pthread_cond_broadcast>()) return ENOSYS;
+  count_post(c, EntryKind::condition, QUARTZ_CALL_SITE());
+  return real::pthread_cond_broadcast(c);
+}
+
+// ---- barrier ---------------------------------------------------------------------------
+
+QUARTZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
+  if (!have_real<real::pthread_barrier_wait>()) return ENOSYS;
+  ThreadBlock* block = current_block();
+  if (!block) return real::pthread_barrier_wait(b);
+  const uintptr_t site = QUARTZ_CALL_SITE();
+  ObjectRegistry& objects = runtime().objects;
+  const Wait w = begin_wait(*block, objects, reinterpret_cast<uintptr_t>(b), EntryKind::barrier,
+                            ThreadState::blocked, site, now_ns());
+  const int rc = real::pthread_barrier_wait(b);
+  // The serial thread is the last to arrive: it passes without waiting.
+  const WaitOutcome outcome = rc == PTHREAD_BARRIER_SERIAL_THREAD ? WaitOutcome::passed
+                              : rc == 0                          ? WaitOutcome::waited
+                                                                 : WaitOutcome::failed;
+  end_wait(*block, objects, w, outcome, site, now_ns());
+  return rc;
+}
+
+// ---- semaphore -------------------------------------------------------------------------
+
+QUARTZ_EXPORT int sem_wait(sem_t* s) {
+  if (!have_real<real::sem_wait>() || !have_real<real::sem_trywait>()) return ENOSYS;
+  return semaphore_wait(s, QUARTZ_CALL_SITE(), [s] { return real::sem_wait(s); });
+}
+
+QUARTZ_EXPORT int sem_timedwait(sem_t* s, const struct timespec* deadline) {
+  if (!have_real<real::sem_timedwait>() || !have_real<real::sem_trywait>()) return ENOSYS;
+  return semaphore_wait(s, QUARTZ_CALL_SITE(),
+                        [s, deadline] { return real::sem_timedwait(s, deadline); });
+}
+
+QUARTZ_EXPORT int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* deadline) {
+  if (!have_real<real::sem_clockwait>() || !have_real<real::sem_trywait>()) return ENOSYS;
+  return semaphore_wait(s, QUARTZ_CALL_SITE(),
+                        [s, clock, deadline] { return real::sem_clockwait(s, clock, deadline); });
+}
+
+QUARTZ_EXPORT int sem_trywait(sem_t* s) {
+  if (!have_real<real::sem_trywait>()) return ENOSYS;
+  const int rc = real::sem_trywait(s);
+  if (rc == 0) {
+    if (ThreadBlock* block = current_block()) {
+      const int saved_errno = errno;
+      count_acquisition(*block, runtime().objects, reinterpret_cast<uintptr_t>(s),
+                        EntryKind::semaphore, QUARTZ_CALL_SITE(), false, 0);
+      errno = saved_errno;
+    }
+  }
+  return rc;
+}
+
+QUARTZ_EXPORT int sem_post(sem_t* s) {
+  if (!have_real<real::sem_post>()) return ENOSYS;
+  const int saved_errno = errno;
+  count_post(s, EntryKind::semaphore, QUARTZ_CALL_SITE());
+  errno = saved_errno;
+  return real::sem_post(s);
+}

@@ -1,0 +1,67 @@
+// Process-wide record of every synchronization object the program used: its kind, its
+// name (quartz.h) or the call site that first acquired it, how many threads wait for it
+// right now, and the counters of threads that have finished. Counters of running threads
+// stay in their blocks (thread_counters.h); a reader adds the two.
+//
+// Fixed capacity, open addressing keyed by the object's address, inserted with a
+// compare-and-swap on the key; never shrinks. Written on slow paths only: an object's
+// first use by a thread, contended waits, thread retirement, naming.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/profile_stack.h"
+
+namespace quartz::rt {
+
+inline constexpr uint32_t kObjectNameBytes = 48;
+
+struct alignas(kCacheLine) ObjectRecord {
+  std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
+  std::atomic<uint32_t> kind{0};      // EntryKind of its first use
+  std::atomic<int32_t> waiters{0};    // threads waiting for it now
+  std::atomic<uintptr_t> first_site{0};
+  std::atomic<uint64_t> acquisitions{0};  // of finished threads
+  std::atomic<uint64_t> contended{0};
+  std::atomic<uint64_t> wait_ns{0};
+  std::atomic<uint64_t> posts{0};  // signals, broadcasts, semaphore posts (all threads)
+  std::atomic<uint32_t> name_lock{0};
+  std::atomic<uint32_t> named{0};
+  char name[kObjectNameBytes] = {};
+};
+
+class ObjectRegistry {
+ public:
+  constexpr ObjectRegistry() = default;
+
+  // Maps room for 2^capacity_log2 records. Returns false when the memory is unavailable
+  // (then every lookup returns null).
+  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2);
+
+  // The record for `address`, created with `kind` and `site` if new; null when full.
+  QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind,
+                                              uintptr_t site);
+  // The record for `address`, or null.
+  QUARTZ_NOINSTR ObjectRecord* find(uintptr_t address) const;
+  QUARTZ_NOINSTR void set_name(uintptr_t address, EntryKind kind, const char* name);
+  // Copies the name (empty when unnamed) into `out`, kObjectNameBytes long.
+  QUARTZ_NOINSTR static void copy_name(const ObjectRecord& record, char* out);
+
+  QUARTZ_NOINSTR uint32_t capacity() const { return records_ ? mask_ + 1 : 0; }
+  QUARTZ_NOINSTR const ObjectRecord& record(uint32_t i) const { return records_[i]; }
+  // Objects that found no room.
+  QUARTZ_NOINSTR uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+  // Forked child: counters and waiters belong to the parent's threads.
+  QUARTZ_NOINSTR void reset_counters();
+
+ private:
+  ObjectRecord* records_ = nullptr;
+  uint32_t mask_ = 0;
+  unsigned shift_ = 64;
+  std::atomic<uint64_t> dropped_{0};
+};
+
+}  // namespace quartz::rt

@@ -1,0 +1,54 @@
+#include "runtime/options.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace quartz::rt {
+namespace {
+
+QUARTZ_NOINSTR void warn(const char* name, const char* value) {
+  char line[256];
+  size_t n = 0;
+  for (const char* part : {"quartz: ignoring ", name, "=", value, " (out of range)\n"}) {
+    for (; *part && n + 1 < sizeof(line); ++part) line[n++] = *part;
+  }
+  ssize_t ignored = write(STDERR_FILENO, line, n);
+  (void)ignored;
+}
+
+// Reads an unsigned integer variable; keeps `value` when unset or outside [lo, hi].
+QUARTZ_NOINSTR void read_uint(const char* name, uint32_t lo, uint32_t hi, uint32_t& value) {
+  const char* text = getenv(name);
+  if (!text || !*text) return;
+  char* end = nullptr;
+  const unsigned long parsed = strtoul(text, &end, 10);
+  if (*end != '\0' || parsed < lo || parsed > hi) {
+    warn(name, text);
+    return;
+  }
+  value = static_cast<uint32_t>(parsed);
+}
+
+QUARTZ_NOINSTR bool read_flag(const char* name) {
+  const char* text = getenv(name);
+  return text && (strcmp(text, "1") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "true") == 0);
+}
+
+}  // namespace
+
+void read_options(Options& o) {
+  o.disabled = read_flag("QUARTZ_DISABLE");
+  o.follow_exec = read_flag("QUARTZ_FOLLOW_EXEC");
+  read_uint("QUARTZ_STACK_CAPACITY", 16, 1u << 16, o.geometry.stack_capacity);
+  read_uint("QUARTZ_THREAD_EDGES_LOG2", 4, 20, o.geometry.call_edges_log2);
+  read_uint("QUARTZ_THREAD_OBJECTS_LOG2", 4, 16, o.geometry.objects_log2);
+  read_uint("QUARTZ_OBJECTS_LOG2", 6, 24, o.objects_log2);
+  read_uint("QUARTZ_CALL_GRAPH_LOG2", 6, 24, o.call_graph_log2);
+  if (const char* path = getenv("QUARTZ_SUMMARY")) {
+    strncpy(o.summary_path, path, kMaxPathBytes - 1);
+  }
+}
+
+}  // namespace quartz::rt

@@ -1,0 +1,27 @@
+// Runtime options, read once from QUARTZ_* environment variables at start-up
+// (`quartz run` sets them from its flags). Every option is documented in
+// docs/user-guide.md; out-of-range values fall back to the default with a warning.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/thread_block.h"
+
+namespace quartz::rt {
+
+inline constexpr uint32_t kMaxPathBytes = 512;
+
+struct Options {
+  bool disabled = false;     // QUARTZ_DISABLE=1: every hook and wrapper passes through
+  bool follow_exec = false;  // QUARTZ_FOLLOW_EXEC=1: programs this one execs are profiled
+  BlockGeometry geometry{};  // QUARTZ_STACK_CAPACITY, QUARTZ_THREAD_EDGES_LOG2, ...
+  uint32_t objects_log2 = 14;      // QUARTZ_OBJECTS_LOG2: process-wide object records
+  uint32_t call_graph_log2 = 16;   // QUARTZ_CALL_GRAPH_LOG2: process-wide call edges
+  char summary_path[kMaxPathBytes] = {};  // QUARTZ_SUMMARY: what the runtime saw, at exit
+};
+
+// Reads the environment. Never allocates; warnings go to stderr with write(2).
+QUARTZ_NOINSTR void read_options(Options& options);
+
+}  // namespace quartz::rt

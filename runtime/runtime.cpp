@@ -1,0 +1,303 @@
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/real.h"
+#include "runtime/summary.h"
+
+namespace quartz::rt {
+
+namespace {
+constinit Runtime g_runtime;
+pthread_key_t g_exit_key;  // its destructor tells us a thread ended, however it ended
+
+// Saves errno on entry and restores it on exit (STYLE 7): the runtime's own system calls
+// must never show through to the program.
+class ErrnoGuard {
+ public:
+  QUARTZ_NOINSTR ErrnoGuard() : saved_(errno) {}
+  QUARTZ_NOINSTR ~ErrnoGuard() { errno = saved_; }
+
+ private:
+  int saved_;
+};
+
+QUARTZ_NOINSTR bool is_main_thread() { return gettid() == getpid(); }
+
+QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_index,
+                                        uintptr_t start_routine) {
+  ThreadRecord* record = g_runtime.history.at(block.index);
+  if (!record) return;
+  record->parent_index.store(parent_index, std::memory_order_relaxed);
+  record->tid.store(block.tid.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  record->start_routine.store(start_routine, std::memory_order_relaxed);
+  record->exit_kind.store(0, std::memory_order_relaxed);
+  record->exited_ns.store(0, std::memory_order_relaxed);
+  if (record->created_ns.load(std::memory_order_relaxed) == 0 ||
+      record->phase.load(std::memory_order_relaxed) == ThreadPhase::unused) {
+    record->created_ns.store(now_ns(), std::memory_order_relaxed);
+  }
+  char name[kThreadNameBytes] = {};
+  prctl(PR_GET_NAME, name, 0, 0, 0);  // new threads start with their creator's name
+  ThreadHistory::set_name(*record, name);
+  record->phase.store(ThreadPhase::running, std::memory_order_release);
+}
+
+// Installs `slot` as the calling thread's block and makes it visible to readers.
+QUARTZ_NOINSTR void adopt(ThreadSlot* slot) {
+  ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  block->tid.store(gettid(), std::memory_order_relaxed);
+  block->self = pthread_self();
+  // The destructor runs on every way out of a thread: return, pthread_exit, cancellation.
+  pthread_setspecific(g_exit_key, slot);
+  t_local.slot = slot;
+  t_local.block = block;
+  g_runtime.threads.publish(slot);
+}
+
+QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
+  ThreadSlot* slot = g_runtime.threads.claim();
+  if (!slot) {
+    t_local.ignored = 1;  // out of memory: leave this thread alone rather than retry
+    return nullptr;
+  }
+  ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  // A thread we did not see created: the main thread, or one created before we loaded.
+  block->index = is_main_thread() ? 0 : g_runtime.history.next_index();
+  block->parent_index = kNoThread;
+  block->tid.store(gettid(), std::memory_order_relaxed);
+  record_thread_start(*block, kNoThread, 0);
+  adopt(slot);
+  return block;
+}
+
+QUARTZ_NOINSTR void on_thread_exit(void* value) {
+  auto* slot = static_cast<ThreadSlot*>(value);
+  if (!slot || t_local.slot != slot) return;
+  ErrnoGuard errno_guard;
+  ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  if (ThreadRecord* record = g_runtime.history.at(block->index)) {
+    record->exited_ns.store(now_ns(), std::memory_order_relaxed);
+    uint32_t running = 0;  // pthread_exit may have said how it ended already
+    record->exit_kind.compare_exchange_strong(running, 1, std::memory_order_relaxed);
+  }
+  // From here on this thread's events are ignored: other destructors may still run
+  // instrumented code, and the block may soon belong to another thread.
+  t_local.block = nullptr;
+  t_local.slot = nullptr;
+  t_local.ignored = 1;
+  g_runtime.threads.finish(slot);
+}
+
+QUARTZ_NOINSTR void after_fork_in_child() {
+  // Only this thread exists in the child; the parent's counts are not ours to report.
+  ErrnoGuard errno_guard;
+  Runtime& rt = g_runtime;
+  rt.threads.reset_after_fork(t_local.slot);
+  rt.objects.reset_counters();
+  rt.call_graph.reset_counters();
+  rt.history.reset_after_fork();
+  if (ThreadBlock* block = t_local.block) {
+    block->edges.clear();
+    block->objects.clear();
+    block->blocked_ns.store(0, std::memory_order_relaxed);
+    block->spinning_ns.store(0, std::memory_order_relaxed);
+    block->spilled_events.store(0, std::memory_order_relaxed);
+    block->index = 0;
+    block->parent_index = kNoThread;
+    block->tid.store(gettid(), std::memory_order_relaxed);
+    block->self = pthread_self();
+    record_thread_start(*block, kNoThread, 0);
+  }
+  // The child reports separately, if at all: it does not write the parent's summary.
+  rt.options.summary_path[0] = '\0';
+}
+
+// Programs this one execs inherit LD_PRELOAD; unless asked, take ourselves out of it so
+// only the program the user launched is profiled (STYLE 13).
+QUARTZ_NOINSTR void stop_following_exec() {
+  const char* preload = getenv("LD_PRELOAD");
+  if (!preload || !strstr(preload, "libquartz")) return;
+  char kept[4096];
+  size_t n = 0;
+  const char* p = preload;
+  while (*p) {
+    while (*p == ' ' || *p == ':') ++p;
+    const char* start = p;
+    while (*p && *p != ' ' && *p != ':') ++p;
+    const size_t len = static_cast<size_t>(p - start);
+    if (len == 0) continue;
+    bool ours = false;
+    for (size_t i = 0; i + 9 <= len; ++i) {
+      if (strncmp(start + i, "libquartz", 9) == 0) ours = true;
+    }
+    if (ours || n + len + 2 > sizeof(kept)) continue;
+    if (n) kept[n++] = ':';
+    memcpy(kept + n, start, len);
+    n += len;
+  }
+  kept[n] = '\0';
+  if (n) {
+    setenv("LD_PRELOAD", kept, 1);
+  } else {
+    unsetenv("LD_PRELOAD");
+  }
+}
+
+QUARTZ_NOINSTR void finish() {
+  Lifecycle expected = Lifecycle::running;
+  if (!g_runtime.lifecycle.compare_exchange_strong(expected, Lifecycle::finishing,
+                                                   std::memory_order_acq_rel)) {
+    return;
+  }
+  ErrnoGuard errno_guard;
+  const uint8_t was_in_runtime = t_local.in_runtime;
+  t_local.in_runtime = 1;
+  if (g_runtime.options.summary_path[0]) write_summary(g_runtime, g_runtime.options.summary_path);
+  t_local.in_runtime = was_in_runtime;
+  g_runtime.lifecycle.store(Lifecycle::finished, std::memory_order_release);
+}
+
+QUARTZ_NOINSTR void initialize() {
+  Runtime& rt = g_runtime;
+  read_options(rt.options);
+  // Resolve even when disabled: the wrappers always need the real functions.
+  const bool resolved = real::resolve_real_functions();
+  if (rt.options.disabled || !resolved ||
+      !rt.objects.configure(rt.options.objects_log2) ||
+      !rt.call_graph.configure(rt.options.call_graph_log2) ||
+      pthread_key_create(&g_exit_key, on_thread_exit) != 0) {
+    rt.lifecycle.store(Lifecycle::disabled, std::memory_order_release);
+    return;
+  }
+  rt.threads.configure(rt.options.geometry, fold_block);
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  rt.lifecycle.store(Lifecycle::running, std::memory_order_release);
+}
+
+}  // namespace
+
+__thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
+
+Runtime& runtime() { return g_runtime; }
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+bool ensure_initialized() {
+  Lifecycle state = g_runtime.lifecycle.load(std::memory_order_acquire);
+  if (QUARTZ_LIKELY(state >= Lifecycle::running)) return state != Lifecycle::disabled;
+  if (t_local.in_runtime) return false;  // re-entered from our own initialisation
+  if (state == Lifecycle::uninitialised &&
+      g_runtime.lifecycle.compare_exchange_strong(state, Lifecycle::initialising,
+                                                  std::memory_order_acq_rel)) {
+    ErrnoGuard errno_guard;
+    t_local.in_runtime = 1;
+    initialize();
+    t_local.in_runtime = 0;
+  } else {
+    while (g_runtime.lifecycle.load(std::memory_order_acquire) == Lifecycle::initialising) {
+      sched_yield();
+    }
+  }
+  return g_runtime.lifecycle.load(std::memory_order_acquire) != Lifecycle::disabled;
+}
+
+ThreadBlock* current_block_slow() {
+  if (t_local.in_runtime || t_local.ignored) return nullptr;
+  if (!ensure_initialized()) return nullptr;
+  if (t_local.block) return t_local.block;  // initialisation registered us
+  ErrnoGuard errno_guard;
+  t_local.in_runtime = 1;
+  ThreadBlock* block = register_current_thread();
+  t_local.in_runtime = 0;
+  return block;
+}
+
+void mark_runtime_thread() {
+  t_local.block = nullptr;
+  t_local.slot = nullptr;
+  t_local.ignored = 1;
+}
+
+void fold_block(ThreadBlock& block) {
+  Runtime& rt = g_runtime;
+  uint64_t calls = 0;
+  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
+    const CallEdgeSlot& s = block.edges.slot(i);
+    const uint64_t n = s.calls.load(std::memory_order_relaxed);
+    if (n == 0 || s.callee.load(std::memory_order_relaxed) == 0) continue;
+    calls += n;
+    rt.call_graph.add(s.caller.load(std::memory_order_relaxed),
+                      s.callee.load(std::memory_order_relaxed), n);
+  }
+  for (uint32_t i = 0; i < block.objects.capacity(); ++i) {
+    const ObjectCountSlot& s = block.objects.slot(i);
+    const uint64_t acquisitions = s.acquisitions.load(std::memory_order_relaxed);
+    const uint64_t contended = s.contended.load(std::memory_order_relaxed);
+    if (acquisitions == 0 && contended == 0) continue;
+    ObjectRecord* r = rt.objects.find(s.address.load(std::memory_order_relaxed));
+    if (!r) continue;
+    r->acquisitions.fetch_add(acquisitions, std::memory_order_relaxed);
+    r->contended.fetch_add(contended, std::memory_order_relaxed);
+    r->wait_ns.fetch_add(s.wait_ns.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+  if (ThreadRecord* record = rt.history.at(block.index)) {
+    record->calls.store(calls, std::memory_order_relaxed);
+    record->overflows.store(block.stack.overflows(), std::memory_order_relaxed);
+    record->mismatches.store(block.stack.mismatches(), std::memory_order_relaxed);
+    record->blocked_ns.store(block.blocked_ns.load(std::memory_order_relaxed),
+                             std::memory_order_relaxed);
+    record->spinning_ns.store(block.spinning_ns.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+    record->phase.store(ThreadPhase::exited, std::memory_order_release);
+  }
+}
+
+ThreadSlot* prepare_child(ThreadBlock* creator) {
+  Runtime& rt = g_runtime;
+  ThreadSlot* slot = rt.threads.claim();
+  if (!slot) return nullptr;
+  ThreadBlock* child = slot->block.load(std::memory_order_relaxed);
+  child->index = rt.history.next_index();
+  child->parent_index = creator ? creator->index : kNoThread;
+  if (creator) child->stack.inherit(creator->stack);
+  if (ThreadRecord* record = rt.history.at(child->index)) {
+    record->phase.store(ThreadPhase::created, std::memory_order_relaxed);
+    record->created_ns.store(now_ns(), std::memory_order_relaxed);
+  }
+  return slot;
+}
+
+void start_child(ThreadSlot* slot) {
+  ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  block->tid.store(gettid(), std::memory_order_relaxed);
+  record_thread_start(*block, block->parent_index,
+                      reinterpret_cast<uintptr_t>(block->start_routine));
+  adopt(slot);
+}
+
+}  // namespace quartz::rt
+
+namespace {
+using namespace quartz::rt;
+
+// Runs before the program's own constructors (preloaded libraries initialise first).
+__attribute__((constructor(101), no_instrument_function)) void quartz_runtime_start() {
+  if (!ensure_initialized()) return;
+  if (!g_runtime.options.follow_exec) stop_following_exec();
+  current_block();  // the main thread gets index 0 and a block before anything else
+  // Registered now, so it runs after the program's own atexit handlers and destructors.
+  atexit(finish);
+}
+}  // namespace

@@ -1,0 +1,45 @@
+#include "runtime/thread_block.h"
+
+#include <new>
+
+namespace quartz::rt {
+namespace {
+constexpr size_t align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
+constexpr size_t header_bytes() { return align_up(sizeof(ThreadBlock), kCacheLine); }
+}  // namespace
+
+size_t ThreadBlock::bytes_for(const BlockGeometry& g) {
+  return header_bytes() + size_t{g.stack_capacity} * sizeof(StackEntry) +
+         (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot) +
+         (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot);
+}
+
+ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
+  auto* bytes = static_cast<char*>(memory);
+  auto* block = new (memory) ThreadBlock();
+  char* next = bytes + header_bytes();
+  auto* entries = reinterpret_cast<StackEntry*>(next);
+  next += size_t{g.stack_capacity} * sizeof(StackEntry);
+  auto* edges = reinterpret_cast<CallEdgeSlot*>(next);
+  next += (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot);
+  auto* objects = reinterpret_cast<ObjectCountSlot*>(next);
+  block->stack.reset(entries, g.stack_capacity);
+  block->edges.reset(edges, g.call_edges_log2);
+  block->objects.reset(objects, g.objects_log2);
+  return block;
+}
+
+void ThreadBlock::reuse() {
+  stack.clear();
+  state.store(ThreadState::busy, std::memory_order_relaxed);
+  blocked_ns.store(0, std::memory_order_relaxed);
+  spinning_ns.store(0, std::memory_order_relaxed);
+  spilled_events.store(0, std::memory_order_relaxed);
+  index = parent_index = 0;
+  tid.store(0, std::memory_order_relaxed);
+  self = pthread_t{};
+  start_routine = nullptr;
+  start_arg = nullptr;
+}
+
+}  // namespace quartz::rt

@@ -1,0 +1,63 @@
+// Everything the runtime keeps for one application thread (DESIGN.md §3 "Hot path").
+//
+// Layout: the first cache line holds what the hooks and lock wrappers write on every event
+// (profile stack control word, call-edge table handle, thread state), so a thread's events
+// touch only its own lines and nothing is shared with other threads. The sampler reads
+// these lines; it never writes them. Blocks live in mapped memory, are reused through the
+// registry, and are never unmapped.
+#pragma once
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/profile_stack.h"
+#include "runtime/thread_counters.h"
+
+namespace quartz::rt {
+
+// What the runtime knows of a thread's state (DESIGN.md §2). `ready` is not here: whether
+// a busy thread actually has a processor is measured by the sampler from CPU clocks.
+enum class ThreadState : uint8_t { busy = 0, spinning, blocked };
+
+// Sizes of the per-thread arrays, fixed for the life of the process.
+struct BlockGeometry {
+  uint32_t stack_capacity = 512;
+  uint32_t call_edges_log2 = 10;
+  uint32_t objects_log2 = 8;
+};
+
+struct alignas(kCacheLine) ThreadBlock {
+  // -- Line 0: written by the owner on every event. ----------------------------------
+  ProfileStack stack;
+  CallEdgeTable edges;
+  std::atomic<ThreadState> state{ThreadState::busy};
+
+  // -- Line 1: written by the owner on synchronization operations. -------------------
+  alignas(kCacheLine) ObjectCountTable objects;
+  std::atomic<uint64_t> blocked_ns{0};     // measured around blocking waits
+  std::atomic<uint64_t> spinning_ns{0};    // measured around spin waits and spin regions
+  std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
+
+  // -- Line 2: identity, written before the block is published. ------------------------
+  alignas(kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread
+  uint32_t parent_index = 0;
+  std::atomic<pid_t> tid{0};
+  pthread_t self{};
+  void* (*start_routine)(void*) = nullptr;
+  void* start_arg = nullptr;
+
+  // Memory needed for a block of this geometry, trailing arrays included.
+  QUARTZ_NOINSTR static size_t bytes_for(const BlockGeometry& geometry);
+  // Constructs a block in `memory` (zeroed, bytes_for(geometry) long).
+  QUARTZ_NOINSTR static ThreadBlock* create_in(void* memory, const BlockGeometry& geometry);
+  // Prepares a retired block for a new thread: empty stack, busy, identity cleared.
+  // Counters must already have been folded and cleared.
+  QUARTZ_NOINSTR void reuse();
+};
+
+}  // namespace quartz::rt

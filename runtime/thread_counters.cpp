@@ -1,0 +1,77 @@
+#include "runtime/thread_counters.h"
+
+namespace quartz::rt {
+
+void CallEdgeTable::reset(CallEdgeSlot* slots, uint32_t capacity_log2) {
+  slots_ = slots;
+  mask_ = (uint32_t{1} << capacity_log2) - 1;
+  shift_ = 64 - capacity_log2;
+}
+
+bool CallEdgeTable::count_slow(uintptr_t caller, uintptr_t callee) {
+  const uint32_t home = fib_hash(callee ^ (caller >> 2), shift_);
+  for (uint32_t probe = 0; probe < kMaxProbes; ++probe) {
+    CallEdgeSlot& s = slots_[(home + probe) & mask_];
+    const uintptr_t key = s.callee.load(std::memory_order_relaxed);
+    if (key == 0) {
+      s.caller.store(caller, std::memory_order_relaxed);
+      s.calls.store(1, std::memory_order_relaxed);
+      s.callee.store(callee, std::memory_order_release);
+      return true;
+    }
+    if (key == callee && s.caller.load(std::memory_order_relaxed) == caller) {
+      bump(s.calls);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Keys stay: a thread that reuses this block usually runs the same code, and an edge
+// with no calls is not reported.
+void CallEdgeTable::clear() {
+  for (uint32_t i = 0; i <= mask_; ++i) {
+    if (slots_[i].callee.load(std::memory_order_relaxed) != 0) {
+      slots_[i].calls.store(0, std::memory_order_relaxed);
+    }
+  }
+}
+
+void ObjectCountTable::reset(ObjectCountSlot* slots, uint32_t capacity_log2) {
+  slots_ = slots;
+  mask_ = (uint32_t{1} << capacity_log2) - 1;
+  shift_ = 64 - capacity_log2;
+}
+
+ObjectCountSlot* ObjectCountTable::find_slow(uintptr_t address, bool* inserted) {
+  const uint32_t home = fib_hash(address, shift_);
+  for (uint32_t probe = 0; probe < kMaxProbes; ++probe) {
+    ObjectCountSlot& s = slots_[(home + probe) & mask_];
+    const uintptr_t key = s.address.load(std::memory_order_relaxed);
+    if (key == address) {
+      *inserted = false;
+      return &s;
+    }
+    if (key == 0) {
+      s.acquisitions.store(0, std::memory_order_relaxed);
+      s.contended.store(0, std::memory_order_relaxed);
+      s.wait_ns.store(0, std::memory_order_relaxed);
+      s.address.store(address, std::memory_order_release);
+      *inserted = true;
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+void ObjectCountTable::clear() {
+  for (uint32_t i = 0; i <= mask_; ++i) {
+    ObjectCountSlot& s = slots_[i];
+    if (s.address.load(std::memory_order_relaxed) == 0) continue;
+    s.acquisitions.store(0, std::memory_order_relaxed);
+    s.contended.store(0, std::memory_order_relaxed);
+    s.wait_ns.store(0, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace quartz::rt

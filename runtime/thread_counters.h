@@ -1,0 +1,99 @@
+// Per-thread counters the hooks and wrappers bump without sharing a cache line with any
+// other thread: call-graph edges (caller -> callee call counts) and per-object
+// synchronization counts. Open addressing, fixed capacity, one writer (the owner), readers
+// anywhere. A slot's key is stored last, with release, so a reader that sees the key sees
+// the slot initialised. When a key cannot be placed within kMaxProbes, the event goes to
+// the process-wide table instead (slower, counted as spilled).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/attributes.h"
+
+namespace quartz::rt {
+
+// Fibonacci hashing: the top `bits` of key * 2^64/phi.
+QUARTZ_ALWAYS_INLINE uint32_t fib_hash(uint64_t key, unsigned shift) {
+  return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
+// Single-writer increment: a load and a store, no read-modify-write.
+QUARTZ_ALWAYS_INLINE void bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
+  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+inline constexpr uint32_t kMaxProbes = 8;
+
+struct CallEdgeSlot {
+  std::atomic<uintptr_t> caller;  // 0: the thread's root (nothing instrumented below)
+  std::atomic<uintptr_t> callee;  // 0: empty slot
+  std::atomic<uint64_t> calls;
+  uint64_t unused;
+};
+static_assert(sizeof(CallEdgeSlot) == 32);
+
+class CallEdgeTable {
+ public:
+  QUARTZ_NOINSTR void reset(CallEdgeSlot* slots, uint32_t capacity_log2);
+
+  // Counts one call. Returns false when the edge found no slot (the caller spills it).
+  QUARTZ_ALWAYS_INLINE bool count(uintptr_t caller, uintptr_t callee) {
+    CallEdgeSlot& s = slots_[fib_hash(callee ^ (caller >> 2), shift_)];
+    if (QUARTZ_LIKELY(s.callee.load(std::memory_order_relaxed) == callee &&
+                      s.caller.load(std::memory_order_relaxed) == caller)) {
+      bump(s.calls);
+      return true;
+    }
+    return count_slow(caller, callee);
+  }
+
+  QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
+  QUARTZ_ALWAYS_INLINE const CallEdgeSlot& slot(uint32_t i) const { return slots_[i]; }
+  // Zeroes every count (the owner, or a reader that has retired the owner).
+  QUARTZ_NOINSTR void clear();
+
+ private:
+  QUARTZ_NOINSTR bool count_slow(uintptr_t caller, uintptr_t callee);
+
+  CallEdgeSlot* slots_ = nullptr;
+  uint32_t mask_ = 0;
+  unsigned shift_ = 64;
+};
+
+struct ObjectCountSlot {
+  std::atomic<uintptr_t> address;  // 0: empty slot
+  std::atomic<uint64_t> acquisitions;
+  std::atomic<uint64_t> contended;  // acquisitions that had to wait
+  std::atomic<uint64_t> wait_ns;    // time spent waiting in contended acquisitions
+};
+static_assert(sizeof(ObjectCountSlot) == 32);
+
+class ObjectCountTable {
+ public:
+  QUARTZ_NOINSTR void reset(ObjectCountSlot* slots, uint32_t capacity_log2);
+
+  // The slot for `address`, inserting it; null when the table has no room near its hash.
+  // `inserted` tells the caller to register the object process-wide.
+  QUARTZ_ALWAYS_INLINE ObjectCountSlot* find(uintptr_t address, bool* inserted) {
+    ObjectCountSlot& s = slots_[fib_hash(address, shift_)];
+    if (QUARTZ_LIKELY(s.address.load(std::memory_order_relaxed) == address)) {
+      *inserted = false;
+      return &s;
+    }
+    return find_slow(address, inserted);
+  }
+
+  QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
+  QUARTZ_ALWAYS_INLINE const ObjectCountSlot& slot(uint32_t i) const { return slots_[i]; }
+  QUARTZ_NOINSTR void clear();
+
+ private:
+  QUARTZ_NOINSTR ObjectCountSlot* find_slow(uintptr_t address, bool* inserted);
+
+  ObjectCountSlot* slots_ = nullptr;
+  uint32_t mask_ = 0;
+  unsigned shift_ = 64;
+};
+
+}  // namespace quartz::rt

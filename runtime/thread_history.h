@@ -1,0 +1,66 @@
+// One record per thread the program ever ran, by thread index: who created it, its name,
+// when it was created, started and ended, and its final counters. Running threads' live
+// values are in their blocks; records hold what outlives a block. Memory grows with the
+// number of threads ever created (128 bytes each), in mapped chunks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/attributes.h"
+
+namespace quartz::rt {
+
+inline constexpr uint32_t kThreadNameBytes = 16;  // as the kernel's comm
+inline constexpr uint32_t kNoThread = 0xffffffffu;
+
+enum class ThreadPhase : uint32_t { unused = 0, created, running, exited };
+
+struct alignas(kCacheLine) ThreadRecord {
+  std::atomic<ThreadPhase> phase{ThreadPhase::unused};
+  std::atomic<uint32_t> parent_index{kNoThread};
+  std::atomic<pid_t> tid{0};
+  std::atomic<uint32_t> exit_kind{0};  // 1: returned or pthread_exit; 0 while running
+  std::atomic<uintptr_t> start_routine{0};
+  std::atomic<uint64_t> created_ns{0};
+  std::atomic<uint64_t> exited_ns{0};
+  std::atomic<uint64_t> calls{0};  // at exit
+  std::atomic<uint64_t> overflows{0};
+  std::atomic<uint64_t> mismatches{0};
+  std::atomic<uint64_t> blocked_ns{0};
+  std::atomic<uint64_t> spinning_ns{0};
+  std::atomic<uint64_t> name_words[kThreadNameBytes / 8]{};
+};
+
+class ThreadHistory {
+ public:
+  constexpr ThreadHistory() = default;
+
+  // The record for `index`, mapping its chunk on first use; null past the limit or when
+  // memory is exhausted.
+  QUARTZ_NOINSTR ThreadRecord* at(uint32_t index);
+  // The record for `index` if its chunk exists.
+  QUARTZ_NOINSTR const ThreadRecord* find(uint32_t index) const;
+  // One past the highest index handed out.
+  QUARTZ_NOINSTR uint32_t size() const { return next_index_.load(std::memory_order_acquire); }
+
+  // Hands out thread indices in creation order; 0 is reserved for the main thread.
+  QUARTZ_NOINSTR uint32_t next_index() {
+    return next_index_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  QUARTZ_NOINSTR static void set_name(ThreadRecord& record, const char* name);
+  QUARTZ_NOINSTR static void copy_name(const ThreadRecord& record, char* out);
+
+  // Forked child: the surviving thread becomes index 0 and numbering starts again.
+  QUARTZ_NOINSTR void reset_after_fork();
+
+ private:
+  static constexpr uint32_t kChunkRecords = 1024;
+  static constexpr uint32_t kMaxChunks = 4096;  // 4M threads
+  std::atomic<ThreadRecord*> chunks_[kMaxChunks]{};
+  std::atomic<uint32_t> next_index_{1};
+};
+
+}  // namespace quartz::rt

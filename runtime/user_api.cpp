@@ -1,0 +1,53 @@
+// The runtime side of quartz/quartz.h.
+#include <string.h>
+
+#include "runtime/interpose.h"
+
+using namespace quartz::rt;
+
+namespace {
+// The open spin region of this thread (regions do not nest).
+__thread Wait t_spin_region __attribute__((tls_model("initial-exec")));
+__thread bool t_in_spin_region __attribute__((tls_model("initial-exec")));
+}  // namespace
+
+QUARTZ_EXPORT void quartz_runtime_spin_begin(const void* object) {
+  ThreadBlock* block = current_block();
+  if (!block || t_in_spin_region) return;
+  const uintptr_t site = QUARTZ_CALL_SITE();
+  const uintptr_t address = object ? reinterpret_cast<uintptr_t>(object) : site;
+  t_spin_region = begin_wait(*block, runtime().objects, address, EntryKind::spin_region,
+                             ThreadState::spinning, site, now_ns());
+  t_in_spin_region = true;
+}
+
+QUARTZ_EXPORT void quartz_runtime_spin_end(const void* /*object*/) {
+  ThreadBlock* block = t_local.block;
+  if (!block || !t_in_spin_region) return;
+  t_in_spin_region = false;
+  end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(),
+           now_ns());
+}
+
+QUARTZ_EXPORT void quartz_runtime_name_object(const void* object, const char* name) {
+  if (!object || !name || !current_block()) return;
+  ObjectRegistry& objects = runtime().objects;
+  const auto address = reinterpret_cast<uintptr_t>(object);
+  const ObjectRecord* existing = objects.find(address);
+  const auto kind = existing ? static_cast<EntryKind>(existing->kind.load(std::memory_order_relaxed))
+                             : EntryKind::mutex;
+  objects.set_name(address, kind, name);
+}
+
+QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
+  if (!name) return;
+  // The kernel's name too, so tools that read /proc agree with the report.
+  char comm[kThreadNameBytes] = {};
+  strncpy(comm, name, sizeof(comm) - 1);
+  if (have_real<real::pthread_setname_np>()) real::pthread_setname_np(pthread_self(), comm);
+  if (ThreadBlock* block = current_block()) {
+    if (ThreadRecord* record = runtime().history.at(block->index)) {
+      ThreadHistory::set_name(*record, name);
+    }
+  }
+}

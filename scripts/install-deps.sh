@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian 12 packages Quartz needs to build, test and benchmark.
+# Run as root on a fresh machine; safe to run again.
+set -eu
+packages="
+  build-essential cmake ninja-build pkg-config
+  libhwloc-dev hwloc libunwind-dev libboost-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libsqlite3-dev sqlite3 libdw-dev
+  qt6-base-dev qt6-charts-dev libgl-dev xvfb xauth
+  uftrace binutils
+"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: missing packages:$missing (run this script as root)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,112 @@
+// Process-wide tables: object records, the call graph and thread history, including
+// concurrent inserts from many threads.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "runtime/call_graph.h"
+#include "runtime/object_registry.h"
+#include "runtime/thread_history.h"
+
+namespace quartz::rt {
+namespace {
+
+TEST(ObjectRegistry, FirstInsertKeepsKindAndSite) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(8));
+  ObjectRecord* r = objects.find_or_insert(0x1000, EntryKind::rwlock_write, 0xAB);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(objects.find_or_insert(0x1000, EntryKind::mutex, 0xCD), r);
+  EXPECT_EQ(r->kind.load(), static_cast<uint32_t>(EntryKind::rwlock_write));
+  EXPECT_EQ(r->first_site.load(), 0xABu);
+  EXPECT_EQ(objects.find(0x1000), r);
+  EXPECT_EQ(objects.find(0x2000), nullptr);
+}
+
+TEST(ObjectRegistry, NamesAreTruncatedAndCopied) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(6));
+  objects.set_name(0x1000, EntryKind::mutex, "queue lock");
+  char name[kObjectNameBytes];
+  ObjectRegistry::copy_name(*objects.find(0x1000), name);
+  EXPECT_STREQ(name, "queue lock");
+  std::string long_name(100, 'x');
+  objects.set_name(0x1000, EntryKind::mutex, long_name.c_str());
+  ObjectRegistry::copy_name(*objects.find(0x1000), name);
+  EXPECT_EQ(std::strlen(name), kObjectNameBytes - 1);
+}
+
+TEST(ObjectRegistry, ConcurrentInsertsGiveOneRecordPerObject) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(12));
+  std::vector<std::thread> threads;
+  std::vector<std::vector<ObjectRecord*>> found(4, std::vector<ObjectRecord*>(1000));
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (uintptr_t i = 0; i < 1000; ++i) {
+        found[t][i] = objects.find_or_insert(0x10000 + i * 64, EntryKind::mutex, 0);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (uintptr_t i = 0; i < 1000; ++i) {
+    ASSERT_NE(found[0][i], nullptr);
+    for (int t = 1; t < 4; ++t) EXPECT_EQ(found[t][i], found[0][i]);
+  }
+  EXPECT_EQ(objects.dropped(), 0u);
+}
+
+TEST(ObjectRegistry, FullTableDropsAndCounts) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(6));
+  int inserted = 0;
+  for (uintptr_t i = 1; i <= 100; ++i) inserted += objects.find_or_insert(i * 64, EntryKind::mutex, 0) != nullptr;
+  EXPECT_EQ(inserted, 64);
+  EXPECT_EQ(objects.dropped(), 36u);
+}
+
+TEST(CallGraph, ConcurrentAddsSumExactly) {
+  CallGraph graph;
+  ASSERT_TRUE(graph.configure(10));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int round = 0; round < 1000; ++round) {
+        for (uintptr_t callee = 1; callee <= 50; ++callee) graph.add(callee % 7, callee * 16, 1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::map<std::pair<uintptr_t, uintptr_t>, uint64_t> sums;  // duplicates are summed
+  for (uint32_t i = 0; i < graph.capacity(); ++i) {
+    const CallGraphRecord& r = graph.record(i);
+    if (r.state.load() == 2) sums[{r.caller.load(), r.callee.load()}] += r.calls.load();
+  }
+  ASSERT_EQ(sums.size(), 50u);
+  for (const auto& [edge, calls] : sums) EXPECT_EQ(calls, 4000u) << edge.second;
+  EXPECT_EQ(graph.dropped(), 0u);
+}
+
+TEST(ThreadHistory, IndicesInOrderAndNames) {
+  ThreadHistory history;
+  EXPECT_EQ(history.next_index(), 1u);  // 0 is the main thread's
+  EXPECT_EQ(history.next_index(), 2u);
+  ThreadRecord* r = history.at(2);
+  ASSERT_NE(r, nullptr);
+  ThreadHistory::set_name(*r, "a-very-long-thread-name");
+  char name[kThreadNameBytes];
+  ThreadHistory::copy_name(*r, name);
+  EXPECT_STREQ(name, "a-very-long-thr");
+  EXPECT_EQ(history.find(2), r);
+  EXPECT_EQ(history.find(5000), nullptr);  // chunk not mapped yet
+  EXPECT_NE(history.at(5000), nullptr);
+  history.reset_after_fork();
+  EXPECT_EQ(history.next_index(), 1u);
+}
+
+}  // namespace
+}  // namespace quartz::rt

@@ -1,0 +1,85 @@
+// Per-thread call-edge and object counters: exact counts, probing, and full tables.
+#include "runtime/thread_counters.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace quartz::rt {
+namespace {
+
+TEST(CallEdgeTable, CountsEveryCallPerEdge) {
+  std::vector<CallEdgeSlot> slots(1 << 6);
+  CallEdgeTable table;
+  table.reset(slots.data(), 6);
+  std::map<std::pair<uintptr_t, uintptr_t>, uint64_t> expected;
+  for (uintptr_t caller = 0; caller < 5; ++caller) {
+    for (uintptr_t callee = 0x1000; callee < 0x1000 + 16 * 4; callee += 16) {
+      for (uintptr_t n = 0; n <= caller; ++n) {
+        ASSERT_TRUE(table.count(caller * 64, callee));
+        ++expected[{caller * 64, callee}];
+      }
+    }
+  }
+  std::map<std::pair<uintptr_t, uintptr_t>, uint64_t> counted;
+  for (uint32_t i = 0; i < table.capacity(); ++i) {
+    const CallEdgeSlot& s = table.slot(i);
+    if (s.callee.load()) counted[{s.caller.load(), s.callee.load()}] += s.calls.load();
+  }
+  EXPECT_EQ(counted, expected);
+}
+
+TEST(CallEdgeTable, FullTableRefusesNewEdgesButKeepsCounting) {
+  std::vector<CallEdgeSlot> slots(1 << 4);
+  CallEdgeTable table;
+  table.reset(slots.data(), 4);
+  int refused = 0;
+  for (uintptr_t callee = 16; callee <= 16 * 64; callee += 16) refused += !table.count(0, callee);
+  EXPECT_GE(refused, 64 - 16);
+  // An edge that found room keeps counting.
+  for (uint32_t i = 0; i < table.capacity(); ++i) {
+    const CallEdgeSlot& s = table.slot(i);
+    if (!s.callee.load()) continue;
+    const uint64_t before = s.calls.load();
+    EXPECT_TRUE(table.count(s.caller.load(), s.callee.load()));
+    EXPECT_EQ(s.calls.load(), before + 1);
+    break;
+  }
+}
+
+TEST(CallEdgeTable, ClearKeepsKeysAndZeroesCounts) {
+  std::vector<CallEdgeSlot> slots(1 << 4);
+  CallEdgeTable table;
+  table.reset(slots.data(), 4);
+  table.count(1, 2);
+  table.clear();
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < table.capacity(); ++i) total += table.slot(i).calls.load();
+  EXPECT_EQ(total, 0u);
+  table.count(1, 2);
+  for (uint32_t i = 0; i < table.capacity(); ++i) total += table.slot(i).calls.load();
+  EXPECT_EQ(total, 1u);
+}
+
+TEST(ObjectCountTable, FindInsertsOnceThenFinds) {
+  std::vector<ObjectCountSlot> slots(1 << 4);
+  ObjectCountTable table;
+  table.reset(slots.data(), 4);
+  bool inserted = false;
+  ObjectCountSlot* a = table.find(0x5000, &inserted);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(inserted);
+  EXPECT_EQ(table.find(0x5000, &inserted), a);
+  EXPECT_FALSE(inserted);
+  // A full neighbourhood gives null rather than a wrong slot.
+  int nulls = 0;
+  for (uintptr_t address = 0x100; address < 0x100 + 64 * 64; address += 64) {
+    nulls += table.find(address, &inserted) == nullptr;
+  }
+  EXPECT_GT(nulls, 0);
+  EXPECT_EQ(table.find(0x5000, &inserted), a);
+}
+
+}  // namespace
+}  // namespace quartz::rt
