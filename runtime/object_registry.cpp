@@ -10,6 +10,8 @@ namespace {
 // Past this many probes the table counts as full: inserts happen on slow paths, but a full
 // table must not turn each of them into a scan.
 constexpr uint32_t kMaxSharedProbes = 64;
+// find_or_insert's `kind` for an object only being named.
+constexpr auto kUnsetKind = static_cast<EntryKind>(0xff);
 }  // namespace
 
 bool ObjectRegistry::configure(uint32_t capacity_log2) {
@@ -28,14 +30,22 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
   for (uint32_t probe = 0; probe <= mask_ && probe < kMaxSharedProbes; ++probe) {
     ObjectRecord& r = records_[(home + probe) & mask_];
     uintptr_t key = r.address.load(std::memory_order_acquire);
-    if (key == address) return &r;
-    if (key != 0) continue;
-    if (r.address.compare_exchange_strong(key, address, std::memory_order_acq_rel)) {
-      r.kind.store(static_cast<uint32_t>(kind), std::memory_order_relaxed);
+    if (key == 0 && r.address.compare_exchange_strong(key, address, std::memory_order_acq_rel)) {
+      r.kind.store(kind == kUnsetKind ? kKindUnset : static_cast<uint32_t>(kind),
+                   std::memory_order_relaxed);
       r.first_site.store(site, std::memory_order_relaxed);
       return &r;
     }
-    if (key == address) return &r;  // another thread inserted it first
+    if (key != address) continue;  // (or another thread inserted it first)
+    if (r.kind.load(std::memory_order_relaxed) == kKindUnset && kind != kUnsetKind) {
+      uint32_t unset = kKindUnset;
+      r.kind.compare_exchange_strong(unset, static_cast<uint32_t>(kind), std::memory_order_relaxed);
+    }
+    if (site != 0 && r.first_site.load(std::memory_order_relaxed) == 0) {
+      uintptr_t none = 0;
+      r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed);
+    }
+    return &r;
   }
   dropped_.fetch_add(1, std::memory_order_relaxed);
   return nullptr;
@@ -53,8 +63,8 @@ ObjectRecord* ObjectRegistry::find(uintptr_t address) const {
   return nullptr;
 }
 
-void ObjectRegistry::set_name(uintptr_t address, EntryKind kind, const char* name) {
-  ObjectRecord* r = find_or_insert(address, kind, 0);
+void ObjectRegistry::set_name(uintptr_t address, const char* name) {
+  ObjectRecord* r = find_or_insert(address, kUnsetKind, 0);
   if (!r || !name) return;
   uint32_t unlocked = 0;
   while (!r->name_lock.compare_exchange_weak(unlocked, 1, std::memory_order_acquire)) {

@@ -17,6 +17,8 @@
 namespace quartz::rt {
 
 inline constexpr uint32_t kObjectNameBytes = 48;
+// The kind of an object named before its first use; that use sets the kind.
+inline constexpr uint32_t kKindUnset = 0xffffffffu;
 
 struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
@@ -40,12 +42,13 @@ class ObjectRegistry {
   // (then every lookup returns null).
   QUARTZ_NOINSTR bool configure(uint32_t capacity_log2);
 
-  // The record for `address`, created with `kind` and `site` if new; null when full.
+  // The record for `address`, created with `kind` and `site` if new (or completed, if it
+  // was only named so far); null when full.
   QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind,
                                               uintptr_t site);
   // The record for `address`, or null.
   QUARTZ_NOINSTR ObjectRecord* find(uintptr_t address) const;
-  QUARTZ_NOINSTR void set_name(uintptr_t address, EntryKind kind, const char* name);
+  QUARTZ_NOINSTR void set_name(uintptr_t address, const char* name);
   // Copies the name (empty when unnamed) into `out`, kObjectNameBytes long.
   QUARTZ_NOINSTR static void copy_name(const ObjectRecord& record, char* out);
 

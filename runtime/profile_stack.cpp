@@ -28,6 +28,14 @@ void ProfileStack::end_rewrite(uint64_t begun_word, uint32_t new_depth) {
   word_.store(seq << 32 | new_depth, std::memory_order_release);
 }
 
+void ProfileStack::restore_entry(uint32_t index, uintptr_t address, EntryTag tag) {
+  const uint64_t begun = begin_rewrite();
+  entries_[index].address.store(address, std::memory_order_relaxed);
+  entries_[index].tag.store(tag, std::memory_order_relaxed);
+  entries_[index].repeat = 0;
+  end_rewrite(begun, static_cast<uint32_t>(begun));
+}
+
 int ProfileStack::find(uintptr_t address, bool procedure) const {
   const uint32_t depth = static_cast<uint32_t>(word_.load(std::memory_order_relaxed));
   const uint32_t stored = depth < capacity_ ? depth : capacity_;

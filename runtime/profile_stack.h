@@ -102,9 +102,16 @@ class ProfileStack {
       slot.address.store(address, std::memory_order_relaxed);
       slot.tag.store(tag, std::memory_order_relaxed);
       slot.repeat = 0;
-    } else {
-      bump(overflows_);
+      word_.store(word + kSeqStep + 1, std::memory_order_release);
+      // A signal handler that ran instrumented code between the stores above and the
+      // publication pushed into this same slot (and popped); put our entry back.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (QUARTZ_UNLIKELY(slot.address.load(std::memory_order_relaxed) != address)) {
+        restore_entry(depth, address, tag);
+      }
+      return below;
     }
+    bump(overflows_);
     word_.store(word + kSeqStep + 1, std::memory_order_release);
     return below;
   }
@@ -179,6 +186,7 @@ class ProfileStack {
   }
 
   QUARTZ_NOINSTR void pop_procedure_slow(uintptr_t address);
+  QUARTZ_NOINSTR void restore_entry(uint32_t index, uintptr_t address, EntryTag tag);
   QUARTZ_NOINSTR uint64_t begin_rewrite();
   QUARTZ_NOINSTR void end_rewrite(uint64_t begun_word, uint32_t new_depth);
   QUARTZ_NOINSTR int find(uintptr_t address, bool procedure) const;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -116,8 +117,12 @@ QUARTZ_NOINSTR void after_fork_in_child() {
     block->self = pthread_self();
     record_thread_start(*block, kNoThread, 0);
   }
-  // The child reports separately, if at all: it does not write the parent's summary.
-  rt.options.summary_path[0] = '\0';
+  // The child reports separately: its summary goes to "<path>.<pid>".
+  char* path = rt.options.summary_path;
+  if (path[0] && strcmp(path, "-") != 0) {
+    const size_t used = strlen(path);
+    snprintf(path + used, kMaxPathBytes - used, ".%d", getpid());
+  }
 }
 
 // Programs this one execs inherit LD_PRELOAD; unless asked, take ourselves out of it so

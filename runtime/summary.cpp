@@ -19,7 +19,7 @@ const char* const kKindNames[kEntryKindCount] = {
     "condition", "barrier", "semaphore",   "join",         "spin_region"};
 
 QUARTZ_NOINSTR const char* kind_name(uint32_t kind) {
-  return kind < kEntryKindCount ? kKindNames[kind] : "unknown";
+  return kind < kEntryKindCount ? kKindNames[kind] : "unknown";  // named, never used
 }
 
 // Buffered writes to a file descriptor; no stdio, whose locks the program may hold.

@@ -11,7 +11,7 @@ __thread Wait t_spin_region __attribute__((tls_model("initial-exec")));
 __thread bool t_in_spin_region __attribute__((tls_model("initial-exec")));
 }  // namespace
 
-QUARTZ_EXPORT void quartz_runtime_spin_begin(const void* object) {
+QUARTZ_EXPORT void quartz_runtime_spin_begin(const volatile void* object) {
   ThreadBlock* block = current_block();
   if (!block || t_in_spin_region) return;
   const uintptr_t site = QUARTZ_CALL_SITE();
@@ -21,7 +21,7 @@ QUARTZ_EXPORT void quartz_runtime_spin_begin(const void* object) {
   t_in_spin_region = true;
 }
 
-QUARTZ_EXPORT void quartz_runtime_spin_end(const void* /*object*/) {
+QUARTZ_EXPORT void quartz_runtime_spin_end(const volatile void* /*object*/) {
   ThreadBlock* block = t_local.block;
   if (!block || !t_in_spin_region) return;
   t_in_spin_region = false;
@@ -29,14 +29,9 @@ QUARTZ_EXPORT void quartz_runtime_spin_end(const void* /*object*/) {
            now_ns());
 }
 
-QUARTZ_EXPORT void quartz_runtime_name_object(const void* object, const char* name) {
+QUARTZ_EXPORT void quartz_runtime_name_object(const volatile void* object, const char* name) {
   if (!object || !name || !current_block()) return;
-  ObjectRegistry& objects = runtime().objects;
-  const auto address = reinterpret_cast<uintptr_t>(object);
-  const ObjectRecord* existing = objects.find(address);
-  const auto kind = existing ? static_cast<EntryKind>(existing->kind.load(std::memory_order_relaxed))
-                             : EntryKind::mutex;
-  objects.set_name(address, kind, name);
+  runtime().objects.set_name(reinterpret_cast<uintptr_t>(object), name);
 }
 
 QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {

@@ -13,27 +13,27 @@ extern "C" {
 #endif
 
 /* Runtime entry points (weak: null when the runtime is absent). */
-void quartz_runtime_spin_begin(const void* object) __attribute__((weak));
-void quartz_runtime_spin_end(const void* object) __attribute__((weak));
-void quartz_runtime_name_object(const void* object, const char* name) __attribute__((weak));
+void quartz_runtime_spin_begin(const volatile void* object) __attribute__((weak));
+void quartz_runtime_spin_end(const volatile void* object) __attribute__((weak));
+void quartz_runtime_name_object(const volatile void* object, const char* name) __attribute__((weak));
 void quartz_runtime_name_thread(const char* name) __attribute__((weak));
 
 /* The calling thread busy-waits from spin_begin to the matching spin_end: the time counts
  * as spinning (DESIGN.md §2), charged to `object` (any address identifying what is
  * awaited; NULL charges the region to its call site). Regions may not nest. */
 __attribute__((no_instrument_function, unused)) static inline void quartz_spin_begin(
-    const void* object) {
+    const volatile void* object) {
   if (quartz_runtime_spin_begin) quartz_runtime_spin_begin(object);
 }
 __attribute__((no_instrument_function, unused)) static inline void quartz_spin_end(
-    const void* object) {
+    const volatile void* object) {
   if (quartz_runtime_spin_end) quartz_runtime_spin_end(object);
 }
 
 /* Names a synchronization object (a mutex, condition, barrier... or any address given to
  * quartz_spin_begin) in reports; up to 47 bytes are kept. */
 __attribute__((no_instrument_function, unused)) static inline void quartz_name_object(
-    const void* object, const char* name) {
+    const volatile void* object, const char* name) {
   if (quartz_runtime_name_object) quartz_runtime_name_object(object, name);
 }
 

@@ -27,15 +27,28 @@ TEST(ObjectRegistry, FirstInsertKeepsKindAndSite) {
   EXPECT_EQ(objects.find(0x2000), nullptr);
 }
 
+TEST(ObjectRegistry, NamedBeforeUseTakesKindAndSiteFromFirstUse) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(6));
+  objects.set_name(0x1000, "early");
+  EXPECT_EQ(objects.find(0x1000)->kind.load(), kKindUnset);
+  ObjectRecord* r = objects.find_or_insert(0x1000, EntryKind::barrier, 0x77);
+  EXPECT_EQ(r->kind.load(), static_cast<uint32_t>(EntryKind::barrier));
+  EXPECT_EQ(r->first_site.load(), 0x77u);
+  objects.find_or_insert(0x1000, EntryKind::mutex, 0x88);  // later uses change nothing
+  EXPECT_EQ(r->kind.load(), static_cast<uint32_t>(EntryKind::barrier));
+  EXPECT_EQ(r->first_site.load(), 0x77u);
+}
+
 TEST(ObjectRegistry, NamesAreTruncatedAndCopied) {
   ObjectRegistry objects;
   ASSERT_TRUE(objects.configure(6));
-  objects.set_name(0x1000, EntryKind::mutex, "queue lock");
+  objects.set_name(0x1000, "queue lock");
   char name[kObjectNameBytes];
   ObjectRegistry::copy_name(*objects.find(0x1000), name);
   EXPECT_STREQ(name, "queue lock");
   std::string long_name(100, 'x');
-  objects.set_name(0x1000, EntryKind::mutex, long_name.c_str());
+  objects.set_name(0x1000, long_name.c_str());
   ObjectRegistry::copy_name(*objects.find(0x1000), name);
   EXPECT_EQ(std::strlen(name), kObjectNameBytes - 1);
 }
