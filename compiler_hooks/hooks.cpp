@@ -2,29 +2,74 @@
 //
 // Enter: one TLS load, push (folding an immediate repeat), count the call edge. Exit: one
 // TLS load, pop. No lock, no read-modify-write atomic, no allocation, no system call once
-// the thread has its block; the first event of a thread registers it (slow path).
+// the thread has its block. The call counter of the edge is cached in the caller's stack
+// entry (a loop calling the same procedure finds it there), and every rare case leaves
+// through a tail call, so the common path saves no registers.
 #include "runtime/attributes.h"
 #include "runtime/runtime.h"
 
 using namespace quartz::rt;
 
 namespace {
-// A call edge with no room in the thread's own table goes to the process-wide one.
-QUARTZ_NOINLINE void spill_call(ThreadBlock* block, uintptr_t caller, uintptr_t callee) {
-  bump(block->spilled_events);
-  runtime().call_graph.add(caller, callee, 1);
+
+// The caller's entry did not cache this edge: count it in the thread's table (or
+// process-wide when the table is full) and cache its counter for the next call.
+// (The push arrives field by field: a struct of three would travel through memory.)
+//
+// A signal handler may run instrumented code anywhere in here or in the enter hook: the
+// cache is emptied before it changes and filled callee last, so a nested hook never pairs
+// a callee with another edge's counter; and a handler that interrupts an insertion into
+// the thread's table counts process-wide instead of inserting beside it.
+QUARTZ_NOINLINE void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintptr_t below,
+                                    StackEntry* below_entry, StackEntry* slot) {
+  CallEdgeSlot* edge = nullptr;
+  if (!block->inserting_edge) {
+    block->inserting_edge = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    edge = block->edges.count(below, callee);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    block->inserting_edge = false;
+  }
+  if (edge == nullptr) {
+    bump(block->spilled_events);
+    runtime().call_graph.add(below, callee, 1);
+  } else if (below_entry != nullptr) {
+    below_entry->child_callee = 0;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    below_entry->child_calls = &edge->calls;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    below_entry->child_callee = callee;
+  }
+  block->stack.finish_push(ProfileStack::Push{below, below_entry, slot}, callee, kProcedureTag);
 }
+
+// The first event of a thread, or one the runtime must ignore.
+QUARTZ_NOINLINE void enter_unregistered(uintptr_t callee) {
+  ThreadBlock* block = current_block_slow();
+  if (block == nullptr) return;
+  const ProfileStack::Push push = block->stack.begin_push(callee, kProcedureTag);
+  enter_new_edge(block, callee, push.below, push.below_entry, push.slot);
+}
+
 }  // namespace
 
 QUARTZ_EXPORT void __cyg_profile_func_enter(void* function, void* /*call_site*/) {
-  ThreadBlock* block = t_local.block;
-  if (QUARTZ_UNLIKELY(block == nullptr)) {
-    block = current_block_slow();
-    if (block == nullptr) return;
-  }
   const auto callee = reinterpret_cast<uintptr_t>(function);
-  const uintptr_t caller = block->stack.push(callee, kProcedureTag);
-  if (QUARTZ_UNLIKELY(!block->edges.count(caller, callee))) spill_call(block, caller, callee);
+  ThreadBlock* block = t_local.block;
+  if (QUARTZ_UNLIKELY(block == nullptr)) return enter_unregistered(callee);
+  const ProfileStack::Push push = block->stack.begin_push(callee, kProcedureTag);
+  StackEntry* caller = push.below_entry;
+  if (QUARTZ_UNLIKELY(caller == nullptr)) {
+    return enter_new_edge(block, callee, push.below, push.below_entry, push.slot);
+  }
+  // Counter first, callee second: see enter_new_edge.
+  std::atomic<uint64_t>* calls = caller->child_calls;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (QUARTZ_UNLIKELY(caller->child_callee != callee)) {
+    return enter_new_edge(block, callee, push.below, push.below_entry, push.slot);
+  }
+  bump(*calls);
+  block->stack.finish_push(push, callee, kProcedureTag);
 }
 
 QUARTZ_EXPORT void __cyg_profile_func_exit(void* function, void* /*call_site*/) {

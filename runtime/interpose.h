@@ -1,8 +1,8 @@
 // Shared machinery of the pthread and semaphore wrappers (interpose_*.cpp).
 //
-// Every wrapper: finds the calling thread's block (passing straight through for the
-// runtime's own threads, ended threads and recursion into the runtime), tries the
-// operation without waiting, and only when that fails accounts for a wait around the
+// Every wrapper finds the calling thread's block (passing straight through for the
+// runtime's own threads, ended threads and recursion into the runtime), acquires without
+// waiting when it can, and only when the object is taken accounts for a wait around the
 // real blocking call. errno is whatever the real functions leave.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "runtime/attributes.h"
+#include "runtime/clock.h"
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "runtime/sync_events.h"
@@ -28,27 +29,34 @@ QUARTZ_ALWAYS_INLINE bool have_real() {
 // The caller of the wrapper: the program's call site, which names unnamed locks.
 #define QUARTZ_CALL_SITE() reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 
-// Acquires a lock-like object: `try_acquire()` first; if it does not succeed at once,
-// `acquire()` (blocking or timed) inside an accounted wait. Both return pthread error
-// codes; EOWNERDEAD (robust mutexes) still grants the lock.
-template <EntryKind kind, ThreadState waiting, typename Try, typename Acquire>
-QUARTZ_ALWAYS_INLINE int acquire_object(const volatile void* object, uintptr_t site, Try try_acquire,
-                                        Acquire acquire) {
-  ThreadBlock* block = current_block();
-  if (QUARTZ_UNLIKELY(block == nullptr)) return acquire();
-  const auto address = reinterpret_cast<uintptr_t>(object);
-  ObjectRegistry& objects = runtime().objects;
-  int rc = try_acquire();
-  if (QUARTZ_LIKELY(rc == 0 || rc == EOWNERDEAD)) {
-    on_acquired(*block, objects, address, kind, site);
-    return rc;
+// Acquires a lock-like object. `taken()` says whether another thread holds it now (a plain
+// read of the lock word, which costs nothing when the lock is free and, unlike a failed
+// trylock, no extra write when it is contended). If not, `try_acquire()` takes it
+// directly; if it is taken (or the try loses a race), `acquire()` (blocking or timed) runs
+// inside an accounted wait. Both return pthread error codes; EOWNERDEAD (robust mutexes)
+// still grants the lock.
+template <EntryKind kind, ThreadState waiting, typename Taken, typename Try, typename Acquire>
+QUARTZ_ALWAYS_INLINE int acquire_object(const volatile void* object, uintptr_t site, Taken taken,
+                                        Try try_acquire, Acquire acquire) {
+  ThreadBlock* block = t_local.block;
+  if (QUARTZ_UNLIKELY(block == nullptr)) {
+    block = current_block_slow();
+    if (block == nullptr) return acquire();
   }
-  const Wait wait = begin_wait(*block, objects, address, kind, waiting, site, now_ns());
-  rc = acquire();
+  const auto address = reinterpret_cast<uintptr_t>(object);
+  if (QUARTZ_LIKELY(!taken(*block))) {
+    const int rc = try_acquire();
+    if (QUARTZ_LIKELY(rc == 0 || rc == EOWNERDEAD)) {
+      on_acquired(*block, runtime().objects, address, kind, site);
+      return rc;
+    }
+  }
+  const Wait wait = begin_wait(*block, address, kind, waiting, ticks());
+  const int rc = acquire();
   if (rc == 0 || rc == EOWNERDEAD) {
-    end_wait_acquired(*block, objects, wait, site, now_ns());
+    end_wait_acquired(*block, runtime().objects, wait, site, ticks());
   } else {
-    end_wait(*block, objects, wait, WaitOutcome::failed, site, now_ns());
+    end_wait(*block, runtime().objects, wait, WaitOutcome::failed, site, ticks());
   }
   return rc;
 }
@@ -68,9 +76,9 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
 template <typename Release>
 QUARTZ_ALWAYS_INLINE int release_object(const volatile void* object, Release release) {
   const int rc = release();
-  if (QUARTZ_LIKELY(rc == 0)) {
-    ThreadBlock* block = t_local.block;  // a thread never seen before holds nothing of ours
-    if (QUARTZ_LIKELY(block != nullptr)) on_released(*block, reinterpret_cast<uintptr_t>(object));
+  ThreadBlock* block = t_local.block;  // a thread never seen before holds nothing of ours
+  if (QUARTZ_LIKELY(rc == 0 && block != nullptr)) {
+    on_released(*block, reinterpret_cast<uintptr_t>(object));
   }
   return rc;
 }

@@ -43,11 +43,10 @@ QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t 
     return 0;
   }
   if (rc != EBUSY) return join();  // the real call reports the error itself
-  const Wait w =
-      begin_wait(*block, objects, object, EntryKind::join, ThreadState::blocked, site, now_ns());
+  const Wait w = begin_wait(*block, object, EntryKind::join, ThreadState::blocked, ticks());
   rc = join();
   end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
-           now_ns());
+           ticks());
   return rc;
 }
 

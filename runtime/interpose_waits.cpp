@@ -26,11 +26,10 @@ QUARTZ_ALWAYS_INLINE int condition_wait(pthread_cond_t* cond, pthread_mutex_t* m
   if (!block) return wait();
   ObjectRegistry& objects = runtime().objects;
   const auto m = reinterpret_cast<uintptr_t>(mutex);
-  const Wait w = begin_condition_wait(*block, objects, reinterpret_cast<uintptr_t>(cond), m,
-                                      site, now_ns());
+  const Wait w = begin_condition_wait(*block, reinterpret_cast<uintptr_t>(cond), m, ticks());
   const int rc = wait();
   end_condition_wait(*block, objects, w, m, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed,
-                     site, now_ns());
+                     site, ticks());
   return rc;
 }
 
@@ -48,13 +47,12 @@ QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait)
     return 0;
   }
   errno = saved_errno;
-  const Wait w = begin_wait(*block, objects, address, EntryKind::semaphore, ThreadState::blocked,
-                            site, now_ns());
+  const Wait w = begin_wait(*block, address, EntryKind::semaphore, ThreadState::blocked, ticks());
   errno = saved_errno;
   const int rc = wait();
   const int wait_errno = errno;
   end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
-           now_ns());
+           ticks());
   errno = wait_errno;
   return rc;
 }
@@ -102,14 +100,14 @@ QUARTZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   if (!block) return real::pthread_barrier_wait(b);
   const uintptr_t site = QUARTZ_CALL_SITE();
   ObjectRegistry& objects = runtime().objects;
-  const Wait w = begin_wait(*block, objects, reinterpret_cast<uintptr_t>(b), EntryKind::barrier,
-                            ThreadState::blocked, site, now_ns());
+  const Wait w = begin_wait(*block, reinterpret_cast<uintptr_t>(b), EntryKind::barrier,
+                            ThreadState::blocked, ticks());
   const int rc = real::pthread_barrier_wait(b);
   // The serial thread is the last to arrive: it passes without waiting.
   const WaitOutcome outcome = rc == PTHREAD_BARRIER_SERIAL_THREAD ? WaitOutcome::passed
                               : rc == 0                          ? WaitOutcome::waited
                                                                  : WaitOutcome::failed;
-  end_wait(*block, objects, w, outcome, site, now_ns());
+  end_wait(*block, objects, w, outcome, site, ticks());
   return rc;
 }
 

@@ -94,10 +94,9 @@ void ObjectRegistry::reset_counters() {
   for (uint32_t i = 0; i < capacity(); ++i) {
     ObjectRecord& r = records_[i];
     if (r.address.load(std::memory_order_relaxed) == 0) continue;
-    r.waiters.store(0, std::memory_order_relaxed);
     r.acquisitions.store(0, std::memory_order_relaxed);
     r.contended.store(0, std::memory_order_relaxed);
-    r.wait_ns.store(0, std::memory_order_relaxed);
+    r.wait_ticks.store(0, std::memory_order_relaxed);
     r.posts.store(0, std::memory_order_relaxed);
     r.name_lock.store(0, std::memory_order_relaxed);
   }

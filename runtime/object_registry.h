@@ -1,11 +1,11 @@
 // Process-wide record of every synchronization object the program used: its kind, its
-// name (quartz.h) or the call site that first acquired it, how many threads wait for it
-// right now, and the counters of threads that have finished. Counters of running threads
+// name (quartz.h) or the call site that first acquired it, and the counters of threads
+// that have finished. Counters of running threads
 // stay in their blocks (thread_counters.h); a reader adds the two.
 //
 // Fixed capacity, open addressing keyed by the object's address, inserted with a
 // compare-and-swap on the key; never shrinks. Written on slow paths only: an object's
-// first use by a thread, contended waits, thread retirement, naming.
+// first use by a thread, thread retirement, naming, posts.
 #pragma once
 
 #include <atomic>
@@ -23,11 +23,11 @@ inline constexpr uint32_t kKindUnset = 0xffffffffu;
 struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
   std::atomic<uint32_t> kind{0};      // EntryKind of its first use
-  std::atomic<int32_t> waiters{0};    // threads waiting for it now
+  uint32_t unused = 0;
   std::atomic<uintptr_t> first_site{0};
   std::atomic<uint64_t> acquisitions{0};  // of finished threads
   std::atomic<uint64_t> contended{0};
-  std::atomic<uint64_t> wait_ns{0};
+  std::atomic<uint64_t> wait_ticks{0};
   std::atomic<uint64_t> posts{0};  // signals, broadcasts, semaphore posts (all threads)
   std::atomic<uint32_t> name_lock{0};
   std::atomic<uint32_t> named{0};

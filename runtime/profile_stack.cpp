@@ -3,11 +3,24 @@
 #include "runtime/profile_stack.h"
 
 namespace quartz::rt {
+namespace {
+
+QUARTZ_ALWAYS_INLINE bool is_procedure(uint64_t meta) {
+  return tag_kind(meta_tag(meta)) == EntryKind::procedure;
+}
+
+QUARTZ_ALWAYS_INLINE void copy_entry(StackEntry& to, const StackEntry& from) {
+  to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  to.meta.store(from.meta.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  to.child_callee = from.child_callee;
+  to.child_calls = from.child_calls;
+}
+
+}  // namespace
 
 void ProfileStack::reset(StackEntry* entries, uint32_t capacity) {
   entries_ = entries;
   capacity_ = capacity;
-  base_ = 0;
   overflows_.store(0, std::memory_order_relaxed);
   mismatches_.store(0, std::memory_order_relaxed);
   // Keep seq moving forward so a reader that saw the previous owner's word never
@@ -28,22 +41,26 @@ void ProfileStack::end_rewrite(uint64_t begun_word, uint32_t new_depth) {
   word_.store(seq << 32 | new_depth, std::memory_order_release);
 }
 
-void ProfileStack::restore_entry(uint32_t index, uintptr_t address, EntryTag tag) {
+void ProfileStack::restore_entry(StackEntry* slot, uintptr_t address, EntryTag tag) {
   const uint64_t begun = begin_rewrite();
-  entries_[index].address.store(address, std::memory_order_relaxed);
-  entries_[index].tag.store(tag, std::memory_order_relaxed);
-  entries_[index].repeat = 0;
+  slot->address.store(address, std::memory_order_relaxed);
+  slot->meta.store(tag, std::memory_order_relaxed);
+  slot->child_callee = 0;
   end_rewrite(begun, static_cast<uint32_t>(begun));
 }
 
+// The highest stored entry for `address`: a procedure the thread entered itself (never an
+// inherited one), or a synchronization object.
 int ProfileStack::find(uintptr_t address, bool procedure) const {
   const uint32_t depth = static_cast<uint32_t>(word_.load(std::memory_order_relaxed));
   const uint32_t stored = depth < capacity_ ? depth : capacity_;
-  for (uint32_t i = stored; i > base_; --i) {
+  for (uint32_t i = stored; i > 0; --i) {
     const StackEntry& e = entries_[i - 1];
     if (e.address.load(std::memory_order_relaxed) != address) continue;
-    const bool is_procedure = e.tag.load(std::memory_order_relaxed) == kProcedureTag;
-    if (is_procedure == procedure) return static_cast<int>(i - 1);
+    const EntryTag tag = meta_tag(e.meta.load(std::memory_order_relaxed));
+    if (procedure ? tag == kProcedureTag : tag_kind(tag) != EntryKind::procedure) {
+      return static_cast<int>(i - 1);
+    }
   }
   return -1;
 }
@@ -56,14 +73,6 @@ void ProfileStack::pop_procedure_slow(uintptr_t address) {
     // entries, as they do unless a longjmp leaves from this deep.
     word_.store(word + kSeqStep - 1, std::memory_order_release);
     return;
-  }
-  if (depth != 0 && depth <= base_) {
-    // An inherited entry can only fold repeats of the thread's own first calls.
-    StackEntry& top = entries_[depth - 1];
-    if (top.address.load(std::memory_order_relaxed) == address && top.repeat != 0) {
-      --top.repeat;
-      return;
-    }
   }
   const int found = find(address, /*procedure=*/true);
   if (found < 0) {
@@ -78,43 +87,26 @@ void ProfileStack::pop_procedure_slow(uintptr_t address) {
   const uint64_t begun = begin_rewrite();
   StackEntry& target = entries_[found];
   uint32_t keep = static_cast<uint32_t>(found);
-  if (target.repeat != 0) {
-    --target.repeat;
+  const uint64_t target_meta = target.meta.load(std::memory_order_relaxed);
+  if (target_meta >= kRepeatUnit) {  // an outer activation of a folded recursion remains
+    target.meta.store(target_meta - kRepeatUnit, std::memory_order_relaxed);
     ++keep;
   }
   for (uint32_t i = static_cast<uint32_t>(found) + 1; i < depth; ++i) {
-    const EntryTag tag = entries_[i].tag.load(std::memory_order_relaxed);
-    const EntryRole role = tag_role(tag);
+    const EntryRole role = tag_role(meta_tag(entries_[i].meta.load(std::memory_order_relaxed)));
     if (role != EntryRole::holding && role != EntryRole::released) continue;
-    if (keep != i) {
-      entries_[keep].address.store(entries_[i].address.load(std::memory_order_relaxed),
-                                   std::memory_order_relaxed);
-      entries_[keep].tag.store(tag, std::memory_order_relaxed);
-      entries_[keep].repeat = entries_[i].repeat;
-    }
+    if (keep != i) copy_entry(entries_[keep], entries_[i]);
     ++keep;
   }
   end_rewrite(begun, keep);
 }
 
-bool ProfileStack::pop_object(uintptr_t address) {
+bool ProfileStack::pop_object_slow(uintptr_t address) {
   const uint64_t word = word_.load(std::memory_order_relaxed);
   const uint32_t depth = static_cast<uint32_t>(word);
   if (depth > capacity_) {
     word_.store(word + kSeqStep - 1, std::memory_order_release);
     return true;
-  }
-  if (depth > base_) {
-    StackEntry& top = entries_[depth - 1];
-    if (top.address.load(std::memory_order_relaxed) == address &&
-        top.tag.load(std::memory_order_relaxed) != kProcedureTag) {
-      if (top.repeat != 0) {
-        --top.repeat;
-      } else {
-        word_.store(word + kSeqStep - 1, std::memory_order_release);
-      }
-      return true;
-    }
   }
   const int found = find(address, /*procedure=*/false);
   if (found < 0) {
@@ -122,17 +114,18 @@ bool ProfileStack::pop_object(uintptr_t address) {
     return false;
   }
   StackEntry& target = entries_[found];
-  if (target.repeat != 0) {
-    --target.repeat;
+  const uint64_t meta = target.meta.load(std::memory_order_relaxed);
+  if (meta >= kRepeatUnit) {  // a recursive lock taken more than once
+    target.meta.store(meta - kRepeatUnit, std::memory_order_relaxed);
+    return true;
+  }
+  if (static_cast<uint32_t>(found) + 1 == depth) {
+    word_.store(word + kSeqStep - 1, std::memory_order_release);
     return true;
   }
   const uint64_t begun = begin_rewrite();
   for (uint32_t i = static_cast<uint32_t>(found) + 1; i < depth; ++i) {
-    StackEntry& from = entries_[i];
-    StackEntry& to = entries_[i - 1];
-    to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    to.tag.store(from.tag.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    to.repeat = from.repeat;
+    copy_entry(entries_[i - 1], entries_[i]);
   }
   end_rewrite(begun, depth - 1);
   return true;
@@ -142,9 +135,10 @@ bool ProfileStack::set_role(uintptr_t address, EntryRole role) {
   const int found = find(address, /*procedure=*/false);
   if (found < 0) return false;
   StackEntry& e = entries_[found];
-  const EntryTag tag = e.tag.load(std::memory_order_relaxed);
+  const uint64_t meta = e.meta.load(std::memory_order_relaxed);
   // One store: a reader sees the old role or the new one, both consistent.
-  e.tag.store(make_tag(tag_kind(tag), role), std::memory_order_relaxed);
+  e.meta.store((meta & ~uint64_t{0xffffffff}) | make_tag(tag_kind(meta_tag(meta)), role),
+               std::memory_order_relaxed);
   return true;
 }
 
@@ -155,13 +149,12 @@ void ProfileStack::inherit(const ProfileStack& parent) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < stored && n < capacity_; ++i) {
     const StackEntry& from = parent.entries_[i];
-    if (from.tag.load(std::memory_order_relaxed) != kProcedureTag) continue;  // locks stay
+    if (!is_procedure(from.meta.load(std::memory_order_relaxed))) continue;  // locks stay
     StackEntry& to = entries_[n++];
     to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    to.tag.store(kProcedureTag, std::memory_order_relaxed);
-    to.repeat = 0;
+    to.meta.store(kInheritedTag, std::memory_order_relaxed);
+    to.child_callee = 0;
   }
-  base_ = n;
   const uint64_t seq = (word_.load(std::memory_order_relaxed) >> 32) + 2;
   word_.store((seq & ~uint64_t{1}) << 32 | n, std::memory_order_release);
 }
@@ -175,7 +168,7 @@ bool ProfileStack::read(EntryValue* out, uint32_t out_capacity, uint32_t* depth,
   if (n > out_capacity) n = out_capacity;
   for (uint32_t i = 0; i < n; ++i) {
     out[i].address = entries_[i].address.load(std::memory_order_relaxed);
-    out[i].tag = entries_[i].tag.load(std::memory_order_relaxed);
+    out[i].tag = meta_tag(entries_[i].meta.load(std::memory_order_relaxed));
   }
   std::atomic_thread_fence(std::memory_order_acquire);
   if (word_.load(std::memory_order_relaxed) != before) return false;

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "runtime/attributes.h"
+#include "runtime/single_writer.h"
 
 namespace quartz::rt {
 
@@ -40,12 +41,13 @@ enum class EntryKind : uint8_t {
 };
 inline constexpr int kEntryKindCount = 10;
 
-// What the thread is doing with a synchronization object on its stack.
+// What the thread is doing with an entry's object or procedure.
 enum class EntryRole : uint8_t {
-  none = 0,  // procedures
-  waiting,   // requested, not yet granted (spinning or blocked)
-  holding,   // granted (the critical section)
-  released,  // a held mutex given up for the duration of a condition wait
+  none = 0,   // a procedure the thread entered itself
+  waiting,    // requested, not yet granted (spinning or blocked)
+  holding,    // granted (the critical section)
+  released,   // a held mutex given up for the duration of a condition wait
+  inherited,  // a procedure of the creating thread, copied at thread start; never popped
 };
 
 using EntryTag = uint32_t;
@@ -59,13 +61,25 @@ QUARTZ_ALWAYS_INLINE constexpr EntryRole tag_role(EntryTag tag) {
   return static_cast<EntryRole>((tag >> 8) & 0xff);
 }
 inline constexpr EntryTag kProcedureTag = make_tag(EntryKind::procedure, EntryRole::none);
+inline constexpr EntryTag kInheritedTag = make_tag(EntryKind::procedure, EntryRole::inherited);
+
+// One word holds the tag (low half) and the repeat count (high half), so that a push is
+// one store of it and a pop one comparison.
+inline constexpr uint64_t kRepeatUnit = uint64_t{1} << 32;
+QUARTZ_ALWAYS_INLINE constexpr EntryTag meta_tag(uint64_t meta) {
+  return static_cast<EntryTag>(meta);
+}
 
 struct StackEntry {
   std::atomic<uintptr_t> address;  // function entry or object address
-  std::atomic<EntryTag> tag;
-  uint32_t repeat;  // immediately repeated pushes folded into this entry; writer-only
+  std::atomic<uint64_t> meta;      // tag | repeat << 32 (immediate repeats folded here)
+  // Writer-only cache for the enter hook: the callee last called from this entry and its
+  // call counter. Cleared by every push into this slot, so it always belongs to the
+  // entry's current procedure.
+  uintptr_t child_callee;
+  std::atomic<uint64_t>* child_calls;
 };
-static_assert(sizeof(StackEntry) == 16);
+static_assert(sizeof(StackEntry) == 32);
 
 // What a reader copies out of an entry.
 struct EntryValue {
@@ -82,55 +96,79 @@ class ProfileStack {
 
   // Writer side. ------------------------------------------------------------------------
 
-  // Pushes, folding an immediate repeat of the top entry into its repeat count.
-  // Returns the address of the entry below the new one (the caller, for the call graph),
-  // or 0 at the bottom or past capacity.
-  QUARTZ_ALWAYS_INLINE uintptr_t push(uintptr_t address, EntryTag tag) {
+  // A push in two halves, so that a caller can do other work in between and keep every
+  // rare path a tail call (the enter hook needs no saved registers that way).
+  struct Push {
+    uintptr_t below;          // the entry under the new one (the caller), 0 at the bottom
+    StackEntry* below_entry;  // that entry; null at the bottom or past capacity
+    StackEntry* slot;         // where the new entry went; null when folded or past capacity
+  };
+
+  // Stores the entry and publishes it, or folds an immediate repeat of the top entry into
+  // its repeat count, or only counts depth past capacity.
+  QUARTZ_ALWAYS_INLINE Push begin_push(uintptr_t address, EntryTag tag) {
     const uint64_t word = word_.load(std::memory_order_relaxed);
     const uint32_t depth = static_cast<uint32_t>(word);
     uintptr_t below = 0;
+    StackEntry* below_entry = nullptr;
     if (depth - 1 < capacity_) {  // 0 < depth <= capacity
-      StackEntry& top = entries_[depth - 1];
-      below = top.address.load(std::memory_order_relaxed);
-      if (below == address && top.tag.load(std::memory_order_relaxed) == tag) {
-        ++top.repeat;
-        return below;
+      below_entry = &entries_[depth - 1];
+      below = below_entry->address.load(std::memory_order_relaxed);
+      const uint64_t meta = below_entry->meta.load(std::memory_order_relaxed);
+      if (below == address && meta_tag(meta) == tag) {
+        below_entry->meta.store(meta + kRepeatUnit, std::memory_order_relaxed);
+        return Push{below, below_entry, nullptr};
       }
     }
-    if (QUARTZ_LIKELY(depth < capacity_)) {
-      StackEntry& slot = entries_[depth];
-      slot.address.store(address, std::memory_order_relaxed);
-      slot.tag.store(tag, std::memory_order_relaxed);
-      slot.repeat = 0;
+    if (QUARTZ_UNLIKELY(depth >= capacity_)) {
+      bump(overflows_);
       word_.store(word + kSeqStep + 1, std::memory_order_release);
-      // A signal handler that ran instrumented code between the stores above and the
-      // publication pushed into this same slot (and popped); put our entry back.
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (QUARTZ_UNLIKELY(slot.address.load(std::memory_order_relaxed) != address)) {
-        restore_entry(depth, address, tag);
-      }
-      return below;
+      return Push{below, below_entry, nullptr};
     }
-    bump(overflows_);
+    StackEntry* slot = &entries_[depth];
+    slot->address.store(address, std::memory_order_relaxed);
+    slot->meta.store(tag, std::memory_order_relaxed);
+    slot->child_callee = 0;
     word_.store(word + kSeqStep + 1, std::memory_order_release);
-    return below;
+    return Push{below, below_entry, slot};
   }
 
-  // Pops the procedure `address` (the exit hook). When the top is not that procedure,
-  // resynchronises: longjmp and exceptions through uninstrumented frames skip exits.
+  // Completes a push. A signal handler that ran instrumented code between begin_push's
+  // stores and its publication pushed into the same slot (and popped); put our entry
+  // back. No other push may come between the two halves.
+  QUARTZ_ALWAYS_INLINE void finish_push(const Push& push, uintptr_t address, EntryTag tag) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (QUARTZ_UNLIKELY(push.slot != nullptr &&
+                        push.slot->address.load(std::memory_order_relaxed) != address)) {
+      restore_entry(push.slot, address, tag);
+    }
+  }
+
+  // Pushes; returns the address of the entry below (see Push::below).
+  QUARTZ_ALWAYS_INLINE uintptr_t push(uintptr_t address, EntryTag tag) {
+    const Push p = begin_push(address, tag);
+    finish_push(p, address, tag);
+    return p.below;
+  }
+
+  // Pops the procedure `address` (the exit hook), or unfolds one repeat. When the top is
+  // not that procedure, resynchronises: longjmp and exceptions through uninstrumented
+  // frames skip exits.
   QUARTZ_ALWAYS_INLINE void pop_procedure(uintptr_t address) {
     const uint64_t word = word_.load(std::memory_order_relaxed);
     const uint32_t depth = static_cast<uint32_t>(word);
-    if (depth - 1 < capacity_ && depth > base_) {
+    if (depth - 1 < capacity_) {
       StackEntry& top = entries_[depth - 1];
-      if (QUARTZ_LIKELY(top.address.load(std::memory_order_relaxed) == address &&
-                        top.tag.load(std::memory_order_relaxed) == kProcedureTag)) {
-        if (top.repeat != 0) {
-          --top.repeat;
+      if (QUARTZ_LIKELY(top.address.load(std::memory_order_relaxed) == address)) {
+        const uint64_t meta = top.meta.load(std::memory_order_relaxed);
+        if (QUARTZ_LIKELY(meta == kProcedureTag)) {
+          word_.store(word + kSeqStep - 1, std::memory_order_release);
           return;
         }
-        word_.store(word + kSeqStep - 1, std::memory_order_release);
-        return;
+        if (meta_tag(meta) == kProcedureTag) {
+          top.meta.store(meta - kRepeatUnit, std::memory_order_relaxed);
+          return;
+        }
       }
     }
     pop_procedure_slow(address);
@@ -139,14 +177,27 @@ class ProfileStack {
   // Removes the top-most entry for synchronization object `address` (a release). Usually
   // the top; a lock released out of order (hand-over-hand) is removed from the middle.
   // Returns false when the object is not on the stack.
-  QUARTZ_NOINSTR bool pop_object(uintptr_t address);
+  QUARTZ_ALWAYS_INLINE bool pop_object(uintptr_t address) {
+    const uint64_t word = word_.load(std::memory_order_relaxed);
+    const uint32_t depth = static_cast<uint32_t>(word);
+    if (depth - 1 < capacity_) {
+      StackEntry& top = entries_[depth - 1];
+      const uint64_t meta = top.meta.load(std::memory_order_relaxed);
+      if (QUARTZ_LIKELY(top.address.load(std::memory_order_relaxed) == address &&
+                        meta < kRepeatUnit && tag_kind(meta_tag(meta)) != EntryKind::procedure)) {
+        word_.store(word + kSeqStep - 1, std::memory_order_release);
+        return true;
+      }
+    }
+    return pop_object_slow(address);
+  }
 
   // Changes the role of the top-most entry for `address` in place. Returns false when the
   // object is not on the stack.
   QUARTZ_NOINSTR bool set_role(uintptr_t address, EntryRole role);
 
   // Starts this (empty) stack with the procedure entries of `parent`, which must be owned
-  // by the calling thread. Inherited entries are never popped.
+  // by the calling thread. They are marked inherited and never popped.
   QUARTZ_NOINSTR void inherit(const ProfileStack& parent);
 
   // Reader side. ------------------------------------------------------------------------
@@ -161,7 +212,6 @@ class ProfileStack {
     return static_cast<uint32_t>(word_.load(std::memory_order_acquire));
   }
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return capacity_; }
-  QUARTZ_ALWAYS_INLINE uint32_t base() const { return base_; }
   // Pushes that did not fit.
   QUARTZ_ALWAYS_INLINE uint64_t overflows() const {
     return overflows_.load(std::memory_order_relaxed);
@@ -180,13 +230,9 @@ class ProfileStack {
   static constexpr uint64_t kSeqUnit = uint64_t{1} << 32;
   static constexpr uint64_t kSeqStep = 2 * kSeqUnit;
 
-  // Single-writer counter: a plain load and store, never a read-modify-write.
-  QUARTZ_ALWAYS_INLINE static void bump(std::atomic<uint64_t>& counter) {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
-
   QUARTZ_NOINSTR void pop_procedure_slow(uintptr_t address);
-  QUARTZ_NOINSTR void restore_entry(uint32_t index, uintptr_t address, EntryTag tag);
+  QUARTZ_NOINSTR void restore_entry(StackEntry* slot, uintptr_t address, EntryTag tag);
+  QUARTZ_NOINSTR bool pop_object_slow(uintptr_t address);
   QUARTZ_NOINSTR uint64_t begin_rewrite();
   QUARTZ_NOINSTR void end_rewrite(uint64_t begun_word, uint32_t new_depth);
   QUARTZ_NOINSTR int find(uintptr_t address, bool procedure) const;
@@ -194,7 +240,6 @@ class ProfileStack {
   std::atomic<uint64_t> word_{0};  // seq << 32 | depth
   StackEntry* entries_ = nullptr;
   uint32_t capacity_ = 0;
-  uint32_t base_ = 0;  // inherited entries [0, base_) stay until the thread ends
   std::atomic<uint64_t> overflows_{0};
   std::atomic<uint64_t> mismatches_{0};
 };

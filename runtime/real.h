@@ -12,10 +12,19 @@
 
 #include "runtime/attributes.h"
 
-// glibc's internal names for the mutex functions: exported, never interposed.
-extern "C" int __pthread_mutex_lock(pthread_mutex_t*) noexcept;
-extern "C" int __pthread_mutex_trylock(pthread_mutex_t*) noexcept;
-extern "C" int __pthread_mutex_unlock(pthread_mutex_t*) noexcept;
+// glibc's internal names for the mutex functions, which nothing interposes. They exist
+// only as compatibility symbols, so they are bound by explicit version (x86-64's base).
+#if defined(__x86_64__)
+extern "C" int quartz_glibc_mutex_lock(pthread_mutex_t*) noexcept;
+extern "C" int quartz_glibc_mutex_trylock(pthread_mutex_t*) noexcept;
+extern "C" int quartz_glibc_mutex_unlock(pthread_mutex_t*) noexcept;
+__asm__(".symver quartz_glibc_mutex_lock, __pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver quartz_glibc_mutex_trylock, __pthread_mutex_trylock@GLIBC_2.2.5");
+__asm__(".symver quartz_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
+#define QUARTZ_BOOTSTRAP(function) quartz_glibc_##function
+#else
+#define QUARTZ_BOOTSTRAP(function) nullptr
+#endif
 
 // X(name, version, bootstrap): every function we interpose; `version` pins the symbol
 // version where glibc keeps an older one with a different ABI (the pre-2.3.2 condition
@@ -27,11 +36,11 @@ extern "C" int __pthread_mutex_unlock(pthread_mutex_t*) noexcept;
   X(pthread_timedjoin_np, nullptr, nullptr)        \
   X(pthread_exit, nullptr, nullptr)                \
   X(pthread_setname_np, nullptr, nullptr)          \
-  X(pthread_mutex_lock, nullptr, __pthread_mutex_lock)          \
-  X(pthread_mutex_trylock, nullptr, __pthread_mutex_trylock)       \
+  X(pthread_mutex_lock, nullptr, QUARTZ_BOOTSTRAP(mutex_lock))          \
+  X(pthread_mutex_trylock, nullptr, QUARTZ_BOOTSTRAP(mutex_trylock))       \
   X(pthread_mutex_timedlock, nullptr, nullptr)     \
   X(pthread_mutex_clocklock, nullptr, nullptr)     \
-  X(pthread_mutex_unlock, nullptr, __pthread_mutex_unlock)        \
+  X(pthread_mutex_unlock, nullptr, QUARTZ_BOOTSTRAP(mutex_unlock))        \
   X(pthread_rwlock_rdlock, nullptr, nullptr)       \
   X(pthread_rwlock_tryrdlock, nullptr, nullptr)    \
   X(pthread_rwlock_timedrdlock, nullptr, nullptr)  \

@@ -15,8 +15,9 @@
 
 namespace quartz::rt {
 
-namespace {
 constinit Runtime g_runtime;
+
+namespace {
 pthread_key_t g_exit_key;  // its destructor tells us a thread ended, however it ended
 
 // Saves errno on entry and restores it on exit (STYLE 7): the runtime's own system calls
@@ -108,8 +109,10 @@ QUARTZ_NOINSTR void after_fork_in_child() {
   if (ThreadBlock* block = t_local.block) {
     block->edges.clear();
     block->objects.clear();
-    block->blocked_ns.store(0, std::memory_order_relaxed);
-    block->spinning_ns.store(0, std::memory_order_relaxed);
+    // The stack stays: the child is still inside those procedures, and its work is done
+    // on their behalf.
+    block->blocked_ticks.store(0, std::memory_order_relaxed);
+    block->spinning_ticks.store(0, std::memory_order_relaxed);
     block->spilled_events.store(0, std::memory_order_relaxed);
     block->index = 0;
     block->parent_index = kNoThread;
@@ -172,6 +175,7 @@ QUARTZ_NOINSTR void finish() {
 
 QUARTZ_NOINSTR void initialize() {
   Runtime& rt = g_runtime;
+  rt.clock.start();
   read_options(rt.options);
   // Resolve even when disabled: the wrappers always need the real functions.
   const bool resolved = real::resolve_real_functions();
@@ -191,13 +195,7 @@ QUARTZ_NOINSTR void initialize() {
 
 __thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
 
-Runtime& runtime() { return g_runtime; }
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+uint64_t now_ns() { return monotonic_ns(); }
 
 bool ensure_initialized() {
   Lifecycle state = g_runtime.lifecycle.load(std::memory_order_acquire);
@@ -255,15 +253,15 @@ void fold_block(ThreadBlock& block) {
     if (!r) continue;
     r->acquisitions.fetch_add(acquisitions, std::memory_order_relaxed);
     r->contended.fetch_add(contended, std::memory_order_relaxed);
-    r->wait_ns.fetch_add(s.wait_ns.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed), std::memory_order_relaxed);
   }
   if (ThreadRecord* record = rt.history.at(block.index)) {
     record->calls.store(calls, std::memory_order_relaxed);
     record->overflows.store(block.stack.overflows(), std::memory_order_relaxed);
     record->mismatches.store(block.stack.mismatches(), std::memory_order_relaxed);
-    record->blocked_ns.store(block.blocked_ns.load(std::memory_order_relaxed),
+    record->blocked_ticks.store(block.blocked_ticks.load(std::memory_order_relaxed),
                              std::memory_order_relaxed);
-    record->spinning_ns.store(block.spinning_ns.load(std::memory_order_relaxed),
+    record->spinning_ticks.store(block.spinning_ticks.load(std::memory_order_relaxed),
                               std::memory_order_relaxed);
     record->phase.store(ThreadPhase::exited, std::memory_order_release);
   }

@@ -95,6 +95,13 @@ class PairSums {
       }
     }
   }
+  QUARTZ_NOINSTR uint64_t get(uintptr_t a, uintptr_t b) const {
+    uint64_t n = 0;
+    each([&](const Row& r) {
+      if (r.a == a && r.b == b) n = r.n;
+    });
+    return n;
+  }
   template <typename F>
   QUARTZ_NOINSTR void each(F f) const {
     for (uint32_t i = 0; rows_ && i < capacity_; ++i) {
@@ -107,7 +114,7 @@ class PairSums {
   Row* rows_;
 };
 
-QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out) {
+QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out, double ns_per_tick) {
   // Live values come from blocks, by index; finished threads from their records.
   const uint32_t count = rt.history.size();
   for (uint32_t index = 0; index < count; ++index) {
@@ -117,8 +124,8 @@ QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out) {
     uint64_t calls = record->calls.load(std::memory_order_relaxed);
     uint64_t overflows = record->overflows.load(std::memory_order_relaxed);
     uint64_t mismatches = record->mismatches.load(std::memory_order_relaxed);
-    uint64_t blocked = record->blocked_ns.load(std::memory_order_relaxed);
-    uint64_t spinning = record->spinning_ns.load(std::memory_order_relaxed);
+    uint64_t blocked = record->blocked_ticks.load(std::memory_order_relaxed);
+    uint64_t spinning = record->spinning_ticks.load(std::memory_order_relaxed);
     uint32_t depth = 0;
     rt.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
       ThreadBlock* b = slot.block.load(std::memory_order_acquire);
@@ -129,8 +136,8 @@ QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out) {
       }
       overflows = b->stack.overflows();
       mismatches = b->stack.mismatches();
-      blocked = b->blocked_ns.load(std::memory_order_relaxed);
-      spinning = b->spinning_ns.load(std::memory_order_relaxed);
+      blocked = b->blocked_ticks.load(std::memory_order_relaxed);
+      spinning = b->spinning_ticks.load(std::memory_order_relaxed);
       depth = b->stack.depth();
     });
     char name[kThreadNameBytes];
@@ -141,27 +148,46 @@ QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out) {
     const uint32_t parent = record->parent_index.load(std::memory_order_relaxed);
     out.line(
         "thread index=%u parent=%d tid=%d name=%s phase=%s calls=%llu overflows=%llu "
-        "mismatches=%llu blocked_ns=%llu spinning_ns=%llu depth=%u start=%s",
+        "mismatches=%llu blocked_ns=%.0f spinning_ns=%.0f depth=%u start=%s",
         index, parent == kNoThread ? -1 : static_cast<int>(parent),
         record->tid.load(std::memory_order_relaxed), name[0] ? name : "-",
         phase == ThreadPhase::exited    ? "exited"
         : phase == ThreadPhase::running ? "running"
                                         : "created",
         static_cast<unsigned long long>(calls), static_cast<unsigned long long>(overflows),
-        static_cast<unsigned long long>(mismatches), static_cast<unsigned long long>(blocked),
-        static_cast<unsigned long long>(spinning), depth,
+        static_cast<unsigned long long>(mismatches), blocked * ns_per_tick,
+        spinning * ns_per_tick, depth,
         symbol_at(record->start_routine.load(std::memory_order_relaxed)));
   }
 }
 
-QUARTZ_NOINSTR void write_objects(Runtime& rt, Writer& out) {
+// Threads waiting for each object now, as their stacks show.
+QUARTZ_NOINSTR void count_waiters(Runtime& rt, PairSums& waiters) {
+  rt.threads.for_each([&](ThreadSlot& slot, SlotStatus status) {
+    ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+    if (!b || status != SlotStatus::live) return;
+    EntryValue entries[256];
+    uint32_t depth = 0, true_depth = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (b->stack.read(entries, 256, &depth, &true_depth)) break;
+      depth = 0;
+    }
+    for (uint32_t i = 0; i < depth; ++i) {
+      if (tag_role(entries[i].tag) == EntryRole::waiting) waiters.add(entries[i].address, 0, 1);
+    }
+  });
+}
+
+QUARTZ_NOINSTR void write_objects(Runtime& rt, Writer& out, double ns_per_tick) {
+  PairSums waiters(10);
+  count_waiters(rt, waiters);
   for (uint32_t i = 0; i < rt.objects.capacity(); ++i) {
     const ObjectRecord& r = rt.objects.record(i);
     const uintptr_t address = r.address.load(std::memory_order_acquire);
     if (!address) continue;
     uint64_t acquisitions = r.acquisitions.load(std::memory_order_relaxed);
     uint64_t contended = r.contended.load(std::memory_order_relaxed);
-    uint64_t wait = r.wait_ns.load(std::memory_order_relaxed);
+    uint64_t wait = r.wait_ticks.load(std::memory_order_relaxed);
     rt.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
       ThreadBlock* b = slot.block.load(std::memory_order_acquire);
       if (!b) return;
@@ -170,7 +196,7 @@ QUARTZ_NOINSTR void write_objects(Runtime& rt, Writer& out) {
         if (s.address.load(std::memory_order_relaxed) != address) continue;
         acquisitions += s.acquisitions.load(std::memory_order_relaxed);
         contended += s.contended.load(std::memory_order_relaxed);
-        wait += s.wait_ns.load(std::memory_order_relaxed);
+        wait += s.wait_ticks.load(std::memory_order_relaxed);
       }
     });
     char name[kObjectNameBytes];
@@ -181,11 +207,11 @@ QUARTZ_NOINSTR void write_objects(Runtime& rt, Writer& out) {
     const uintptr_t site = r.first_site.load(std::memory_order_relaxed);
     out.line(
         "object address=%#lx kind=%s name=%s site=%#lx acquisitions=%llu contended=%llu "
-        "wait_ns=%llu waiters=%d",
+        "wait_ns=%.0f waiters=%llu",
         static_cast<unsigned long>(address), kind_name(r.kind.load(std::memory_order_relaxed)),
         name[0] ? name : "-", static_cast<unsigned long>(site),
         static_cast<unsigned long long>(acquisitions), static_cast<unsigned long long>(contended),
-        static_cast<unsigned long long>(wait), r.waiters.load(std::memory_order_relaxed));
+        wait * ns_per_tick, static_cast<unsigned long long>(waiters.get(address, 0)));
   }
 }
 
@@ -236,8 +262,9 @@ void write_summary(Runtime& rt, const char* path) {
              getpid(), rt.history.size(), rt.threads.slot_count(),
              static_cast<unsigned long long>(rt.objects.dropped()),
              static_cast<unsigned long long>(rt.call_graph.dropped()));
-    write_threads(rt, out);
-    write_objects(rt, out);
+    const double ns_per_tick = rt.clock.ns_per_tick();
+    write_threads(rt, out, ns_per_tick);
+    write_objects(rt, out, ns_per_tick);
     write_calls(rt, out);
   }
   rt.threads.detach_reader();

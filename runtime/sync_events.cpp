@@ -3,21 +3,22 @@
 namespace quartz::rt {
 
 void count_acquisition(ThreadBlock& block, ObjectRegistry& objects, uintptr_t object,
-                       EntryKind kind, uintptr_t site, bool contended, uint64_t wait_ns) {
+                       EntryKind kind, uintptr_t site, bool contended, uint64_t wait_ticks) {
   bool inserted = false;
   ObjectCountSlot* slot = block.objects.find(object, &inserted);
-  count_found_acquisition(block, objects, slot, inserted, object, kind, site, contended, wait_ns);
+  count_found_acquisition(block, objects, slot, inserted, object, kind, site, contended,
+                          wait_ticks);
 }
 
 void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects, ObjectCountSlot* slot,
                              bool inserted, uintptr_t object, EntryKind kind, uintptr_t site,
-                             bool contended, uint64_t wait_ns) {
+                             bool contended, uint64_t wait_ticks) {
   if (inserted || !slot) objects.find_or_insert(object, kind, site);
   if (slot) {
     bump(slot->acquisitions);
     if (contended) {
       bump(slot->contended);
-      bump(slot->wait_ns, wait_ns);
+      bump(slot->wait_ticks, wait_ticks);
     }
     return;
   }
@@ -27,41 +28,37 @@ void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects, Object
     record->acquisitions.fetch_add(1, std::memory_order_relaxed);
     if (contended) {
       record->contended.fetch_add(1, std::memory_order_relaxed);
-      record->wait_ns.fetch_add(wait_ns, std::memory_order_relaxed);
+      record->wait_ticks.fetch_add(wait_ticks, std::memory_order_relaxed);
     }
   }
 }
 
-Wait begin_wait(ThreadBlock& block, ObjectRegistry& objects, uintptr_t object, EntryKind kind,
-                ThreadState waiting, uintptr_t site, uint64_t now_ns) {
-  Wait wait{object, kind, block.state.load(std::memory_order_relaxed), now_ns,
-            objects.find_or_insert(object, kind, site)};
+Wait begin_wait(ThreadBlock& block, uintptr_t object, EntryKind kind, ThreadState waiting,
+                uint64_t now_ticks) {
+  const Wait wait{object, kind, waiting, block.state.load(std::memory_order_relaxed), now_ticks};
   block.stack.push(object, make_tag(kind, EntryRole::waiting));
-  if (wait.record) wait.record->waiters.fetch_add(1, std::memory_order_relaxed);
   block.state.store(waiting, std::memory_order_release);
   return wait;
 }
 
 namespace {
-QUARTZ_NOINSTR void leave_wait_state(ThreadBlock& block, const Wait& wait, uint64_t elapsed_ns) {
-  const ThreadState waited_as = block.state.load(std::memory_order_relaxed);
+QUARTZ_NOINSTR void leave_wait_state(ThreadBlock& block, const Wait& wait, uint64_t elapsed) {
   block.state.store(wait.previous, std::memory_order_release);
-  if (wait.record) wait.record->waiters.fetch_sub(1, std::memory_order_relaxed);
-  bump(waited_as == ThreadState::spinning ? block.spinning_ns : block.blocked_ns, elapsed_ns);
+  bump(wait.waiting == ThreadState::spinning ? block.spinning_ticks : block.blocked_ticks, elapsed);
 }
 }  // namespace
 
 void end_wait_acquired(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
-                       uintptr_t site, uint64_t now_ns) {
-  const uint64_t elapsed = now_ns - wait.started_ns;
+                       uintptr_t site, uint64_t now_ticks) {
+  const uint64_t elapsed = now_ticks - wait.started_ticks;
   block.stack.set_role(wait.object, EntryRole::holding);
   leave_wait_state(block, wait, elapsed);
   count_acquisition(block, objects, wait.object, wait.kind, site, true, elapsed);
 }
 
 void end_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
-              WaitOutcome outcome, uintptr_t site, uint64_t now_ns) {
-  const uint64_t elapsed = now_ns - wait.started_ns;
+              WaitOutcome outcome, uintptr_t site, uint64_t now_ticks) {
+  const uint64_t elapsed = now_ticks - wait.started_ticks;
   block.stack.pop_object(wait.object);
   leave_wait_state(block, wait, elapsed);
   if (outcome == WaitOutcome::failed) return;
@@ -69,17 +66,16 @@ void end_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
   count_acquisition(block, objects, wait.object, wait.kind, site, waited, waited ? elapsed : 0);
 }
 
-Wait begin_condition_wait(ThreadBlock& block, ObjectRegistry& objects, uintptr_t condition,
-                          uintptr_t mutex, uintptr_t site, uint64_t now_ns) {
+Wait begin_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mutex,
+                          uint64_t now_ticks) {
   block.stack.set_role(mutex, EntryRole::released);
-  return begin_wait(block, objects, condition, EntryKind::condition, ThreadState::blocked, site,
-                    now_ns);
+  return begin_wait(block, condition, EntryKind::condition, ThreadState::blocked, now_ticks);
 }
 
 void end_condition_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
                         uintptr_t mutex, WaitOutcome outcome, uintptr_t site,
-                        uint64_t now_ns) {
-  end_wait(block, objects, wait, outcome, site, now_ns);
+                        uint64_t now_ticks) {
+  end_wait(block, objects, wait, outcome, site, now_ticks);
   block.stack.set_role(mutex, EntryRole::holding);
 }
 

@@ -3,8 +3,10 @@
 // requested and popped after it is released, so its record holds both the wait and the
 // hold; the thread's state says whether it waits spinning or blocked.
 //
-// Uncontended acquisitions touch only the thread's own lines. Waiting (the slow path)
-// also reads the clock and counts the object's waiters in its process-wide record.
+// Everything here touches only the calling thread's own block, except the first use of
+// an object by a thread, which registers it process-wide. How many threads wait for an
+// object is not counted here: a reader sees it on the stacks (waiting entries).
+// Times are in ticks (clock.h).
 #pragma once
 
 #include <cstdint>
@@ -19,22 +21,22 @@ namespace quartz::rt {
 struct Wait {
   uintptr_t object;
   EntryKind kind;
+  ThreadState waiting;   // spinning or blocked
   ThreadState previous;  // the state to return to
-  uint64_t started_ns;
-  ObjectRecord* record;  // for the waiter count; may be null
+  uint64_t started_ticks;
 };
 
 // Counts one acquisition of `object` in the thread's own table (registering the object
 // process-wide on the thread's first use). `site` is the acquiring call's return address.
 QUARTZ_NOINSTR void count_acquisition(ThreadBlock& block, ObjectRegistry& objects,
                                       uintptr_t object, EntryKind kind, uintptr_t site,
-                                      bool contended, uint64_t wait_ns);
+                                      bool contended, uint64_t wait_ticks);
 // count_acquisition after the thread's table was searched: `slot` is null when the table
 // is full, `inserted` when the search just added the object.
 QUARTZ_NOINSTR void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects,
                                             ObjectCountSlot* slot, bool inserted,
                                             uintptr_t object, EntryKind kind, uintptr_t site,
-                                            bool contended, uint64_t wait_ns);
+                                            bool contended, uint64_t wait_ticks);
 
 // The object was granted without waiting: it goes on the stack as held.
 QUARTZ_ALWAYS_INLINE void on_acquired(ThreadBlock& block, ObjectRegistry& objects,
@@ -55,12 +57,12 @@ QUARTZ_ALWAYS_INLINE void on_released(ThreadBlock& block, uintptr_t object) {
 }
 
 // The thread is about to wait for `object`, spinning or blocked.
-QUARTZ_NOINSTR Wait begin_wait(ThreadBlock& block, ObjectRegistry& objects, uintptr_t object,
-                               EntryKind kind, ThreadState waiting, uintptr_t site,
-                               uint64_t now_ns);
+QUARTZ_NOINSTR Wait begin_wait(ThreadBlock& block, uintptr_t object, EntryKind kind,
+                               ThreadState waiting, uint64_t now_ticks);
 // The wait ended with the object granted: it stays on the stack, now held.
 QUARTZ_NOINSTR void end_wait_acquired(ThreadBlock& block, ObjectRegistry& objects,
-                                      const Wait& wait, uintptr_t site, uint64_t now_ns);
+                                      const Wait& wait, uintptr_t site, uint64_t now_ticks);
+
 // How a wait that leaves nothing held ended.
 enum class WaitOutcome {
   failed,  // timed out or failed: not an acquisition
@@ -70,15 +72,14 @@ enum class WaitOutcome {
 // The wait ended and nothing is held (a barrier, a semaphore, a join, a condition, a
 // timeout, an error).
 QUARTZ_NOINSTR void end_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
-                             WaitOutcome outcome, uintptr_t site, uint64_t now_ns);
+                             WaitOutcome outcome, uintptr_t site, uint64_t now_ticks);
 
 // A condition wait gives up `mutex` while waiting on `condition` and takes it back before
 // returning: the mutex stays on the stack, marked released, under the condition.
-QUARTZ_NOINSTR Wait begin_condition_wait(ThreadBlock& block, ObjectRegistry& objects,
-                                         uintptr_t condition, uintptr_t mutex, uintptr_t site,
-                                         uint64_t now_ns);
+QUARTZ_NOINSTR Wait begin_condition_wait(ThreadBlock& block, uintptr_t condition,
+                                         uintptr_t mutex, uint64_t now_ticks);
 QUARTZ_NOINSTR void end_condition_wait(ThreadBlock& block, ObjectRegistry& objects,
                                        const Wait& wait, uintptr_t mutex, WaitOutcome outcome,
-                                       uintptr_t site, uint64_t now_ns);
+                                       uintptr_t site, uint64_t now_ticks);
 
 }  // namespace quartz::rt

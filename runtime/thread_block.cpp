@@ -32,8 +32,8 @@ ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
 void ThreadBlock::reuse() {
   stack.clear();
   state.store(ThreadState::busy, std::memory_order_relaxed);
-  blocked_ns.store(0, std::memory_order_relaxed);
-  spinning_ns.store(0, std::memory_order_relaxed);
+  blocked_ticks.store(0, std::memory_order_relaxed);
+  spinning_ticks.store(0, std::memory_order_relaxed);
   spilled_events.store(0, std::memory_order_relaxed);
   index = parent_index = 0;
   tid.store(0, std::memory_order_relaxed);

@@ -32,21 +32,23 @@ struct BlockGeometry {
 };
 
 struct alignas(kCacheLine) ThreadBlock {
+  // Offsets are checked below: the hot fields must share the first line.
   // -- Line 0: written by the owner on every event. ----------------------------------
   ProfileStack stack;
   CallEdgeTable edges;
   std::atomic<ThreadState> state{ThreadState::busy};
+  std::atomic<pid_t> tid{0};  // here because the mutex wrapper compares it with the owner
 
   // -- Line 1: written by the owner on synchronization operations. -------------------
   alignas(kCacheLine) ObjectCountTable objects;
-  std::atomic<uint64_t> blocked_ns{0};     // measured around blocking waits
-  std::atomic<uint64_t> spinning_ns{0};    // measured around spin waits and spin regions
+  std::atomic<uint64_t> blocked_ticks{0};   // measured around blocking waits
+  std::atomic<uint64_t> spinning_ticks{0};  // measured around spin waits and spin regions
   std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
+  bool inserting_edge = false;  // the enter hook is adding to `edges` (signal nesting)
 
   // -- Line 2: identity, written before the block is published. ------------------------
   alignas(kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread
   uint32_t parent_index = 0;
-  std::atomic<pid_t> tid{0};
   pthread_t self{};
   void* (*start_routine)(void*) = nullptr;
   void* start_arg = nullptr;
@@ -59,5 +61,7 @@ struct alignas(kCacheLine) ThreadBlock {
   // Counters must already have been folded and cleared.
   QUARTZ_NOINSTR void reuse();
 };
+static_assert(offsetof(ThreadBlock, tid) + sizeof(pid_t) <= kCacheLine,
+              "the fields written on every event must share one cache line");
 
 }  // namespace quartz::rt

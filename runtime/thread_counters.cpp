@@ -8,23 +8,23 @@ void CallEdgeTable::reset(CallEdgeSlot* slots, uint32_t capacity_log2) {
   shift_ = 64 - capacity_log2;
 }
 
-bool CallEdgeTable::count_slow(uintptr_t caller, uintptr_t callee) {
-  const uint32_t home = fib_hash(callee ^ (caller >> 2), shift_);
+CallEdgeSlot* CallEdgeTable::count(uintptr_t caller, uintptr_t callee) {
+  const uint32_t start = home(caller, callee);
   for (uint32_t probe = 0; probe < kMaxProbes; ++probe) {
-    CallEdgeSlot& s = slots_[(home + probe) & mask_];
+    CallEdgeSlot& s = slots_[(start + probe) & mask_];
     const uintptr_t key = s.callee.load(std::memory_order_relaxed);
     if (key == 0) {
       s.caller.store(caller, std::memory_order_relaxed);
       s.calls.store(1, std::memory_order_relaxed);
       s.callee.store(callee, std::memory_order_release);
-      return true;
+      return &s;
     }
     if (key == callee && s.caller.load(std::memory_order_relaxed) == caller) {
       bump(s.calls);
-      return true;
+      return &s;
     }
   }
-  return false;
+  return nullptr;
 }
 
 // Keys stay: a thread that reuses this block usually runs the same code, and an edge
@@ -55,7 +55,7 @@ ObjectCountSlot* ObjectCountTable::find_slow(uintptr_t address, bool* inserted) 
     if (key == 0) {
       s.acquisitions.store(0, std::memory_order_relaxed);
       s.contended.store(0, std::memory_order_relaxed);
-      s.wait_ns.store(0, std::memory_order_relaxed);
+      s.wait_ticks.store(0, std::memory_order_relaxed);
       s.address.store(address, std::memory_order_release);
       *inserted = true;
       return &s;
@@ -70,7 +70,7 @@ void ObjectCountTable::clear() {
     if (s.address.load(std::memory_order_relaxed) == 0) continue;
     s.acquisitions.store(0, std::memory_order_relaxed);
     s.contended.store(0, std::memory_order_relaxed);
-    s.wait_ns.store(0, std::memory_order_relaxed);
+    s.wait_ticks.store(0, std::memory_order_relaxed);
   }
 }
 

@@ -10,17 +10,13 @@
 #include <cstdint>
 
 #include "runtime/attributes.h"
+#include "runtime/single_writer.h"
 
 namespace quartz::rt {
 
 // Fibonacci hashing: the top `bits` of key * 2^64/phi.
 QUARTZ_ALWAYS_INLINE uint32_t fib_hash(uint64_t key, unsigned shift) {
   return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
-}
-
-// Single-writer increment: a load and a store, no read-modify-write.
-QUARTZ_ALWAYS_INLINE void bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
-  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
 
 inline constexpr uint32_t kMaxProbes = 8;
@@ -37,16 +33,10 @@ class CallEdgeTable {
  public:
   QUARTZ_NOINSTR void reset(CallEdgeSlot* slots, uint32_t capacity_log2);
 
-  // Counts one call. Returns false when the edge found no slot (the caller spills it).
-  QUARTZ_ALWAYS_INLINE bool count(uintptr_t caller, uintptr_t callee) {
-    CallEdgeSlot& s = slots_[fib_hash(callee ^ (caller >> 2), shift_)];
-    if (QUARTZ_LIKELY(s.callee.load(std::memory_order_relaxed) == callee &&
-                      s.caller.load(std::memory_order_relaxed) == caller)) {
-      bump(s.calls);
-      return true;
-    }
-    return count_slow(caller, callee);
-  }
+  // Counts one call, inserting the edge if new. Returns its slot, for the caller to cache
+  // (the enter hook keeps it in the caller's stack entry), or null when the edge found no
+  // room (spill it).
+  QUARTZ_NOINSTR CallEdgeSlot* count(uintptr_t caller, uintptr_t callee);
 
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
   QUARTZ_ALWAYS_INLINE const CallEdgeSlot& slot(uint32_t i) const { return slots_[i]; }
@@ -54,7 +44,9 @@ class CallEdgeTable {
   QUARTZ_NOINSTR void clear();
 
  private:
-  QUARTZ_NOINSTR bool count_slow(uintptr_t caller, uintptr_t callee);
+  QUARTZ_ALWAYS_INLINE uint32_t home(uintptr_t caller, uintptr_t callee) const {
+    return fib_hash(callee ^ (caller >> 2), shift_);
+  }
 
   CallEdgeSlot* slots_ = nullptr;
   uint32_t mask_ = 0;
@@ -65,7 +57,7 @@ struct ObjectCountSlot {
   std::atomic<uintptr_t> address;  // 0: empty slot
   std::atomic<uint64_t> acquisitions;
   std::atomic<uint64_t> contended;  // acquisitions that had to wait
-  std::atomic<uint64_t> wait_ns;    // time spent waiting in contended acquisitions
+  std::atomic<uint64_t> wait_ticks;    // time spent waiting in contended acquisitions
 };
 static_assert(sizeof(ObjectCountSlot) == 32);
 

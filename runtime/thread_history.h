@@ -29,8 +29,8 @@ struct alignas(kCacheLine) ThreadRecord {
   std::atomic<uint64_t> calls{0};  // at exit
   std::atomic<uint64_t> overflows{0};
   std::atomic<uint64_t> mismatches{0};
-  std::atomic<uint64_t> blocked_ns{0};
-  std::atomic<uint64_t> spinning_ns{0};
+  std::atomic<uint64_t> blocked_ticks{0};
+  std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> name_words[kThreadNameBytes / 8]{};
 };
 

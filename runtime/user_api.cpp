@@ -16,8 +16,8 @@ QUARTZ_EXPORT void quartz_runtime_spin_begin(const volatile void* object) {
   if (!block || t_in_spin_region) return;
   const uintptr_t site = QUARTZ_CALL_SITE();
   const uintptr_t address = object ? reinterpret_cast<uintptr_t>(object) : site;
-  t_spin_region = begin_wait(*block, runtime().objects, address, EntryKind::spin_region,
-                             ThreadState::spinning, site, now_ns());
+  runtime().objects.find_or_insert(address, EntryKind::spin_region, site);
+  t_spin_region = begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, ticks());
   t_in_spin_region = true;
 }
 
@@ -26,7 +26,7 @@ QUARTZ_EXPORT void quartz_runtime_spin_end(const volatile void* /*object*/) {
   if (!block || !t_in_spin_region) return;
   t_in_spin_region = false;
   end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(),
-           now_ns());
+           ticks());
 }
 
 QUARTZ_EXPORT void quartz_runtime_name_object(const volatile void* object, const char* name) {

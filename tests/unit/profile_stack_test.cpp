@@ -183,7 +183,8 @@ TEST(ProfileStack, InheritCopiesProceduresOnlyAndNeverPopsThem) {
   parent.stack.push(20, kProcedureTag);
   child.stack.inherit(parent.stack);
   EXPECT_EQ(child.addresses(), (Addresses{10, 20}));
-  EXPECT_EQ(child.stack.base(), 2u);
+  EXPECT_EQ(child.tag_at(0), kInheritedTag);
+  EXPECT_EQ(child.tag_at(1), kInheritedTag);
   child.stack.push(30, kProcedureTag);
   child.stack.pop_procedure(30);
   child.stack.pop_procedure(20);  // an exit the child never entered
