@@ -11,7 +11,6 @@
 #include <cstdint>
 
 #include "runtime/attributes.h"
-#include "runtime/clock.h"
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "runtime/sync_events.h"
@@ -29,35 +28,50 @@ QUARTZ_ALWAYS_INLINE bool have_real() {
 // The caller of the wrapper: the program's call site, which names unnamed locks.
 #define QUARTZ_CALL_SITE() reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 
+// The wait of acquire_object, out of line. A lock wait is counted (contended) but not
+// timed: two clock reads would double the cost of a briefly contended lock, and the
+// sampler measures how long threads wait (the waiting entry is on their stack).
+template <EntryKind kind, ThreadState waiting, typename Acquire>
+QUARTZ_NOINLINE int wait_for_object(ThreadBlock* block, uintptr_t address, uintptr_t site,
+                                    Acquire acquire) {
+  const Wait wait = begin_wait(*block, address, kind, waiting, 0);
+  const int rc = acquire();
+  if (rc == 0 || rc == EOWNERDEAD) {
+    end_wait_acquired(*block, runtime().objects, wait, site, 0);
+  } else {
+    end_wait(*block, runtime().objects, wait, WaitOutcome::failed, site, 0);
+  }
+  return rc;
+}
+
+template <typename Acquire>
+QUARTZ_NOINLINE int acquire_unregistered(Acquire acquire) {
+  return acquire();
+}
+
 // Acquires a lock-like object. `taken()` says whether another thread holds it now (a plain
 // read of the lock word, which costs nothing when the lock is free and, unlike a failed
 // trylock, no extra write when it is contended). If not, `try_acquire()` takes it
 // directly; if it is taken (or the try loses a race), `acquire()` (blocking or timed) runs
 // inside an accounted wait. Both return pthread error codes; EOWNERDEAD (robust mutexes)
-// still grants the lock.
+// still grants the lock. Rare paths are tail calls, so the common one saves few registers.
 template <EntryKind kind, ThreadState waiting, typename Taken, typename Try, typename Acquire>
 QUARTZ_ALWAYS_INLINE int acquire_object(const volatile void* object, uintptr_t site, Taken taken,
                                         Try try_acquire, Acquire acquire) {
   ThreadBlock* block = t_local.block;
   if (QUARTZ_UNLIKELY(block == nullptr)) {
     block = current_block_slow();
-    if (block == nullptr) return acquire();
+    if (block == nullptr) return acquire_unregistered(acquire);
   }
   const auto address = reinterpret_cast<uintptr_t>(object);
-  if (QUARTZ_LIKELY(!taken(*block))) {
-    const int rc = try_acquire();
-    if (QUARTZ_LIKELY(rc == 0 || rc == EOWNERDEAD)) {
-      on_acquired(*block, runtime().objects, address, kind, site);
-      return rc;
-    }
+  if (QUARTZ_UNLIKELY(taken(*block))) {
+    return wait_for_object<kind, waiting>(block, address, site, acquire);
   }
-  const Wait wait = begin_wait(*block, address, kind, waiting, ticks());
-  const int rc = acquire();
-  if (rc == 0 || rc == EOWNERDEAD) {
-    end_wait_acquired(*block, runtime().objects, wait, site, ticks());
-  } else {
-    end_wait(*block, runtime().objects, wait, WaitOutcome::failed, site, ticks());
+  const int rc = try_acquire();
+  if (QUARTZ_UNLIKELY(rc != 0 && rc != EOWNERDEAD)) {
+    return wait_for_object<kind, waiting>(block, address, site, acquire);
   }
+  on_acquired(*block, runtime().objects, address, kind, site);
   return rc;
 }
 
@@ -72,7 +86,9 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
   return rc;
 }
 
-// Releases a lock-like object; it leaves the stack only if the release succeeded.
+// Releases a lock-like object; it leaves the stack after the release succeeded. (Popping
+// first, to make the release a tail call, is slower: the release's atomic instruction
+// then waits for our stores to drain.)
 template <typename Release>
 QUARTZ_ALWAYS_INLINE int release_object(const volatile void* object, Release release) {
   const int rc = release();

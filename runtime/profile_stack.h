@@ -144,6 +144,20 @@ class ProfileStack {
     }
   }
 
+  // Completes a push as finish_push does, and gives the entry its final tag (a lock that
+  // was pushed as waited for and is now held). Called long after begin_push, the check
+  // costs nothing: the store is no longer in flight.
+  QUARTZ_ALWAYS_INLINE void finish_push_as(const Push& push, uintptr_t address, EntryTag tag) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (QUARTZ_UNLIKELY(push.slot == nullptr)) {
+      set_role(address, tag_role(tag));
+    } else if (QUARTZ_LIKELY(push.slot->address.load(std::memory_order_relaxed) == address)) {
+      push.slot->meta.store(tag, std::memory_order_relaxed);
+    } else {
+      restore_entry(push.slot, address, tag);
+    }
+  }
+
   // Pushes; returns the address of the entry below (see Push::below).
   QUARTZ_ALWAYS_INLINE uintptr_t push(uintptr_t address, EntryTag tag) {
     const Push p = begin_push(address, tag);

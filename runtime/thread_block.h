@@ -41,8 +41,11 @@ struct alignas(kCacheLine) ThreadBlock {
 
   // -- Line 1: written by the owner on synchronization operations. -------------------
   alignas(kCacheLine) ObjectCountTable objects;
-  std::atomic<uint64_t> blocked_ticks{0};   // measured around blocking waits
-  std::atomic<uint64_t> spinning_ticks{0};  // measured around spin waits and spin regions
+  // Measured around waits that block in the kernel whenever they wait (conditions,
+  // barriers, semaphores, joins) and around spin regions; lock waits are left to the
+  // sampler (see wait_for_object).
+  std::atomic<uint64_t> blocked_ticks{0};
+  std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
   bool inserting_edge = false;  // the enter hook is adding to `edges` (signal nesting)
 
