@@ -197,34 +197,51 @@ __thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
 
 uint64_t now_ns() { return monotonic_ns(); }
 
-bool ensure_initialized() {
+namespace {
+
+// Sets the recursion guard and keeps errno for the duration of a runtime slow path.
+class RuntimeScope {
+ public:
+  QUARTZ_NOINSTR RuntimeScope() { t_local.in_runtime = 1; }
+  QUARTZ_NOINSTR ~RuntimeScope() { t_local.in_runtime = 0; }
+
+ private:
+  ErrnoGuard errno_guard_;
+};
+
+// Initialises once; the caller holds the recursion guard, so that anything reached from
+// here (dlsym, the program's allocator, even out-of-line library code the program
+// overrides with an instrumented copy) finds the runtime busy instead of recursing.
+QUARTZ_NOINSTR bool initialize_once() {
   Lifecycle state = g_runtime.lifecycle.load(std::memory_order_acquire);
-  if (QUARTZ_LIKELY(state >= Lifecycle::running)) return state != Lifecycle::disabled;
-  if (t_local.in_runtime) return false;  // re-entered from our own initialisation
   if (state == Lifecycle::uninitialised &&
       g_runtime.lifecycle.compare_exchange_strong(state, Lifecycle::initialising,
                                                   std::memory_order_acq_rel)) {
-    ErrnoGuard errno_guard;
-    t_local.in_runtime = 1;
     initialize();
-    t_local.in_runtime = 0;
   } else {
     while (g_runtime.lifecycle.load(std::memory_order_acquire) == Lifecycle::initialising) {
-      sched_yield();
+      sched_yield();  // another thread is initialising
     }
   }
   return g_runtime.lifecycle.load(std::memory_order_acquire) != Lifecycle::disabled;
 }
 
+}  // namespace
+
+bool ensure_initialized() {
+  const Lifecycle state = g_runtime.lifecycle.load(std::memory_order_acquire);
+  if (QUARTZ_LIKELY(state >= Lifecycle::running)) return state != Lifecycle::disabled;
+  if (t_local.in_runtime) return false;  // re-entered from our own initialisation
+  RuntimeScope scope;
+  return initialize_once();
+}
+
 ThreadBlock* current_block_slow() {
   if (t_local.in_runtime || t_local.ignored) return nullptr;
-  if (!ensure_initialized()) return nullptr;
+  RuntimeScope scope;
+  if (!initialize_once()) return nullptr;
   if (t_local.block) return t_local.block;  // initialisation registered us
-  ErrnoGuard errno_guard;
-  t_local.in_runtime = 1;
-  ThreadBlock* block = register_current_thread();
-  t_local.in_runtime = 0;
-  return block;
+  return register_current_thread();
 }
 
 void mark_runtime_thread() {

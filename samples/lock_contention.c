@@ -1,0 +1,75 @@
+/* lock_contention: threads that spend most of their time waiting for one lock.
+ *
+ * Each of T threads repeats I times: compute W microseconds on its own, then take the
+ * lock "work_queue" and compute H microseconds holding it. Truth, by construction:
+ *   - the lock is held T * I * H microseconds in all, one thread at a time, so when
+ *     T * H > W + H the lock is the bottleneck and it is "work_queue" that ranks first;
+ *   - every acquisition but the first few is contended when T * H > W + H.
+ *
+ *   lock_contention [--threads T] [--iterations I] [--work-us W] [--hold-us H]
+ *   defaults:        4            200              100          100
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "quartz/quartz.h"
+#include "sample_args.h"
+
+static pthread_mutex_t work_queue = PTHREAD_MUTEX_INITIALIZER;
+static long iterations = 200, work_us = 100, hold_us = 100;
+static volatile double sink;
+
+double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Burns processor time for `us` microseconds. */
+void compute(long us) {
+  double end = now_us() + (double)us;
+  double x = 1.0;
+  while (now_us() < end) {
+    for (int i = 0; i < 200; i++) x = x * 1.0000001 + 1e-9;
+  }
+  sink = x;
+}
+
+void do_private_work(void) { compute(work_us); }
+
+void update_shared_state(void) {
+  pthread_mutex_lock(&work_queue);
+  compute(hold_us);
+  pthread_mutex_unlock(&work_queue);
+}
+
+void* worker(void* arg) {
+  (void)arg;
+  for (long i = 0; i < iterations; i++) {
+    do_private_work();
+    update_shared_state();
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  long threads = 4;
+  struct sample_flag flags[] = {
+      {"--threads", &threads, 1, 256},
+      {"--iterations", &iterations, 1, 100000000},
+      {"--work-us", &work_us, 0, 10000000},
+      {"--hold-us", &hold_us, 0, 10000000},
+  };
+  if (!parse_sample_flags(argc, argv, flags, sizeof flags / sizeof flags[0])) return 2;
+  quartz_name_object(&work_queue, "work_queue");
+  pthread_t ids[256];
+  double start = now_us();
+  for (long t = 0; t < threads; t++) pthread_create(&ids[t], NULL, worker, NULL);
+  for (long t = 0; t < threads; t++) pthread_join(ids[t], NULL);
+  printf("lock_contention: %ld threads x %ld iterations, work %ld us, hold %ld us: %.3f s\n",
+         threads, iterations, work_us, hold_us, (now_us() - start) / 1e6);
+  return 0;
+}
