@@ -86,17 +86,17 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
   return rc;
 }
 
-// Releases a lock-like object; it leaves the stack after the release succeeded. (Popping
-// first, to make the release a tail call, is slower: the release's atomic instruction
-// then waits for our stores to drain.)
+// Releases a lock-like object: it leaves the stack just before the real release. The
+// other order (release, then pop) lets a thread preempted between the two look like a
+// second holder while the next owner runs (measured: 4 threads on 2 processors showed a
+// lock held 1.06 s in a 0.89 s run). Popping first can only make a preempted releaser look
+// released a moment early. A release by a thread that does not hold the object finds
+// nothing to pop.
 template <typename Release>
 QUARTZ_ALWAYS_INLINE int release_object(const volatile void* object, Release release) {
-  const int rc = release();
   ThreadBlock* block = t_local.block;  // a thread never seen before holds nothing of ours
-  if (QUARTZ_LIKELY(rc == 0 && block != nullptr)) {
-    on_released(*block, reinterpret_cast<uintptr_t>(object));
-  }
-  return rc;
+  if (QUARTZ_LIKELY(block != nullptr)) on_released(*block, reinterpret_cast<uintptr_t>(object));
+  return release();
 }
 
 // Counts a signal, broadcast or post on `object`.

@@ -49,6 +49,21 @@ void read_options(Options& o) {
   if (const char* path = getenv("QUARTZ_SUMMARY")) {
     strncpy(o.summary_path, path, kMaxPathBytes - 1);
   }
+  if (const char* path = getenv("QUARTZ_OUTPUT")) strncpy(o.output, path, kMaxPathBytes - 1);
+  read_uint("QUARTZ_PERIOD_US", 50, 1000000, o.period_us);
+  read_uint("QUARTZ_CHECKPOINT_MS", 10, 3600000, o.checkpoint_ms);
+  if (const char* reserve = getenv("QUARTZ_RESERVE")) {
+    if (strcmp(reserve, "yes") == 0 || strcmp(reserve, "1") == 0) {
+      o.reserve = 1;
+    } else if (strcmp(reserve, "no") == 0 || strcmp(reserve, "0") == 0) {
+      o.reserve = 0;
+    } else if (strcmp(reserve, "auto") != 0) {
+      warn("QUARTZ_RESERVE", reserve);
+    }
+  }
+  if (const char* cores = getenv("QUARTZ_RESERVED_CORES")) {
+    strncpy(o.reserved_cores, cores, sizeof(o.reserved_cores) - 1);
+  }
 }
 
 }  // namespace quartz::rt

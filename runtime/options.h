@@ -19,6 +19,13 @@ struct Options {
   uint32_t objects_log2 = 14;      // QUARTZ_OBJECTS_LOG2: process-wide object records
   uint32_t call_graph_log2 = 16;   // QUARTZ_CALL_GRAPH_LOG2: process-wide call edges
   char summary_path[kMaxPathBytes] = {};  // QUARTZ_SUMMARY: what the runtime saw, at exit
+
+  // Sampling (sampler/): on when QUARTZ_OUTPUT names the capture file to write.
+  char output[kMaxPathBytes] = {};  // QUARTZ_OUTPUT
+  uint32_t period_us = 1000;        // QUARTZ_PERIOD_US: time between snapshots
+  uint32_t checkpoint_ms = 1000;    // QUARTZ_CHECKPOINT_MS: capture rewritten this often
+  int reserve = -1;                 // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
+  char reserved_cores[128] = {};    // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
 };
 
 // Reads the environment. Never allocates; warnings go to stderr with write(2).

@@ -109,10 +109,7 @@ bool ProfileStack::pop_object_slow(uintptr_t address) {
     return true;
   }
   const int found = find(address, /*procedure=*/false);
-  if (found < 0) {
-    bump(mismatches_);
-    return false;
-  }
+  if (found < 0) return false;  // released by a thread that did not hold it: its error
   StackEntry& target = entries_[found];
   const uint64_t meta = target.meta.load(std::memory_order_relaxed);
   if (meta >= kRepeatUnit) {  // a recursive lock taken more than once

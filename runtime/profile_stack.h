@@ -226,11 +226,15 @@ class ProfileStack {
     return static_cast<uint32_t>(word_.load(std::memory_order_acquire));
   }
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return capacity_; }
+  // Pushes and pops published so far, twice over (a reader's count of hook events).
+  QUARTZ_ALWAYS_INLINE uint32_t sequence() const {
+    return static_cast<uint32_t>(word_.load(std::memory_order_relaxed) >> 32);
+  }
   // Pushes that did not fit.
   QUARTZ_ALWAYS_INLINE uint64_t overflows() const {
     return overflows_.load(std::memory_order_relaxed);
   }
-  // Exits and releases that matched nothing on the stack.
+  // Procedure exits that matched nothing on the stack.
   QUARTZ_ALWAYS_INLINE uint64_t mismatches() const {
     return mismatches_.load(std::memory_order_relaxed);
   }

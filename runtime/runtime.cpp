@@ -12,6 +12,8 @@
 
 #include "runtime/real.h"
 #include "runtime/summary.h"
+#include "runtime/thread_cpu.h"
+#include "sampler/sampler.h"
 
 namespace quartz::rt {
 
@@ -85,6 +87,11 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   if (!slot || t_local.slot != slot) return;
   ErrnoGuard errno_guard;
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  ThreadCpu cpu;  // the sampler cannot ask the kernel once the thread is gone
+  if (sampler::running() && read_thread_cpu(gettid(), &cpu)) {
+    block->exit_cpu_ns.store(cpu.cpu_ns, std::memory_order_relaxed);
+    block->exit_runqueue_ns.store(cpu.runqueue_ns, std::memory_order_relaxed);
+  }
   if (ThreadRecord* record = g_runtime.history.at(block->index)) {
     record->exited_ns.store(now_ns(), std::memory_order_relaxed);
     uint32_t running = 0;  // pthread_exit may have said how it ended already
@@ -120,7 +127,9 @@ QUARTZ_NOINSTR void after_fork_in_child() {
     block->self = pthread_self();
     record_thread_start(*block, kNoThread, 0);
   }
-  // The child reports separately: its summary goes to "<path>.<pid>".
+  // The sampler thread stayed in the parent; the child is not sampled (its runtime keeps
+  // counting, and reports its summary separately, to "<path>.<pid>").
+  sampler::forget_after_fork();
   char* path = rt.options.summary_path;
   if (path[0] && strcmp(path, "-") != 0) {
     const size_t used = strlen(path);
@@ -168,6 +177,7 @@ QUARTZ_NOINSTR void finish() {
   ErrnoGuard errno_guard;
   const uint8_t was_in_runtime = t_local.in_runtime;
   t_local.in_runtime = 1;
+  sampler::stop();  // the final snapshot and capture
   if (g_runtime.options.summary_path[0]) write_summary(g_runtime, g_runtime.options.summary_path);
   t_local.in_runtime = was_in_runtime;
   g_runtime.lifecycle.store(Lifecycle::finished, std::memory_order_release);
@@ -317,6 +327,11 @@ __attribute__((constructor(101), no_instrument_function)) void quartz_runtime_st
   if (!ensure_initialized()) return;
   if (!g_runtime.options.follow_exec) stop_following_exec();
   current_block();  // the main thread gets index 0 and a block before anything else
+  if (g_runtime.options.output[0] && !quartz::sampler::start(g_runtime)) {
+    static const char kMessage[] = "quartz: cannot start the sampler; no profile will be written\n";
+    ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+  }
   // Registered now, so it runs after the program's own atexit handlers and destructors.
   atexit(finish);
 }

@@ -40,6 +40,8 @@ void ThreadBlock::reuse() {
   self = pthread_t{};
   start_routine = nullptr;
   start_arg = nullptr;
+  exit_cpu_ns.store(0, std::memory_order_relaxed);
+  exit_runqueue_ns.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace quartz::rt

@@ -55,6 +55,9 @@ struct alignas(kCacheLine) ThreadBlock {
   pthread_t self{};
   void* (*start_routine)(void*) = nullptr;
   void* start_arg = nullptr;
+  // Written as the thread ends, for a reader that can no longer ask the kernel.
+  std::atomic<uint64_t> exit_cpu_ns{0};
+  std::atomic<uint64_t> exit_runqueue_ns{0};
 
   // Memory needed for a block of this geometry, trailing arrays included.
   QUARTZ_NOINSTR static size_t bytes_for(const BlockGeometry& geometry);

@@ -64,6 +64,17 @@ ObjectCountSlot* ObjectCountTable::find_slow(uintptr_t address, bool* inserted) 
   return nullptr;
 }
 
+const ObjectCountSlot* ObjectCountTable::lookup(uintptr_t address) const {
+  const uint32_t home = fib_hash(address, shift_);
+  for (uint32_t probe = 0; probe < kMaxProbes; ++probe) {
+    const ObjectCountSlot& s = slots_[(home + probe) & mask_];
+    const uintptr_t key = s.address.load(std::memory_order_acquire);
+    if (key == address) return &s;
+    if (key == 0) return nullptr;
+  }
+  return nullptr;
+}
+
 void ObjectCountTable::clear() {
   for (uint32_t i = 0; i <= mask_; ++i) {
     ObjectCountSlot& s = slots_[i];

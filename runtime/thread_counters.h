@@ -78,6 +78,8 @@ class ObjectCountTable {
 
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
   QUARTZ_ALWAYS_INLINE const ObjectCountSlot& slot(uint32_t i) const { return slots_[i]; }
+  // The slot for `address` if the table has one (a reader's lookup: never inserts).
+  QUARTZ_NOINSTR const ObjectCountSlot* lookup(uintptr_t address) const;
   QUARTZ_NOINSTR void clear();
 
  private:

@@ -31,12 +31,13 @@ ThreadBlock* ThreadRegistry::prepare_block(ThreadSlot& slot) {
 SlotChunk* ThreadRegistry::append_chunk(SlotChunk* last) {
   void* memory = map_zeroed(sizeof(SlotChunk));
   if (!memory) return nullptr;
-  auto* fresh = new (memory) SlotChunk();
+  auto* fresh = new (memory) SlotChunk(last->slots[0].ordinal + SlotChunk::kSlots);
   SlotChunk* expected = nullptr;
   while (!last->next.compare_exchange_weak(expected, fresh, std::memory_order_acq_rel)) {
     if (expected) {  // someone else appended: go to the end of the list
       last = expected;
       expected = nullptr;
+      new (memory) SlotChunk(last->slots[0].ordinal + SlotChunk::kSlots);
     }
   }
   return fresh;

@@ -27,10 +27,14 @@ enum class SlotStatus : uint32_t { free = 0, claimed, live, exited };
 struct ThreadSlot {
   std::atomic<SlotStatus> status{SlotStatus::free};
   std::atomic<ThreadBlock*> block{nullptr};
+  uint32_t ordinal = 0;  // position in the registry: readers index their own state by it
 };
 
 struct SlotChunk {
   static constexpr uint32_t kSlots = 64;
+  constexpr explicit SlotChunk(uint32_t base) {
+    for (uint32_t i = 0; i < kSlots; ++i) slots[i].ordinal = base + i;
+  }
   ThreadSlot slots[kSlots];
   std::atomic<SlotChunk*> next{nullptr};
 };
@@ -83,7 +87,7 @@ class ThreadRegistry {
   BlockGeometry geometry_{};
   FoldBlockFn fold_ = nullptr;
   std::atomic<int> readers_{0};
-  SlotChunk first_{};
+  SlotChunk first_{0};
 };
 
 }  // namespace quartz::rt

@@ -1,13 +1,16 @@
 /* lock_contention: threads that spend most of their time waiting for one lock.
  *
- * Each of T threads repeats I times: compute W microseconds on its own, then take the
- * lock "work_queue" and compute H microseconds holding it. Truth, by construction:
+ * Each of T threads repeats I times: compute W microseconds of processor time on its own
+ * (do_private_work), then take the lock "work_queue" and compute H microseconds holding it
+ * (update_shared_state). Truth, by construction:
  *   - the lock is held T * I * H microseconds in all, one thread at a time, so when
- *     T * H > W + H the lock is the bottleneck and it is "work_queue" that ranks first;
- *   - every acquisition but the first few is contended when T * H > W + H.
+ *     T * H > W + H the lock is the bottleneck: elapsed ~ T * I * H, "work_queue" ranks
+ *     first among objects and update_shared_state above do_private_work by normalized
+ *     time although both use the same processor time;
+ *   - most acquisitions are contended when T * H > W + H.
  *
  *   lock_contention [--threads T] [--iterations I] [--work-us W] [--hold-us H]
- *   defaults:        4            200              100          100
+ *   defaults:        4            1500             100          100
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -17,26 +20,12 @@
 
 #include "quartz/quartz.h"
 #include "sample_args.h"
+#include "sample_work.h"
 
 static pthread_mutex_t work_queue = PTHREAD_MUTEX_INITIALIZER;
-static long iterations = 200, work_us = 100, hold_us = 100;
-static volatile double sink;
+static long iterations = 1500, work_us = 100, hold_us = 100;
 
-double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
-/* Burns processor time for `us` microseconds. */
-void compute(long us) {
-  double end = now_us() + (double)us;
-  double x = 1.0;
-  while (now_us() < end) {
-    for (int i = 0; i < 200; i++) x = x * 1.0000001 + 1e-9;
-  }
-  sink = x;
-}
 
 void do_private_work(void) { compute(work_us); }
 
@@ -69,7 +58,7 @@ int main(int argc, char** argv) {
   double start = now_us();
   for (long t = 0; t < threads; t++) pthread_create(&ids[t], NULL, worker, NULL);
   for (long t = 0; t < threads; t++) pthread_join(ids[t], NULL);
-  printf("lock_contention: %ld threads x %ld iterations, work %ld us, hold %ld us: %.3f s\n",
-         threads, iterations, work_us, hold_us, (now_us() - start) / 1e6);
+  printf("held_s=%.6f\n", threads * iterations * hold_us / 1e6);
+  printf("elapsed_s=%.6f\n", (now_us() - start) / 1e6);
   return 0;
 }

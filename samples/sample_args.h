@@ -14,7 +14,7 @@ struct sample_flag {
 
 /* Returns 0 (after printing why) on an unknown flag, a missing or bad value. */
 static inline int parse_sample_flags(int argc, char** argv, struct sample_flag* flags, size_t n) {
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) {
     size_t f = 0;
     while (f < n && strcmp(argv[i], flags[f].name) != 0) f++;
     if (f == n) {
@@ -29,7 +29,6 @@ static inline int parse_sample_flags(int argc, char** argv, struct sample_flag* 
       return 0;
     }
     *flags[f].value = v;
-    i++;
   }
   return 1;
 }

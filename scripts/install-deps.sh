@@ -6,7 +6,7 @@ packages="
   build-essential cmake ninja-build pkg-config
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libsqlite3-dev sqlite3 libdw-dev
+  libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libgl-dev xvfb xauth
   uftrace binutils
 "

@@ -99,32 +99,29 @@ std::map<std::string, std::string> printed_values(const std::string& out) {
   return values;
 }
 
-RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                      const RunOptions& options) {
-  RunResult result;
-  const std::string dir = QUARTZ_E2E_DIR;
-  char summary_template[] = "/tmp/quartz-e2e-XXXXXX";
-  const int summary_fd = mkstemp(summary_template);
-  close(summary_fd);
-  result.summary_path = summary_template;
+CommandResult run_command(const std::vector<std::string>& argv_in,
+                          const std::map<std::string, std::string>& env_in, int timeout_s,
+                          void (*started)(int pid)) {
+  CommandResult result;
   char out_template[] = "/tmp/quartz-e2e-out-XXXXXX";
+  char err_template[] = "/tmp/quartz-e2e-err-XXXXXX";
   const int out_fd = mkstemp(out_template);
-
-  std::vector<std::string> argv_storage{dir + "/" + program};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  const int err_fd = mkstemp(err_template);
+  std::vector<std::string> argv_storage = argv_in;
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 && std::strncmp(*e, "QUARTZ_", 7) != 0) {
-      env_storage.emplace_back(*e);
-    }
+    const std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (env_in.count(key) || key == "LD_PRELOAD" || key.rfind("QUARTZ_", 0) == 0) continue;
+    env_storage.push_back(entry);
   }
-  if (options.preload) env_storage.push_back(std::string("LD_PRELOAD=") + QUARTZ_LIBRARY);
-  env_storage.push_back("QUARTZ_SUMMARY=" + result.summary_path);
-  for (const auto& [k, v] : options.env) env_storage.push_back(k + "=" + v);
+  for (const auto& [k, v] : env_in) env_storage.push_back(k + "=" + v);
 
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    setpgid(0, 0);
     std::vector<char*> argv, envp;
     for (auto& a : argv_storage) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -133,25 +130,50 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  if (started) started(pid);
   int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
-      ADD_FAILURE() << program << " timed out (deadlock?)";
+      ADD_FAILURE() << argv_in[0] << " timed out (deadlock?)";
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  std::ifstream out(out_template);
-  std::stringstream text;
-  text << out.rdbuf();
-  result.out = text.str();
+  auto slurp = [](const char* path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  result.out = slurp(out_template);
+  result.err = slurp(err_template);
   close(out_fd);
+  close(err_fd);
   unlink(out_template);
+  unlink(err_template);
+  return result;
+}
+
+RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      const RunOptions& options) {
+  RunResult result;
+  char summary_template[] = "/tmp/quartz-e2e-XXXXXX";
+  close(mkstemp(summary_template));
+  result.summary_path = summary_template;
+  std::vector<std::string> argv{std::string(QUARTZ_E2E_DIR) + "/" + program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::map<std::string, std::string> env = options.env;
+  if (options.preload) env["LD_PRELOAD"] = QUARTZ_LIBRARY;
+  env["QUARTZ_SUMMARY"] = result.summary_path;
+  const CommandResult r = run_command(argv, env, options.timeout_s);
+  result.exit_code = r.exit_code;
+  result.signal = r.signal;
+  result.out = r.out;
   result.summary = read_summary(result.summary_path);
   unlink(result.summary_path.c_str());
   return result;

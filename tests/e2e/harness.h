@@ -40,6 +40,19 @@ struct RunOptions {
   int timeout_s = 120;
 };
 
+struct CommandResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string out, err;
+};
+
+// Runs argv[0] (a path) with `argv` and `env` added to (or replacing) this process's
+// environment. Calls `started(pid)` once the process runs, if given. Fails the current test
+// on timeout.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env = {}, int timeout_s = 120,
+                          void (*started)(int pid) = nullptr);
+
 // Runs build/tests/e2e/<program> with `args`. Fails the current test on timeout.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const RunOptions& options = {});

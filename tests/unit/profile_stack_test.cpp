@@ -143,8 +143,9 @@ TEST(ProfileStack, HandOverHandReleaseRemovesFromTheMiddle) {
   EXPECT_TRUE(s.stack.pop_object(0xA));
   EXPECT_EQ(s.addresses(), (Addresses{10, 0xB}));
   EXPECT_TRUE(s.stack.pop_object(0xB));
-  EXPECT_FALSE(s.stack.pop_object(0xB));
+  EXPECT_FALSE(s.stack.pop_object(0xB));  // not held: nothing to pop, not an unmatched exit
   EXPECT_EQ(s.addresses(), (Addresses{10}));
+  EXPECT_EQ(s.stack.mismatches(), 0u);
 }
 
 TEST(ProfileStack, RecursiveLockFoldsAndUnfolds) {

@@ -1,0 +1,284 @@
+#include "analysis/profile_view.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+#include <unordered_map>
+
+namespace quartz::analysis {
+
+using namespace quartz::profile;
+
+namespace {
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+Totals totals_of(const FullRecord& r) {
+  Totals t;
+  const size_t bins = r.normalized_self.size();
+  t.histogram_s.assign(bins, 0);
+  t.histogram_self_s = r.normalized_self;
+  for (size_t i = 0; i < bins; ++i) t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
+  t.normalized_self_s = sum(r.normalized_self);
+  t.normalized_s = t.normalized_self_s + sum(r.normalized_behalf);
+  t.processor_self_s = sum(r.processor_self);
+  t.processor_s = t.processor_self_s + sum(r.processor_behalf);
+  for (size_t s = 0; s < capture::kStateCount; ++s) {
+    t.state_s[s] = r.state_self[s] + r.state_behalf[s];
+    const std::vector<double>& hist = r.runnable[s];
+    t.runnable_s.push_back(hist);
+    double weight = 0, weighted = 0;
+    for (size_t k = 0; k < hist.size(); ++k) {
+      weight += hist[k];
+      weighted += hist[k] * static_cast<double>(k);
+    }
+    t.mean_runnable[s] = weight > 0 ? weighted / weight : 0;
+  }
+  return t;
+}
+
+std::string hex(uint64_t address) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
+std::string basename_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string location_of(const Run& run, uint64_t address) {
+  auto it = run.symbols.find(address);
+  if (it == run.symbols.end()) return "";
+  const Symbol& s = it->second;
+  if (!s.file.empty()) return basename_of(s.file) + (s.line ? ":" + std::to_string(s.line) : "");
+  return basename_of(s.module);
+}
+
+std::string object_name(const Run& run, const ObjectInfo& o) {
+  if (!o.name.empty()) return o.name;
+  std::string name = kind_name(o.kind);
+  if (o.first_site) {
+    auto it = run.symbols.find(o.first_site);
+    if (it != run.symbols.end() && !it->second.function.empty()) {
+      name += "@" + it->second.function;
+      const std::string where = location_of(run, o.first_site);
+      if (!where.empty()) name += " (" + where + ")";
+      return name;
+    }
+  }
+  return name + "@" + hex(o.address);
+}
+
+}  // namespace
+
+std::string kind_name(uint32_t kind) {
+  static const char* const kNames[] = {"procedure", "mutex",   "rwlock(read)", "rwlock(write)",
+                                       "spinlock",  "condition", "barrier",    "semaphore",
+                                       "join",      "spin region"};
+  return kind < capture::kKindCount ? kNames[kind] : "object";
+}
+
+std::string display_name(const Run& run, uint64_t address) {
+  auto it = run.symbols.find(address);
+  if (it != run.symbols.end() && !it->second.function.empty()) return it->second.function;
+  return hex(address);
+}
+
+namespace {
+
+std::vector<ProcedureRow> procedure_rows(const Run& run) {
+  std::unordered_map<uint64_t, uint64_t> calls;  // by callee
+  for (const Edge& e : run.edges) calls[e.callee] += e.calls;
+  std::vector<ProcedureRow> rows;
+  for (const ProcedureInfo& p : run.procedures) {
+    ProcedureRow row;
+    row.address = p.address;
+    row.name = display_name(run, p.address);
+    row.location = location_of(run, p.address);
+    row.calls = calls.count(p.address) ? calls[p.address] : 0;
+    row.totals = totals_of(p.record);
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const ProcedureRow& a, const ProcedureRow& b) {
+    return a.totals.normalized_s > b.totals.normalized_s;
+  });
+  return rows;
+}
+
+// How each procedure's normalized time divides among its children, from the calling-
+// context tree: a child's share is its inclusive time in the contexts directly below the
+// procedure's contexts. Key 0 holds the root's children.
+std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
+                                                     const std::vector<ProcedureRow>& procedures) {
+  const size_t n = run.contexts.size();
+  std::vector<double> inclusive(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    inclusive[i] += sum(run.contexts[i].record.normalized);
+    const uint32_t parent = run.contexts[i].parent;
+    if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
+  }
+  std::unordered_map<uint64_t, uint64_t> edge_calls;
+  auto edge_key = [](uint64_t caller, uint64_t callee) { return caller * 0x9E3779B97F4A7C15ull ^ callee; };
+  for (const Edge& e : run.edges) edge_calls[edge_key(e.caller, e.callee)] += e.calls;
+
+  // parent procedure -> (child address, kind) -> time
+  std::map<uint64_t, std::map<std::pair<uint64_t, uint32_t>, double>> shares;
+  for (size_t i = 0; i < n; ++i) {
+    const ContextInfo& c = run.contexts[i];
+    uint64_t parent_address = 0;
+    if (c.parent != capture::kNoParent) {
+      const ContextInfo& p = run.contexts[c.parent];
+      if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
+      parent_address = p.address;
+    }
+    shares[parent_address][{c.address, c.kind}] += inclusive[i];
+  }
+
+  std::unordered_map<uint64_t, const ProcedureRow*> by_address;
+  for (const ProcedureRow& p : procedures) by_address[p.address] = &p;
+  std::map<uint64_t, std::vector<ChildRow>> result;
+  for (const auto& [parent, children] : shares) {
+    double total = 0;
+    double self = 0;
+    if (parent == 0) {
+      total = sum(run.program.normalized_self);
+    } else if (by_address.count(parent)) {
+      total = by_address[parent]->totals.normalized_s;
+      self = by_address[parent]->totals.normalized_self_s;
+    }
+    std::vector<ChildRow>& rows = result[parent];
+    for (const auto& [child, time] : children) {
+      ChildRow row;
+      row.address = child.first;
+      row.kind = child.second;
+      row.name = child.second == capture::kProcedure ? display_name(run, child.first) : "";
+      if (child.second != capture::kProcedure) {
+        for (const ObjectInfo& o : run.objects) {
+          if (o.address == child.first) row.name = object_name(run, o);
+        }
+        if (row.name.empty()) row.name = kind_name(child.second) + "@" + hex(child.first);
+      }
+      row.normalized_s = time;
+      row.share = total > 0 ? time / total : 0;
+      if (child.second == capture::kProcedure) {
+        auto it = edge_calls.find(edge_key(parent, child.first));
+        row.calls = it == edge_calls.end() ? 0 : it->second;
+      }
+      rows.push_back(std::move(row));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const ChildRow& a, const ChildRow& b) {
+      return a.normalized_s > b.normalized_s;
+    });
+    if (parent != 0) {
+      ChildRow row;
+      row.name = "self";
+      row.address = parent;
+      row.normalized_s = self;
+      row.share = total > 0 ? self / total : 0;
+      rows.push_back(std::move(row));
+    }
+  }
+  return result;
+}
+
+std::vector<LockRow> lock_rows(const Run& run) {
+  std::vector<LockRow> rows;
+  for (const ObjectInfo& o : run.objects) {
+    LockRow row;
+    row.address = o.address;
+    row.name = object_name(run, o);
+    row.kind = o.kind;
+    row.wait_spinning_s = o.wait_spinning_s;
+    row.wait_blocked_s = o.wait_blocked_s;
+    row.wait_s = o.wait_spinning_s + o.wait_blocked_s;
+    row.hold_s = o.hold_s;
+    row.acquisitions = o.acquisitions;
+    row.contended = o.contended;
+    row.posts = o.posts;
+    const double waits = static_cast<double>(o.contended);
+    if (waits > 0) {
+      row.mean_wait_s = o.exact_wait_ns > 0 ? o.exact_wait_ns * 1e-9 / waits : row.wait_s / waits;
+    }
+    row.queue_s = o.queue;
+    double time = 0, weighted = 0;
+    for (size_t k = 0; k < o.queue.size(); ++k) {
+      time += o.queue[k];
+      weighted += o.queue[k] * static_cast<double>(k);
+    }
+    row.mean_queue = time > 0 ? weighted / time : 0;
+    row.totals = totals_of(o.record);
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const LockRow& a, const LockRow& b) {
+    if (a.totals.normalized_s != b.totals.normalized_s) return a.totals.normalized_s > b.totals.normalized_s;
+    return a.wait_s > b.wait_s;
+  });
+  return rows;
+}
+
+std::vector<ThreadRow> thread_rows(const Run& run) {
+  std::vector<ThreadRow> rows;
+  for (const ThreadInfo& t : run.threads) {
+    ThreadRow row;
+    row.index = t.index;
+    row.parent = t.parent;
+    row.name = t.name.empty() ? "thread " + std::to_string(t.index) : t.name;
+    row.totals = totals_of(t.record);
+    row.busy_s = row.totals.state_s[capture::kBusy];
+    row.spinning_s = row.totals.state_s[capture::kSpinning];
+    row.blocked_s = row.totals.state_s[capture::kBlocked];
+    row.ready_s = row.totals.state_s[capture::kReady];
+    row.cpu_s = t.cpu_ns * 1e-9;
+    row.calls = t.calls;
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const ThreadRow& a, const ThreadRow& b) { return a.index < b.index; });
+  return rows;
+}
+
+Quality quality_of(const Run& run) {
+  Quality q;
+  using namespace capture::run_keys;
+  q.samples = static_cast<uint64_t>(run.number(kSamples));
+  q.thread_samples = static_cast<uint64_t>(run.number(kThreadSamples));
+  q.period_s = run.number(kPeriodNs) * 1e-9;
+  q.torn_rate = q.thread_samples ? run.number(kTornSamples) / static_cast<double>(q.thread_samples) : 0;
+  q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
+  q.hook_pair_ns = run.number(kHookPairNs);
+  q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;
+  q.reserved_core = run.text(kReserve) == "yes";
+  q.cpu_measurement = run.text(kCpuMeasurement);
+  q.dropped = static_cast<uint64_t>(run.number(kObjectsDropped) + run.number(kCallsDropped) +
+                                    run.number(kContextsDropped));
+  for (const ThreadInfo& t : run.threads) {
+    q.stack_overflows += t.stack_overflows;
+    q.unmatched_exits += t.unmatched_exits;
+  }
+  q.final = run.final;
+  return q;
+}
+
+}  // namespace
+
+ProfileView analyze(const Run& run) {
+  ProfileView view;
+  view.program = run.text(capture::run_keys::kProgram);
+  std::stringstream split(run.text(capture::run_keys::kArguments));
+  for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);
+  view.processors = run.processors;
+  view.elapsed_s = run.number(capture::run_keys::kElapsedNs) * 1e-9;
+  view.program_totals = totals_of(run.program);
+  view.parallelism_s = view.program_totals.histogram_s;
+  view.procedures = procedure_rows(run);
+  view.children = child_rows(run, view.procedures);
+  view.locks = lock_rows(run);
+  view.threads = thread_rows(run);
+  view.quality = quality_of(run);
+  return view;
+}
+
+}  // namespace quartz::analysis

@@ -1,0 +1,101 @@
+// What the report shows, derived from a run: the definitions of every displayed metric
+// live here, once; `quartz report` (text and JSON) and `quartz-view` both use them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profile/run.h"
+
+namespace quartz::analysis {
+
+// A record's totals: self plus work on its behalf, unless named *_self.
+struct Totals {
+  double normalized_s = 0, normalized_self_s = 0;
+  double processor_s = 0, processor_self_s = 0;
+  std::vector<double> histogram_s;       // normalized time by processors busy, 0..P
+  std::vector<double> histogram_self_s;  // the self part of it
+  profile::States state_s{};             // elapsed thread-time per state, self + behalf
+  profile::States mean_runnable{};       // mean runnable threads while in each state
+  std::vector<std::vector<double>> runnable_s;  // [state][k]: time with k runnable threads
+};
+
+struct ProcedureRow {
+  uint64_t address = 0;
+  std::string name;      // demangled function, or the address
+  std::string location;  // file:line, or the module
+  uint64_t calls = 0;
+  Totals totals;
+};
+
+struct ChildRow {
+  std::string name;  // "self" for the parent's own time
+  uint64_t address = 0;
+  uint32_t kind = capture::kProcedure;
+  double normalized_s = 0;
+  double share = 0;  // of the parent's normalized time
+  uint64_t calls = 0;
+};
+
+struct LockRow {
+  uint64_t address = 0;
+  std::string name;  // given name, or kind@call site
+  uint32_t kind = capture::kMutex;
+  double wait_s = 0, wait_spinning_s = 0, wait_blocked_s = 0, hold_s = 0;
+  uint64_t acquisitions = 0, contended = 0, posts = 0;
+  double mean_wait_s = 0;  // exact, per contended acquisition, where the runtime timed it
+  double mean_queue = 0;   // threads waiting, on average, while it was in use
+  std::vector<double> queue_s;
+  Totals totals;
+};
+
+struct ThreadRow {
+  uint32_t index = 0;
+  uint32_t parent = capture::kNoParent;
+  std::string name;
+  double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
+  double cpu_s = 0;
+  uint64_t calls = 0;
+  Totals totals;
+};
+
+struct Quality {
+  uint64_t samples = 0;
+  uint64_t thread_samples = 0;
+  double period_s = 0;
+  double torn_rate = 0;           // torn stack copies per thread sample
+  double dilation_removed_s = 0;  // processor time taken out as hook overhead
+  double hook_pair_ns = 0;
+  double sampler_cpu_s = 0;
+  bool reserved_core = false;
+  std::string cpu_measurement;  // "schedstat" or "model"
+  uint64_t stack_overflows = 0, unmatched_exits = 0;
+  uint64_t dropped = 0;         // objects, calls or contexts that found no room
+  bool final = true;            // false: the run ended abnormally; data up to a checkpoint
+};
+
+struct ProfileView {
+  std::string program;
+  std::vector<std::string> arguments;
+  uint32_t processors = 1;
+  double elapsed_s = 0;
+  std::vector<double> parallelism_s;  // elapsed time with i processors busy, 0..P
+  Totals program_totals;              // the root: everything (all of it "self")
+  std::vector<ProcedureRow> procedures;  // by normalized time, descending
+  std::vector<LockRow> locks;            // by normalized time, descending
+  std::vector<ThreadRow> threads;        // by index
+  // Each procedure's normalized time divided among its children (and "self"), by the
+  // procedure's address; children by normalized time, descending.
+  std::map<uint64_t, std::vector<ChildRow>> children;
+  Quality quality;
+};
+
+ProfileView analyze(const profile::Run& run);
+
+// A symbol's display name: the function, or the address in hex.
+std::string display_name(const profile::Run& run, uint64_t address);
+std::string kind_name(uint32_t kind);
+
+}  // namespace quartz::analysis

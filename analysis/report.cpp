@@ -1,0 +1,277 @@
+#include "analysis/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace quartz::analysis {
+namespace {
+
+std::string format(const char* spec, double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, spec, v);
+  return text;
+}
+
+// Seconds with a unit that keeps three significant digits readable.
+std::string seconds(double s) {
+  const double a = std::fabs(s);
+  if (a == 0) return "0 s";
+  if (a >= 100) return format("%.1f s", s);
+  if (a >= 1) return format("%.3f s", s);
+  if (a >= 1e-3) return format("%.2f ms", s * 1e3);
+  return format("%.1f us", s * 1e6);
+}
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? format("%5.1f%%", 100 * part / whole) : std::string("    -");
+}
+
+std::string pad(const std::string& s, size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string bar(double fraction, size_t width) {
+  const size_t n = static_cast<size_t>(std::lround(std::clamp(fraction, 0.0, 1.0) * width));
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += "\u2588";
+  return s + std::string(width - n, ' ');
+}
+
+void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
+  out << "Quartz profile";
+  if (!options.run_label.empty()) out << " of " << options.run_label;
+  out << "\n  program   ";
+  for (size_t i = 0; i < v.arguments.size(); ++i) out << (i ? " " : "") << v.arguments[i];
+  if (v.arguments.empty()) out << v.program;
+  out << "\n  elapsed   " << seconds(v.elapsed_s) << " on " << v.processors << " processor"
+      << (v.processors == 1 ? "" : "s");
+  out << "; normalized processor time of the whole program " << seconds(v.program_totals.normalized_s)
+      << "\n";
+  if (!v.quality.final) {
+    out << "  WARNING   the run did not end normally: this is its last checkpoint\n";
+  }
+}
+
+void print_parallelism(std::ostream& out, const ProfileView& v) {
+  out << "\nParallelism: elapsed time with i processors busy\n";
+  double total = 0;
+  for (double t : v.parallelism_s) total += t;
+  for (size_t i = 0; i < v.parallelism_s.size(); ++i) {
+    const double t = v.parallelism_s[i];
+    out << "  " << pad(std::to_string(i), 3) << " " << bar(total > 0 ? t / total : 0, 40) << " "
+        << pad(seconds(t), 10) << " " << percent(t, total) << "\n";
+  }
+}
+
+void print_procedures(std::ostream& out, const ProfileView& v, size_t top) {
+  out << "\nProcedures by normalized processor time (self and on its behalf)\n";
+  out << "  rank  normalized  %elapsed        self   processor       calls  procedure\n";
+  size_t rank = 0;
+  for (const ProcedureRow& p : v.procedures) {
+    if (rank == top) break;
+    const Totals& t = p.totals;
+    out << "  " << pad(std::to_string(++rank), 4) << pad(seconds(t.normalized_s), 12)
+        << pad(percent(t.normalized_s, v.elapsed_s), 10) << pad(seconds(t.normalized_self_s), 12)
+        << pad(seconds(t.processor_s), 12) << pad(std::to_string(p.calls), 12) << "  " << p.name;
+    if (!p.location.empty()) out << "  [" << p.location << "]";
+    out << "\n";
+  }
+  if (v.procedures.size() > top) {
+    out << "  ... " << v.procedures.size() - top << " more (--top N)\n";
+  }
+}
+
+std::string histogram_inline(const Totals& t) {
+  std::string s;
+  for (size_t i = 0; i < t.histogram_s.size(); ++i) {
+    if (t.histogram_s[i] <= 0) continue;
+    s += (s.empty() ? "" : "  ") + std::to_string(i) + " busy: " + seconds(t.histogram_s[i]);
+  }
+  return s;
+}
+
+void print_block(std::ostream& out, const ProfileView& v, const std::string& name,
+                 const Totals* totals, const std::vector<ChildRow>& children) {
+  const double total = totals ? totals->normalized_s : v.program_totals.normalized_s;
+  out << "\n  " << name << "  " << seconds(total) << " (" << percent(total, v.elapsed_s) << " of elapsed)";
+  if (totals) out << "   by processors busy: " << histogram_inline(*totals);
+  out << "\n";
+  for (const ChildRow& c : children) {
+    if (c.normalized_s <= 0 && c.name != "self") continue;
+    std::string label = c.name;
+    if (c.kind != capture::kProcedure) label += "  (" + kind_name(c.kind) + ")";
+    out << "      " << pad(seconds(c.normalized_s), 10) << " " << percent(c.normalized_s, total);
+    out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label << "\n";
+  }
+}
+
+void print_call_graph(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
+  out << "\nCall graph, top-down: each procedure's normalized time and how it divides among\n"
+         "its children (normalized, % of the procedure, calls)\n";
+  auto root = v.children.find(0);
+  if (root != v.children.end()) print_block(out, v, "<program>", nullptr, root->second);
+  size_t shown = 0;
+  for (const ProcedureRow& p : v.procedures) {
+    if (shown == options.top) break;
+    auto it = v.children.find(p.address);
+    if (it == v.children.end() || it->second.size() <= 1) continue;  // a leaf: nothing to divide
+    print_block(out, v, p.name, &p.totals, it->second);
+    ++shown;
+  }
+}
+
+void print_locks(std::ostream& out, const ProfileView& v, size_t top) {
+  if (v.locks.empty()) return;
+  out << "\nSynchronization objects by normalized processor time (holding and on their behalf)\n";
+  out << "  normalized        wait        hold  acquired  contended  mean queue  object\n";
+  size_t n = 0;
+  for (const LockRow& l : v.locks) {
+    if (n++ == top) break;
+    out << "  " << pad(seconds(l.totals.normalized_s), 10) << pad(seconds(l.wait_s), 12)
+        << pad(seconds(l.hold_s), 12) << pad(std::to_string(l.acquisitions), 10)
+        << pad(std::to_string(l.contended), 11) << pad(format("%.2f", l.mean_queue), 12) << "  "
+        << l.name << "  (" << kind_name(l.kind) << ")\n";
+  }
+}
+
+void print_threads(std::ostream& out, const ProfileView& v, size_t top) {
+  out << "\nThreads (thread-seconds in each state)\n";
+  out << "  index  normalized        busy    spinning     blocked       ready  name\n";
+  size_t n = 0;
+  for (const ThreadRow& t : v.threads) {
+    if (n++ == top) {
+      out << "  ... " << v.threads.size() - top << " more\n";
+      break;
+    }
+    out << "  " << pad(std::to_string(t.index), 5) << pad(seconds(t.totals.normalized_s), 12)
+        << pad(seconds(t.busy_s), 12) << pad(seconds(t.spinning_s), 12)
+        << pad(seconds(t.blocked_s), 12) << pad(seconds(t.ready_s), 12) << "  " << t.name << "\n";
+  }
+}
+
+void print_quality(std::ostream& out, const ProfileView& v) {
+  const Quality& q = v.quality;
+  out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s) << ", "
+      << q.thread_samples << " thread samples, " << format("%.3f%%", 100 * q.torn_rate)
+      << " torn; CPU shares " << (q.cpu_measurement == "schedstat" ? "measured" : "modelled")
+      << "; sampler " << (q.reserved_core ? "on a reserved core" : "sharing the processors")
+      << ", " << seconds(q.sampler_cpu_s) << " CPU ("
+      << percent(q.sampler_cpu_s, v.elapsed_s) << " of elapsed); hook overhead removed "
+      << seconds(q.dilation_removed_s) << " (" << format("%.1f", q.hook_pair_ns)
+      << " ns per call)";
+  if (q.stack_overflows) out << "; " << q.stack_overflows << " stack overflows";
+  if (q.dropped) out << "; " << q.dropped << " entries dropped (tables full)";
+  out << "\n";
+}
+
+nlohmann::json totals_json(const Totals& t) {
+  return {{"normalized_s", t.normalized_s},
+          {"normalized_self_s", t.normalized_self_s},
+          {"processor_s", t.processor_s},
+          {"processor_self_s", t.processor_self_s},
+          {"histogram_s", t.histogram_s},
+          {"histogram_self_s", t.histogram_self_s},
+          {"state_s",
+           {{"busy", t.state_s[capture::kBusy]},
+            {"spinning", t.state_s[capture::kSpinning]},
+            {"blocked", t.state_s[capture::kBlocked]},
+            {"ready", t.state_s[capture::kReady]}}},
+          {"mean_runnable",
+           {{"busy", t.mean_runnable[capture::kBusy]},
+            {"spinning", t.mean_runnable[capture::kSpinning]},
+            {"blocked", t.mean_runnable[capture::kBlocked]},
+            {"ready", t.mean_runnable[capture::kReady]}}}};
+}
+
+}  // namespace
+
+void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options) {
+  print_header(out, view, options);
+  print_parallelism(out, view);
+  print_procedures(out, view, options.top);
+  print_call_graph(out, view, options);
+  print_locks(out, view, options.top);
+  print_threads(out, view, options.top);
+  print_quality(out, view);
+}
+
+void print_json_report(std::ostream& out, const ProfileView& v) {
+  nlohmann::json j;
+  j["program"] = v.program;
+  j["arguments"] = v.arguments;
+  j["elapsed_s"] = v.elapsed_s;
+  j["processors"] = v.processors;
+  j["parallelism_s"] = v.parallelism_s;
+  j["program_totals"] = totals_json(v.program_totals);
+  j["final"] = v.quality.final;
+  auto& procedures = j["procedures"] = nlohmann::json::array();
+  for (const ProcedureRow& p : v.procedures) {
+    nlohmann::json row = totals_json(p.totals);
+    row["name"] = p.name;
+    row["address"] = p.address;
+    row["location"] = p.location;
+    row["calls"] = p.calls;
+    auto& children = row["children"] = nlohmann::json::array();
+    if (auto it = v.children.find(p.address); it != v.children.end()) {
+      for (const ChildRow& c : it->second) {
+        children.push_back({{"name", c.name},
+                            {"kind", kind_name(c.kind)},
+                            {"normalized_s", c.normalized_s},
+                            {"share", c.share},
+                            {"calls", c.calls}});
+      }
+    }
+    procedures.push_back(std::move(row));
+  }
+  auto& locks = j["locks"] = nlohmann::json::array();
+  for (const LockRow& l : v.locks) {
+    nlohmann::json row = totals_json(l.totals);
+    row["name"] = l.name;
+    row["kind"] = kind_name(l.kind);
+    row["address"] = l.address;
+    row["wait_s"] = l.wait_s;
+    row["wait_spinning_s"] = l.wait_spinning_s;
+    row["wait_blocked_s"] = l.wait_blocked_s;
+    row["hold_s"] = l.hold_s;
+    row["acquisitions"] = l.acquisitions;
+    row["contended"] = l.contended;
+    row["posts"] = l.posts;
+    row["mean_wait_s"] = l.mean_wait_s;
+    row["mean_queue"] = l.mean_queue;
+    row["queue_s"] = l.queue_s;
+    locks.push_back(std::move(row));
+  }
+  auto& threads = j["threads"] = nlohmann::json::array();
+  for (const ThreadRow& t : v.threads) {
+    nlohmann::json row = totals_json(t.totals);
+    row["index"] = t.index;
+    row["parent"] = t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
+    row["name"] = t.name;
+    row["busy_s"] = t.busy_s;
+    row["spin_s"] = t.spinning_s;
+    row["blocked_s"] = t.blocked_s;
+    row["ready_s"] = t.ready_s;
+    row["cpu_s"] = t.cpu_s;
+    row["calls"] = t.calls;
+    threads.push_back(std::move(row));
+  }
+  const Quality& q = v.quality;
+  j["sampling"] = {{"samples", q.samples},
+                   {"thread_samples", q.thread_samples},
+                   {"period_s", q.period_s},
+                   {"torn_rate", q.torn_rate},
+                   {"dilation_removed_s", q.dilation_removed_s},
+                   {"hook_pair_ns", q.hook_pair_ns},
+                   {"sampler_cpu_s", q.sampler_cpu_s},
+                   {"reserved_core", q.reserved_core},
+                   {"cpu_measurement", q.cpu_measurement},
+                   {"stack_overflows", q.stack_overflows},
+                   {"unmatched_exits", q.unmatched_exits},
+                   {"dropped", q.dropped}};
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace quartz::analysis

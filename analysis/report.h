@@ -1,0 +1,21 @@
+// `quartz report`: the profile for terminals (Quartz's hierarchical report, after the
+// paper's Figure 1) and as JSON. Both print a ProfileView; neither computes a metric.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analysis/profile_view.h"
+
+namespace quartz::analysis {
+
+struct ReportOptions {
+  size_t top = 20;          // rows in the ranked tables
+  size_t graph_depth = 3;   // levels of the call graph walked top-down
+  std::string run_label;    // e.g. "run 3 (quartz.db)"
+};
+
+void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options);
+void print_json_report(std::ostream& out, const ProfileView& view);
+
+}  // namespace quartz::analysis

@@ -1,0 +1,77 @@
+#include "cli/command_line.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace quartz::cli {
+
+bool Arguments::flag(const std::string& flag) {
+  if (done() || args_[at_] != flag) return false;
+  ++at_;
+  return true;
+}
+
+bool Arguments::value(const std::string& flag, std::string* out) {
+  if (done()) return false;
+  const std::string& a = args_[at_];
+  if (a == flag) {
+    if (at_ + 1 >= args_.size()) throw UsageError(command_ + ": " + flag + " needs a value");
+    *out = args_[at_ + 1];
+    at_ += 2;
+    return true;
+  }
+  if (a.rfind(flag + "=", 0) == 0) {
+    *out = a.substr(flag.size() + 1);
+    ++at_;
+    return true;
+  }
+  return false;
+}
+
+bool Arguments::number(const std::string& flag, uint64_t lo, uint64_t hi, uint64_t* out) {
+  std::string text;
+  if (!value(flag, &text)) return false;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi) {
+    throw UsageError(command_ + ": " + flag + " needs a number from " + std::to_string(lo) +
+                     " to " + std::to_string(hi) + ", not '" + text + "'");
+  }
+  *out = v;
+  return true;
+}
+
+void Arguments::unknown() const {
+  throw UsageError(command_ + ": unknown option '" + args_[at_] + "' (see quartz help " +
+                   command_ + ")");
+}
+
+std::vector<std::string> Arguments::rest() {
+  std::vector<std::string> out(args_.begin() + static_cast<long>(at_), args_.end());
+  at_ = args_.size();
+  return out;
+}
+
+std::string runtime_library() {
+  if (const char* path = std::getenv("QUARTZ_LIBRARY")) return path;
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    for (const char* relative : {"../lib/libquartz.so", "libquartz.so"}) {
+      const auto candidate = self.parent_path() / relative;
+      if (std::filesystem::exists(candidate, error)) {
+        return std::filesystem::weakly_canonical(candidate, error).string();
+      }
+    }
+  }
+  throw UsageError("cannot find libquartz.so next to the quartz command (set QUARTZ_LIBRARY)");
+}
+
+std::string default_store() {
+  if (const char* path = std::getenv("QUARTZ_STORE")) return path;
+  return "quartz.db";
+}
+
+}  // namespace quartz::cli

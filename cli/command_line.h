@@ -1,0 +1,46 @@
+// Small helpers shared by the `quartz` subcommands: flag parsing with one-line errors, and
+// where things are (the runtime library, the default store).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace quartz::cli {
+
+// A bad command line or an unusable input: printed as "quartz: <message>", exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Walks a command's arguments: flags first, then operands.
+class Arguments {
+ public:
+  Arguments(std::vector<std::string> args, std::string command)
+      : args_(std::move(args)), command_(std::move(command)) {}
+
+  bool done() const { return at_ >= args_.size(); }
+  const std::string& peek() const { return args_[at_]; }
+  std::string next() { return args_[at_++]; }
+  // True (and consumed) if the next argument is `flag`.
+  bool flag(const std::string& flag);
+  // The value after `flag` if the next argument is `flag` (or "flag=value").
+  bool value(const std::string& flag, std::string* out);
+  bool number(const std::string& flag, uint64_t lo, uint64_t hi, uint64_t* out);
+  [[noreturn]] void unknown() const;
+  std::vector<std::string> rest();
+
+ private:
+  std::vector<std::string> args_;
+  std::string command_;
+  size_t at_ = 0;
+};
+
+// libquartz.so next to this executable (../lib), or QUARTZ_LIBRARY.
+std::string runtime_library();
+// The store used when none is named: QUARTZ_STORE, or ./quartz.db.
+std::string default_store();
+
+}  // namespace quartz::cli

@@ -1,0 +1,20 @@
+// The `quartz` subcommands. Each returns the process exit status; bad input throws
+// UsageError (or a profile error), which main() prints on one line with status 2.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace quartz::cli {
+
+int run_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
+int import_command(const std::vector<std::string>& args);
+int list_command(const std::vector<std::string>& args);
+std::string command_help(const std::string& command);
+
+// Reads a capture, names its addresses, stores it with its metrics; returns the run id.
+int64_t import_capture(const std::string& capture_path, const std::string& store_path,
+                       const std::string& options);
+
+}  // namespace quartz::cli

@@ -1,0 +1,182 @@
+// `quartz report`, `import`, `list` and `help`.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "analysis/profile_view.h"
+#include "analysis/report.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "profile/capture.h"
+#include "profile/store.h"
+#include "profile/symbolize_run.h"
+
+namespace quartz::cli {
+namespace {
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileView& view) {
+  std::vector<profile::ProcedureMetric> procedures;
+  for (const auto& p : view.procedures) {
+    procedures.push_back({p.name, p.location, p.totals.normalized_s, p.totals.normalized_self_s,
+                          p.totals.processor_s, p.calls});
+  }
+  std::vector<profile::LockMetric> locks;
+  for (const auto& l : view.locks) {
+    locks.push_back({l.name, analysis::kind_name(l.kind), l.totals.normalized_s, l.wait_s, l.hold_s,
+                     l.acquisitions, l.contended});
+  }
+  std::vector<profile::ThreadMetric> threads;
+  for (const auto& t : view.threads) {
+    threads.push_back({t.index, t.name, t.totals.normalized_s, t.busy_s, t.spinning_s, t.blocked_s,
+                       t.ready_s});
+  }
+  store.add_metrics(id, procedures, locks, threads);
+}
+
+}  // namespace
+
+int64_t import_capture(const std::string& capture_path, const std::string& store_path,
+                       const std::string& options) {
+  const std::vector<unsigned char> bytes = read_bytes(capture_path);
+  profile::Run run = profile::parse_capture(bytes, capture_path);
+  profile::symbolize_run(run);
+  profile::Store store(store_path);
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(capture_path, error);
+  const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
+  store_metrics(store, id, analysis::analyze(run));
+  return id;
+}
+
+int report_command(const std::vector<std::string>& args) {
+  Arguments a(args, "report");
+  std::string store_path = default_store();
+  bool json = false;
+  uint64_t top = 20;
+  std::string which;
+  while (!a.done()) {
+    if (a.value("--store", &store_path)) continue;
+    if (a.flag("--json")) {
+      json = true;
+      continue;
+    }
+    if (a.number("--top", 1, 100000, &top)) continue;
+    if (a.peek().rfind("-", 0) == 0) a.unknown();
+    if (!which.empty()) throw UsageError("report: more than one run given");
+    which = a.next();
+  }
+
+  profile::Run run;
+  analysis::ReportOptions options;
+  options.top = top;
+  std::error_code error;
+  const bool is_file = !which.empty() && std::filesystem::is_regular_file(which, error);
+  if (is_file && profile::looks_like_capture(which)) {
+    run = profile::read_capture(which);
+    profile::symbolize_run(run);
+    options.run_label = which;
+  } else {
+    if (is_file || (!which.empty() && which != "latest" &&
+                    which.find_first_not_of("0123456789") != std::string::npos)) {
+      throw UsageError("report: '" + which + "' is neither a run number nor a capture file");
+    }
+    if (!std::filesystem::exists(store_path, error)) {
+      throw UsageError("report: no store at " + store_path + " (run 'quartz run' first, or give --store)");
+    }
+    profile::Store store(store_path);
+    int64_t id = 0;
+    if (which.empty() || which == "latest") {
+      const auto latest = store.latest();
+      if (!latest) throw UsageError("report: " + store_path + " holds no runs");
+      id = *latest;
+    } else {
+      id = std::stoll(which);
+    }
+    run = store.load(id);
+    options.run_label = "run " + std::to_string(id) + " (" + store_path + ")";
+  }
+  const analysis::ProfileView view = analysis::analyze(run);
+  if (json) {
+    analysis::print_json_report(std::cout, view);
+  } else {
+    analysis::print_text_report(std::cout, view, options);
+  }
+  return 0;
+}
+
+int import_command(const std::vector<std::string>& args) {
+  Arguments a(args, "import");
+  std::string store_path = default_store();
+  std::vector<std::string> captures;
+  while (!a.done()) {
+    if (a.value("--store", &store_path)) continue;
+    if (a.peek().rfind("-", 0) == 0) a.unknown();
+    captures.push_back(a.next());
+  }
+  if (captures.empty()) throw UsageError("import: no capture file given");
+  for (const std::string& capture : captures) {
+    const int64_t id = import_capture(capture, store_path, "");
+    std::cout << "run " << id << ": " << capture << "\n";
+  }
+  return 0;
+}
+
+int list_command(const std::vector<std::string>& args) {
+  Arguments a(args, "list");
+  std::string store_path = default_store();
+  while (!a.done()) {
+    if (a.value("--store", &store_path)) continue;
+    a.unknown();
+  }
+  std::error_code error;
+  if (!std::filesystem::exists(store_path, error)) {
+    throw UsageError("list: no store at " + store_path);
+  }
+  profile::Store store(store_path);
+  std::cout << "  run  started              elapsed  P  samples  program\n";
+  for (const profile::RunSummary& r : store.list()) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%5lld  %-19s %8.3fs %2u %8llu  ", static_cast<long long>(r.id),
+                  r.started.c_str(), r.elapsed_s, r.processors,
+                  static_cast<unsigned long long>(r.samples));
+    std::cout << line << (r.arguments.empty() ? r.program : r.arguments)
+              << (r.final ? "" : "  (ended abnormally)") << "\n";
+  }
+  return 0;
+}
+
+std::string command_help(const std::string& command) {
+  if (command == "run") {
+    return "usage: quartz run [options] -- PROGRAM [ARGS...]\n"
+           "  Runs PROGRAM with libquartz preloaded, samples it, and stores the run.\n"
+           "  -o, --output FILE       capture file (default: quartz-captures/ next to the store)\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --no-import             write the capture only\n"
+           "  --period-us N           time between samples, microseconds (default 1000)\n"
+           "  --checkpoint-ms N       rewrite the capture this often (default 1000)\n"
+           "  --reserve, --no-reserve reserve a core for the sampler (default: with 8+ processors)\n"
+           "  --reserved-cores LIST   the cores to reserve (e.g. 7 or 6-7; implies --reserve)\n"
+           "  --stack-capacity N      profile stack entries per thread (default 512)\n"
+           "  --follow-exec           also profile programs PROGRAM executes\n"
+           "  --summary FILE          write the runtime's own summary at exit (- for stderr)\n"
+           "  -q, --quiet             no messages from quartz\n"
+           "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
+  }
+  if (command == "report") {
+    return "usage: quartz report [RUN] [--json] [--top N] [--store FILE]\n"
+           "  RUN: a run number, 'latest' (the default), or a capture file.\n";
+  }
+  if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
+  if (command == "list") return "usage: quartz list [--store FILE]\n";
+  throw UsageError("help: unknown command '" + command + "'");
+}
+
+}  // namespace quartz::cli

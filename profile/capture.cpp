@@ -1,0 +1,327 @@
+#include "profile/capture.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+namespace quartz::profile {
+
+using namespace quartz::capture;
+
+double Run::number(const std::string& key) const {
+  auto it = info.find(key);
+  if (it == info.end()) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  return end && *end == '\0' ? v : 0;
+}
+
+std::string Run::text(const std::string& key) const {
+  auto it = info.find(key);
+  return it == info.end() ? std::string() : it->second;
+}
+
+namespace {
+
+// Bounds-checked reading of one section's payload.
+class Cursor {
+ public:
+  Cursor(const unsigned char* data, size_t size, size_t base, const std::string& name,
+         const char* section)
+      : data_(data), size_(size), base_(base), name_(name), section_(section) {}
+
+  // Reports the current position: where missing bytes would have started.
+  [[noreturn]] void fail(const std::string& what) const { fail_at(at_, what); }
+  // Reports a position in the payload: where a bad value or item starts.
+  [[noreturn]] void fail_at(size_t at, const std::string& what) const {
+    std::ostringstream message;
+    message << name_ << ": offset " << base_ + at << ": " << what << " (in the " << section_
+            << " section)";
+    throw CaptureError(message.str());
+  }
+  size_t position() const { return at_; }
+  void need(size_t n) const {
+    if (n > size_ - at_) fail("truncated");
+  }
+  uint32_t u32() { return value<uint32_t>(); }
+  int32_t i32() { return value<int32_t>(); }
+  uint64_t u64() { return value<uint64_t>(); }
+  double f64() {
+    const size_t at = at_;
+    const double v = value<double>();
+    if (!std::isfinite(v)) fail_at(at, "a value that is not a finite number");
+    return v;
+  }
+  std::string str() {
+    const uint32_t n = u32();
+    need(n);
+    std::string s(reinterpret_cast<const char*>(data_ + at_), n);
+    at_ += n;
+    return s;
+  }
+  std::vector<double> f64s(size_t n) {
+    need(n * sizeof(double));
+    std::vector<double> v(n);
+    for (double& x : v) x = f64();
+    return v;
+  }
+  // An item count, checked against what the remaining bytes can hold.
+  uint32_t count(size_t min_item_bytes) {
+    const size_t at = at_;
+    const uint32_t n = u32();
+    if (min_item_bytes && n > (size_ - at_) / min_item_bytes) {
+      fail_at(at, "an item count larger than the section");
+    }
+    return n;
+  }
+  void expect_end() const {
+    if (at_ != size_) fail("unexpected bytes after the last item");
+  }
+
+ private:
+  template <typename T>
+  T value() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, data_ + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  const unsigned char* data_;
+  size_t size_;
+  size_t at_ = 0;
+  size_t base_;
+  const std::string& name_;
+  const char* section_;
+};
+
+FullRecord read_full(Cursor& c, uint32_t processors, uint32_t runnable_bins) {
+  FullRecord r;
+  const size_t bins = size_t{processors} + 1;
+  r.processor_self = c.f64s(bins);
+  r.processor_behalf = c.f64s(bins);
+  r.normalized_self = c.f64s(bins);
+  r.normalized_behalf = c.f64s(bins);
+  for (double& v : r.state_self) v = c.f64();
+  for (double& v : r.state_behalf) v = c.f64();
+  for (auto& hist : r.runnable) hist = c.f64s(runnable_bins);
+  return r;
+}
+
+ContextRecord read_context(Cursor& c, uint32_t processors) {
+  ContextRecord r;
+  const size_t bins = size_t{processors} + 1;
+  r.processor = c.f64s(bins);
+  r.normalized = c.f64s(bins);
+  for (double& v : r.state) v = c.f64();
+  for (double& v : r.runnable_sum) v = c.f64();
+  return r;
+}
+
+const char* section_name(uint32_t type) {
+  static const char* const kNames[] = {"unknown", "run",      "modules",  "threads", "objects",
+                                       "procedures", "contexts", "edges", "program"};
+  return type <= kSectionTypeCount ? kNames[type] : "unknown";
+}
+
+void read_section(Run& run, uint32_t type, Cursor& c) {
+  const size_t full = full_record_size(run.processors, run.runnable_bins) * sizeof(double);
+  const size_t context = context_record_size(run.processors) * sizeof(double);
+  switch (static_cast<SectionType>(type)) {
+    case SectionType::run: {
+      const uint32_t n = c.count(8);
+      for (uint32_t i = 0; i < n; ++i) {
+        std::string key = c.str();
+        run.info[key] = c.str();
+      }
+      break;
+    }
+    case SectionType::modules: {
+      const uint32_t n = c.count(16);
+      for (uint32_t i = 0; i < n; ++i) {
+        Module m;
+        m.id = c.u32();
+        m.load_bias = c.u64();
+        m.path = c.str();
+        run.modules.push_back(std::move(m));
+      }
+      break;
+    }
+    case SectionType::threads: {
+      const uint32_t n = c.count(full);
+      for (uint32_t i = 0; i < n; ++i) {
+        ThreadInfo t;
+        t.index = c.u32();
+        t.parent = c.u32();
+        t.tid = c.i32();
+        t.name = c.str();
+        t.start_routine = c.u64();
+        t.created_ns = c.u64();
+        t.exited_ns = c.u64();
+        t.calls = c.u64();
+        t.stack_overflows = c.u64();
+        t.unmatched_exits = c.u64();
+        t.exact_blocked_ns = c.u64();
+        t.exact_spinning_ns = c.u64();
+        t.cpu_ns = c.u64();
+        t.run_queue_ns = c.u64();
+        t.record = read_full(c, run.processors, run.runnable_bins);
+        run.threads.push_back(std::move(t));
+      }
+      break;
+    }
+    case SectionType::objects: {
+      const uint32_t n = c.count(full);
+      for (uint32_t i = 0; i < n; ++i) {
+        ObjectInfo o;
+        o.address = c.u64();
+        o.kind = c.u32();
+        o.name = c.str();
+        o.first_site = c.u64();
+        o.acquisitions = c.u64();
+        o.contended = c.u64();
+        o.posts = c.u64();
+        o.exact_wait_ns = c.u64();
+        o.wait_spinning_s = c.f64();
+        o.wait_blocked_s = c.f64();
+        o.hold_s = c.f64();
+        const uint32_t bins = c.count(sizeof(double));
+        o.queue = c.f64s(bins);
+        o.record = read_full(c, run.processors, run.runnable_bins);
+        run.objects.push_back(std::move(o));
+      }
+      break;
+    }
+    case SectionType::procedures: {
+      const uint32_t n = c.count(full);
+      for (uint32_t i = 0; i < n; ++i) {
+        ProcedureInfo p;
+        p.address = c.u64();
+        p.record = read_full(c, run.processors, run.runnable_bins);
+        run.procedures.push_back(std::move(p));
+      }
+      break;
+    }
+    case SectionType::contexts: {
+      const uint32_t n = c.count(context);
+      for (uint32_t i = 0; i < n; ++i) {
+        ContextInfo x;
+        const size_t item = c.position();
+        x.id = c.u32();
+        x.parent = c.u32();
+        x.address = c.u64();
+        x.kind = c.u32();
+        if (x.id != run.contexts.size()) c.fail_at(item, "contexts out of order");
+        if (x.parent != kNoParent && x.parent >= x.id) {
+          c.fail_at(item + 4, "a context whose parent comes after it");
+        }
+        x.record = read_context(c, run.processors);
+        run.contexts.push_back(std::move(x));
+      }
+      break;
+    }
+    case SectionType::edges: {
+      const uint32_t n = c.count(24);
+      std::map<std::pair<uint64_t, uint64_t>, uint64_t> sums;
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t caller = c.u64();
+        const uint64_t callee = c.u64();
+        sums[{caller, callee}] += c.u64();
+      }
+      for (const auto& [edge, calls] : sums) run.edges.push_back(Edge{edge.first, edge.second, calls});
+      break;
+    }
+    case SectionType::program:
+      run.program = read_full(c, run.processors, run.runnable_bins);
+      break;
+  }
+  c.expect_end();
+}
+
+}  // namespace
+
+Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& name) {
+  auto fail = [&](size_t offset, const std::string& what) -> Run {
+    throw CaptureError(name + ": offset " + std::to_string(offset) + ": " + what);
+  };
+  if (bytes.size() < sizeof(FileHeader) + sizeof(FileFooter)) {
+    return fail(0, bytes.empty() ? "empty file, not a Quartz capture" : "truncated: too short for a capture");
+  }
+  FileHeader header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (std::memcmp(header.magic, kFileMagic, sizeof kFileMagic) != 0) {
+    return fail(0, "not a Quartz capture (bad magic)");
+  }
+  if (header.version != kFormatVersion) {
+    return fail(8, "capture format version " + std::to_string(header.version) +
+                       ", this Quartz reads version " + std::to_string(kFormatVersion));
+  }
+  if (header.processors == 0 || header.processors > 65536 || header.runnable_bins < 2 ||
+      header.runnable_bins > 4096) {
+    return fail(20, "impossible processor or bin count");
+  }
+  FileFooter footer;
+  const size_t footer_at = bytes.size() - sizeof footer;
+  std::memcpy(&footer, bytes.data() + footer_at, sizeof footer);
+  if (std::memcmp(footer.magic, kFooterMagic, sizeof kFooterMagic) != 0 ||
+      footer.file_bytes != bytes.size()) {
+    return fail(footer_at, "truncated or damaged: no valid end marker");
+  }
+  if (crc32_update(0, bytes.data(), footer_at) != footer.crc32) {
+    return fail(footer_at, "checksum mismatch: the file is corrupt");
+  }
+
+  Run run;
+  run.processors = header.processors;
+  run.runnable_bins = header.runnable_bins;
+  run.final = header.flags & kFinal;
+  size_t at = sizeof header;
+  bool seen[kSectionTypeCount + 1] = {};
+  for (uint32_t s = 0; s < header.section_count; ++s) {
+    if (footer_at - at < sizeof(SectionHeader)) return fail(at, "truncated section header");
+    SectionHeader section;
+    std::memcpy(&section, bytes.data() + at, sizeof section);
+    const size_t payload = at + sizeof section;
+    if (section.bytes > footer_at - payload) return fail(at, "a section longer than the file");
+    if (crc32_update(0, bytes.data() + payload, section.bytes) != section.crc32) {
+      return fail(payload, std::string("checksum mismatch in the ") + section_name(section.type) +
+                               " section");
+    }
+    if (section.type == 0 || section.type > kSectionTypeCount) {
+      at = payload + section.bytes;  // a section from a newer writer: skip it
+      continue;
+    }
+    if (seen[section.type]) return fail(at, std::string("a second ") + section_name(section.type) + " section");
+    seen[section.type] = true;
+    Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type));
+    read_section(run, section.type, cursor);
+    at = payload + section.bytes;
+  }
+  if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
+  for (uint32_t type : {uint32_t(SectionType::run), uint32_t(SectionType::program)}) {
+    if (!seen[type]) return fail(at, std::string("no ") + section_name(type) + " section");
+  }
+  return run;
+}
+
+Run read_capture(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CaptureError(path + ": cannot open: " + std::strerror(errno));
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw CaptureError(path + ": cannot read: " + std::strerror(errno));
+  return parse_capture(bytes, path);
+}
+
+bool looks_like_capture(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof kFileMagic] = {};
+  in.read(magic, sizeof magic);
+  return in.gcount() == sizeof magic && std::memcmp(magic, kFileMagic, sizeof magic) == 0;
+}
+
+}  // namespace quartz::profile

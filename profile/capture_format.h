@@ -1,0 +1,157 @@
+// The capture file: what one sampled run writes (DESIGN.md §3 "Files"). Written by the
+// in-process sampler (sampler/capture_writer.cpp), read offline by profile/capture.cpp.
+// This header is the single definition of the layout; it depends on nothing.
+//
+//   FileHeader
+//   Section*          each: SectionHeader, then `bytes` of payload (CRC-32 in the header)
+//   FileFooter        magic, total size, CRC-32 of everything before the footer
+//
+// Little-endian. Payloads are sequences of fields: u32, u64, i32 (4 bytes), f64, and
+// strings (u32 byte count, then the bytes). Arrays of f64 have the lengths below, fixed
+// for a file by its processor count P and runnable-thread bins R1.
+//
+// Records (arrays of f64, seconds):
+//   context record (one calling context, self only), 2*(P+1) + 8 values:
+//     processor[P+1]  normalized[P+1]  state[4]  runnable_sum[4]
+//   full record (procedures, objects, threads, the program), 4*(P+1) + 8 + 4*R1 values:
+//     processor_self[P+1]  processor_behalf[P+1]  normalized_self[P+1]
+//     normalized_behalf[P+1]  state_self[4]  state_behalf[4]  runnable[4][R1]
+// Index i of a P+1 array is "i processors busy" (0: none busy). state[] is indexed by
+// ThreadState below and holds thread-seconds spent in that state. runnable_sum[s] is the
+// sum over time in state s of the runnable-thread count (divide by state[s] for the mean);
+// runnable[s][k] is the time in state s with k runnable threads (last bin: k >= R1-1).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace quartz::capture {
+
+inline constexpr char kFileMagic[8] = {'Q', 'U', 'A', 'R', 'T', 'Z', 'C', '1'};
+inline constexpr char kFooterMagic[8] = {'Q', 'Z', 'E', 'N', 'D', '\0', '\0', '1'};
+inline constexpr uint32_t kFormatVersion = 1;
+
+enum FileFlags : uint32_t {
+  kFinal = 1u << 0,  // written when the program ended; otherwise a periodic checkpoint
+};
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t flags;
+  uint32_t section_count;
+  uint32_t processors;     // P
+  uint32_t runnable_bins;  // R1
+  uint32_t reserved;
+};
+static_assert(sizeof(FileHeader) == 32);
+
+enum class SectionType : uint32_t {
+  run = 1,         // u32 n, then n pairs (string key, string value): see RunKeys
+  modules = 2,     // u32 n, then n: u32 id, u64 load_bias, string path
+  threads = 3,     // u32 n, then n: ThreadFields, full record
+  objects = 4,     // u32 n, then n: ObjectFields, full record
+  procedures = 5,  // u32 n, then n: u64 address, full record (calls: sum of its edges)
+  contexts = 6,    // u32 n, then n: u32 id, u32 parent, u64 address, u32 kind, context record
+  edges = 7,       // u32 n, then n: u64 caller (0: thread root), u64 callee, u64 calls;
+                   // an edge may appear more than once: readers add them up
+  program = 8,     // full record of the whole program (self: everything)
+};
+inline constexpr uint32_t kSectionTypeCount = 8;
+
+struct SectionHeader {
+  uint32_t type;
+  uint32_t reserved;
+  uint64_t bytes;
+  uint32_t crc32;
+  uint32_t reserved2;
+};
+static_assert(sizeof(SectionHeader) == 24);
+
+struct FileFooter {
+  char magic[8];
+  uint64_t file_bytes;  // including the footer
+  uint32_t crc32;       // of every byte before the footer
+  uint32_t reserved;
+};
+static_assert(sizeof(FileFooter) == 24);
+
+// Thread states, as indices into state[] arrays (DESIGN.md §2).
+enum ThreadState : uint32_t { kBusy = 0, kSpinning = 1, kBlocked = 2, kReady = 3 };
+inline constexpr uint32_t kStateCount = 4;
+
+// Entry kinds of contexts and objects (the runtime's EntryKind values).
+enum Kind : uint32_t {
+  kProcedure = 0,
+  kMutex,
+  kRwlockRead,
+  kRwlockWrite,
+  kSpinlock,
+  kCondition,
+  kBarrier,
+  kSemaphore,
+  kJoin,
+  kSpinRegion,
+  kUnknownKind = 0xffffffffu,  // named, never used
+};
+inline constexpr uint32_t kKindCount = 10;
+inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under the root
+
+// Thread fields, in order:
+//   u32 index, u32 parent (kNoParent if unknown), i32 tid, string name, u64 start_routine,
+//   u64 created_ns, u64 exited_ns (0: still running; both relative to the run's start),
+//   u64 calls, u64 stack_overflows, u64 unmatched_exits, u64 exact_blocked_ns,
+//   u64 exact_spinning_ns, u64 cpu_ns, u64 run_queue_ns
+// Object fields, in order:
+//   u64 address, u32 kind, string name, u64 first_site, u64 acquisitions, u64 contended,
+//   u64 posts, u64 exact_wait_ns, f64 wait_spinning_s, f64 wait_blocked_s, f64 hold_s,
+//   u32 queue_bins, f64 queue[queue_bins] (time with k threads waiting while in use)
+
+// Keys of the run section (values are decimal or text).
+namespace run_keys {
+inline constexpr const char* kProgram = "program";
+inline constexpr const char* kArguments = "arguments";  // separated by '\x1f'
+inline constexpr const char* kHost = "host";
+inline constexpr const char* kPid = "pid";
+inline constexpr const char* kStartRealtimeNs = "start_realtime_ns";
+inline constexpr const char* kElapsedNs = "elapsed_ns";
+inline constexpr const char* kPeriodNs = "period_ns";
+inline constexpr const char* kWindowSnapshots = "window_snapshots";
+inline constexpr const char* kSamples = "samples";
+inline constexpr const char* kThreadSamples = "thread_samples";
+inline constexpr const char* kTornSamples = "torn_samples";
+inline constexpr const char* kReserve = "reserve";  // "yes" or "no"
+inline constexpr const char* kReservedCores = "reserved_cores";
+inline constexpr const char* kAppCores = "app_cores";
+inline constexpr const char* kSamplerCores = "sampler_cores";
+inline constexpr const char* kTopology = "topology";
+inline constexpr const char* kSamplerCpuNs = "sampler_cpu_ns";
+inline constexpr const char* kHookPairNs = "hook_pair_ns";
+inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
+inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
+inline constexpr const char* kCheckpoints = "checkpoints";
+inline constexpr const char* kStackCapacity = "stack_capacity";
+inline constexpr const char* kObjectsDropped = "objects_dropped";
+inline constexpr const char* kCallsDropped = "calls_dropped";
+inline constexpr const char* kContextsDropped = "contexts_dropped";
+}  // namespace run_keys
+
+// Array lengths of the two record shapes.
+constexpr size_t context_record_size(uint32_t processors) {
+  return 2 * (size_t{processors} + 1) + 2 * kStateCount;
+}
+constexpr size_t full_record_size(uint32_t processors, uint32_t runnable_bins) {
+  return 4 * (size_t{processors} + 1) + 2 * kStateCount + kStateCount * size_t{runnable_bins};
+}
+
+// CRC-32 (IEEE 802.3, reflected, as zlib), for sections and the whole file.
+constexpr uint32_t crc32_update(uint32_t crc, const unsigned char* data, size_t n) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= data[i];
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+}  // namespace quartz::capture

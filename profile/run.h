@@ -1,0 +1,111 @@
+// One sampled run, as offline code sees it: plain value types, no Qt, no SQLite
+// (STYLE: hotspot's data.h). Read from a capture file (capture.h) or from the experiment
+// store (store.h); records keep the capture's layout (capture_format.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "profile/capture_format.h"
+
+namespace quartz::profile {
+
+using States = std::array<double, capture::kStateCount>;
+
+// Procedures, objects, threads and the program (capture_format.h "full record").
+struct FullRecord {
+  std::vector<double> processor_self, processor_behalf;    // by processors busy, 0..P
+  std::vector<double> normalized_self, normalized_behalf;  // by processors busy, 0..P
+  States state_self{}, state_behalf{};                     // thread-seconds per state
+  std::array<std::vector<double>, capture::kStateCount> runnable;  // time by runnable count
+};
+
+// One calling context, self only; inclusive values are sums over its subtree.
+struct ContextRecord {
+  std::vector<double> processor, normalized;  // by processors busy, 0..P
+  States state{};
+  States runnable_sum{};  // Σ runnable count × time, per state
+};
+
+struct Module {
+  uint32_t id = 0;
+  uint64_t load_bias = 0;
+  std::string path;
+};
+
+// Where an address is in the program's source.
+struct Symbol {
+  std::string function;  // demangled; empty when unknown
+  std::string file;
+  int line = 0;
+  std::string module;  // path of the executable or library
+};
+
+struct ThreadInfo {
+  uint32_t index = 0;
+  uint32_t parent = capture::kNoParent;
+  int32_t tid = 0;
+  std::string name;
+  uint64_t start_routine = 0;
+  uint64_t created_ns = 0, exited_ns = 0;  // since the run started; exited 0: still running
+  uint64_t calls = 0, stack_overflows = 0, unmatched_exits = 0;
+  uint64_t exact_blocked_ns = 0, exact_spinning_ns = 0;
+  uint64_t cpu_ns = 0, run_queue_ns = 0;
+  FullRecord record;
+};
+
+struct ObjectInfo {
+  uint64_t address = 0;
+  uint32_t kind = capture::kMutex;
+  std::string name;
+  uint64_t first_site = 0;
+  uint64_t acquisitions = 0, contended = 0, posts = 0, exact_wait_ns = 0;
+  double wait_spinning_s = 0, wait_blocked_s = 0, hold_s = 0;
+  std::vector<double> queue;  // time with k threads waiting, while in use
+  FullRecord record;
+};
+
+struct ProcedureInfo {
+  uint64_t address = 0;
+  FullRecord record;
+};
+
+struct ContextInfo {
+  uint32_t id = 0;
+  uint32_t parent = capture::kNoParent;
+  uint64_t address = 0;
+  uint32_t kind = capture::kProcedure;
+  ContextRecord record;
+};
+
+struct Edge {
+  uint64_t caller = 0;  // 0: the thread's root
+  uint64_t callee = 0;
+  uint64_t calls = 0;
+};
+
+struct Run {
+  uint32_t processors = 1;     // P
+  uint32_t runnable_bins = 2;  // R1
+  bool final = false;          // false: a checkpoint of a run that did not end normally
+  std::map<std::string, std::string> info;  // the capture's run section (capture::run_keys)
+  std::vector<Module> modules;
+  std::vector<ThreadInfo> threads;
+  std::vector<ObjectInfo> objects;
+  std::vector<ProcedureInfo> procedures;
+  std::vector<ContextInfo> contexts;
+  std::vector<Edge> edges;  // duplicates merged
+  FullRecord program;
+  std::unordered_map<uint64_t, Symbol> symbols;  // by runtime address, when symbolized
+
+  // A run-section value as a number (0 when absent or not a number).
+  double number(const std::string& key) const;
+  std::string text(const std::string& key) const;
+};
+
+}  // namespace quartz::profile

@@ -1,0 +1,119 @@
+// The experiment store (DESIGN.md §3): one SQLite file holding many runs, each with its
+// capture exactly as read, its symbols, summary columns, and metrics the analysis library
+// computed, so that cross-run questions (scaling with core count, before/after a change) are
+// SQL queries. SQLite stays out of this header: users link it through quartz_profile.
+//
+// Schema, version 1 (uint64 values are stored as their signed 64-bit bit pattern):
+//   meta       (key TEXT PRIMARY KEY, value)
+//                ("application", "quartz"), ("schema_version", 1)
+//   runs       (id INTEGER PRIMARY KEY AUTOINCREMENT,  -- 1, 2, ...; never reused
+//               program, arguments (space-separated), start_realtime_ns, host, topology,
+//               elapsed_s, period_s, torn_rate, dilation_removed_s, sampler_cpu_s,
+//               processors, samples, reserved_core (0/1), final (0/1),
+//               capture_path, options, capture BLOB)
+//   symbols    (run_id, address, function, file, line, module)   PRIMARY KEY (run_id, address)
+//   procedures (run_id, name, location, normalized_s, normalized_self_s, processor_s, calls)
+//   locks      (run_id, name, kind, normalized_s, wait_s, hold_s, acquisitions, contended)
+//   threads    (run_id, thread_index, name, normalized_s, busy_s, spinning_s, blocked_s,
+//               ready_s)
+// Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
+// run_id and by name. Example: the normalized time of procedure "solve" in every run:
+//   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
+//   WHERE p.name = 'solve' ORDER BY r.id;
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profile/run.h"
+
+struct sqlite3;
+
+namespace quartz::profile {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunSummary {
+  int64_t id = 0;
+  std::string program, arguments;  // arguments separated by spaces for display
+  std::string started;             // local time "YYYY-MM-DD HH:MM:SS"; "" when not recorded
+  std::string host, topology;
+  double elapsed_s = 0, period_s = 0, torn_rate = 0, dilation_removed_s = 0, sampler_cpu_s = 0;
+  uint32_t processors = 0;
+  uint64_t samples = 0;
+  bool reserved_core = false, final = true;
+  std::string capture_path;  // where the capture file was when imported
+  std::string options;       // free text: the options the run was made with
+};
+
+// Metrics computed by the analysis library for cross-run queries (the store does not compute
+// them itself: one definition of each metric lives in analysis/).
+struct ProcedureMetric {
+  std::string name, location;
+  double normalized_s = 0, normalized_self_s = 0, processor_s = 0;
+  uint64_t calls = 0;
+};
+struct LockMetric {
+  std::string name, kind;
+  double normalized_s = 0, wait_s = 0, hold_s = 0;
+  uint64_t acquisitions = 0, contended = 0;
+};
+struct ThreadMetric {
+  uint32_t index = 0;
+  std::string name;
+  double normalized_s = 0, busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
+};
+
+// One open store. Every failure throws StoreError with a one-line message starting with the
+// store's path. Not thread-safe: use one Store per thread (several processes may share the
+// file; SQLite's locking and a busy timeout serialize their writes).
+class Store {
+ public:
+  // Opens the store at `path`, creating it (and its schema) if needed. Throws StoreError
+  // ("PATH: not a Quartz store", "PATH: cannot open: ...", "PATH: store schema version N,
+  // this Quartz reads version M"). Another SQLite database is refused, never modified.
+  explicit Store(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Stores one run in one transaction: the capture's bytes exactly as read, `run`'s symbols,
+  // and summary columns from run.info and run's fields. `run` must be what parse_capture()
+  // gives for `capture_bytes` (load() returns the parsed bytes, not `run`). Returns the new
+  // run's id.
+  int64_t add_run(const std::vector<unsigned char>& capture_bytes, const Run& run,
+                  const std::string& capture_path, const std::string& options);
+  // Sets a run's metrics, replacing any it had. Throws "PATH: no run N" when absent.
+  void add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& procedures,
+                   const std::vector<LockMetric>& locks, const std::vector<ThreadMetric>& threads);
+  std::vector<RunSummary> list() const;  // all runs, by id
+  std::optional<RunSummary> summary(int64_t run_id) const;
+  std::optional<int64_t> latest() const;  // highest id, if any
+  // The run as stored: parse_capture() of the stored bytes, with Run::symbols restored.
+  // Throws "PATH: no run N" when absent; a corrupt stored capture gives the CaptureError
+  // message prefixed with "PATH: run N: ".
+  Run load(int64_t run_id) const;
+
+  // True when the file is an SQLite database (header "SQLite format 3\0"); it may still be
+  // some other program's database.
+  static bool looks_like_store(const std::string& path);
+
+ private:
+  struct Close {
+    void operator()(sqlite3* db) const;
+  };
+  void open();
+  void check_or_create_schema();
+
+  std::string path_;
+  std::unique_ptr<sqlite3, Close> db_;  // closed even when the constructor throws
+};
+
+}  // namespace quartz::profile

@@ -1,0 +1,12 @@
+// Names every address a run refers to (procedures, call-graph ends, objects' first call
+// sites, thread start routines) from the executable and libraries on disk, through the
+// run's module list. Done at import, while the binaries still match the run.
+#pragma once
+
+#include "profile/run.h"
+
+namespace quartz::profile {
+
+void symbolize_run(Run& run);
+
+}  // namespace quartz::profile

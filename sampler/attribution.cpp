@@ -1,0 +1,266 @@
+#include "sampler/attribution.h"
+
+#include <cmath>
+
+namespace quartz::sampler {
+
+using capture::kBlocked;
+using capture::kBusy;
+using capture::kReady;
+using capture::kSpinning;
+using capture::kStateCount;
+
+bool Window::init(uint32_t max_snapshots, uint32_t max_samples, uint32_t max_threads) {
+  return snapshots_.reserve(max_snapshots) && samples_.reserve(max_samples) &&
+         threads_.reserve(max_threads);
+}
+
+void Window::clear() {
+  // Refilled at once: keep the pages (giving them back cost a page fault per page).
+  snapshots_.reuse();
+  samples_.reuse();
+  threads_.reuse();
+}
+
+bool Window::begin_snapshot(uint64_t duration_ns) {
+  SnapshotRecord* s = snapshots_.append();
+  if (!s) return false;
+  *s = SnapshotRecord{duration_ns, static_cast<uint32_t>(samples_.size()), 0};
+  return true;
+}
+
+bool Window::add_sample(const ThreadSample& sample) {
+  ThreadSample* slot = samples_.append();
+  if (!slot || snapshots_.size() == 0) return false;
+  *slot = sample;
+  ++snapshots_[snapshots_.size() - 1].count;
+  return true;
+}
+
+WindowThread* Window::thread(uint32_t thread_index, uint32_t* position, bool* created) {
+  // Windows hold few threads, mostly in the same order every snapshot: search from the
+  // position the caller remembers, then everywhere.
+  *created = false;
+  const size_t n = threads_.size();
+  if (*position < n && threads_[*position].thread == thread_index) return &threads_[*position];
+  for (size_t i = 0; i < n; ++i) {
+    if (threads_[i].thread == thread_index) {
+      *position = static_cast<uint32_t>(i);
+      return &threads_[i];
+    }
+  }
+  WindowThread* t = threads_.append();
+  if (!t) return nullptr;
+  *t = WindowThread{};
+  t->thread = thread_index;
+  *position = static_cast<uint32_t>(n);
+  *created = true;
+  return t;
+}
+
+namespace {
+
+// What one thread contributes at one snapshot, in seconds.
+struct Contribution {
+  double processor;          // busy processor time
+  double normalized;         // normalized processor time
+  double state[kStateCount];  // thread-seconds per state
+  uint32_t bin;              // processors busy, 0..P
+  uint32_t runnable_bin;     // runnable threads, 0..R1-1
+  double runnable;           // runnable threads (unrounded)
+};
+
+QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool behalf,
+                             const Contribution& c) {
+  record[shape.processor(behalf) + c.bin] += c.processor;
+  record[shape.normalized(behalf) + c.bin] += c.normalized;
+  for (uint32_t s = 0; s < kStateCount; ++s) {
+    record[shape.state(behalf) + s] += c.state[s];
+    record[shape.runnable(s) + c.runnable_bin] += c.state[s];
+  }
+}
+
+QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const Contribution& c) {
+  record[shape.context_processor() + c.bin] += c.processor;
+  record[shape.context_normalized() + c.bin] += c.normalized;
+  for (uint32_t s = 0; s < kStateCount; ++s) {
+    record[shape.context_state() + s] += c.state[s];
+    record[shape.context_runnable_sum() + s] += c.state[s] * c.runnable;
+  }
+}
+
+// Shares of the interval a thread spends running and ready: from the sample's own CPU
+// clock reading, else the window's measurement, else the model f = min(1, P / r).
+QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, double model_run,
+                                 double* run, double* ready) {
+  if (s.run >= 0) {
+    *run = s.run * w.run_scale;
+    *ready = (1.0 - *run) * w.ready_ratio;
+  } else if (w.measured && w.active_ns > 0) {
+    *run = w.run;
+    *ready = w.ready;
+  } else {
+    *run = model_run;
+    *ready = 1.0 - model_run;
+  }
+}
+
+QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& config,
+                                    AttributionTotals& totals) {
+  for (uint32_t i = 0; i < window.thread_count(); ++i) {
+    WindowThread& w = window.thread_at(i);
+    w.active_ns = 0;
+    w.clocked_ns = w.clocked_run_ns = 0;
+  }
+  for (uint32_t k = 0; k < window.snapshot_count(); ++k) {
+    const SnapshotRecord& snap = window.snapshot(k);
+    const double duration = static_cast<double>(snap.duration_ns);
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const ThreadSample& s = window.sample(i);
+      if (s.state != kBusy && s.state != kSpinning) continue;
+      WindowThread& w = window.thread_at(s.window_thread);
+      w.active_ns += snap.duration_ns;
+      if (s.run >= 0) {
+        w.clocked_ns += duration;
+        w.clocked_run_ns += s.run * duration;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < window.thread_count(); ++i) {
+    WindowThread& w = window.thread_at(i);
+    const double active = static_cast<double>(w.active_ns);
+    // Processor time: the window's measurement, else what the clock readings add up to.
+    const double cpu = w.measured ? static_cast<double>(w.cpu_ns) : w.clocked_run_ns;
+    const double hooks = std::fmin(cpu, static_cast<double>(w.hook_events) * config.hook_event_ns);
+    totals.dilation_removed_s += hooks * 1e-9;
+    w.run_scale = w.clocked_run_ns > 0 ? std::fmax(0.0, 1.0 - hooks / w.clocked_run_ns) : 1.0;
+    const double shortfall = w.clocked_ns - w.clocked_run_ns;
+    const double runqueue = static_cast<double>(w.runqueue_ns);
+    w.ready_ratio = w.measured && shortfall > 0 ? std::fmin(1.0, runqueue / shortfall) : 0.0;
+    w.run = w.ready = 0;
+    if (w.measured && active > 0) {
+      w.run = std::fmin(1.0, (cpu - hooks) / active);
+      w.ready = std::fmin(1.0 - w.run, runqueue / active);
+    }
+  }
+}
+
+// Charges one thread's contribution along its stack: the leaf context, each distinct
+// procedure and object (the leaf's as self, the others on behalf), the thread, the program.
+QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample,
+                           const Contribution& c, double duration_s, uint64_t stamp,
+                           uint64_t snapshot_id) {
+  const RecordShape& shape = tables.shape();
+  add_full(shape, tables.program_record(), false, c);
+  const uint32_t thread = tables.thread(sample.thread);
+  if (thread != kNone) add_full(shape, tables.thread_record(thread), false, c);
+  if (sample.context == kNone) return;
+  add_context(shape, tables.context_record(sample.context), c);
+
+  const ContextNode& leaf = tables.context_node(sample.context);
+  // A condition wait leaves its mutex released right below it.
+  const bool condition_wait =
+      leaf.kind == capture::kCondition && sample.top_role == kRoleWaiting;
+  for (uint32_t id = sample.context; id != kNone; id = tables.context_node(id).parent) {
+    const ContextNode& node = tables.context_node(id);
+    const bool self = id == sample.context;
+    if (node.kind == capture::kProcedure) {
+      ProcedureEntry& p = tables.procedure_entry(node.entity);
+      if (p.stamp == stamp) continue;  // a recursive procedure counts once
+      p.stamp = stamp;
+      add_full(shape, tables.procedure_record(node.entity), !self, c);
+      continue;
+    }
+    ObjectEntry& o = tables.object_entry(node.entity);
+    if (o.stamp == stamp) continue;
+    o.stamp = stamp;
+    add_full(shape, tables.object_record(node.entity), !self, c);
+    if (o.snapshot != snapshot_id) {
+      o.snapshot = snapshot_id;
+      o.waiters = 0;
+    }
+    if (self && sample.top_role == kRoleWaiting) {
+      ++o.waiters;
+      (sample.state == kSpinning ? o.wait_spinning_s : o.wait_blocked_s) += duration_s;
+    } else if (!(condition_wait && id == leaf.parent)) {
+      o.hold_s += duration_s;
+    }
+  }
+}
+
+}  // namespace
+
+void attribute_window(Window& window, ProfileTables& tables, const AttributionConfig& config,
+                      AttributionTotals& totals) {
+  measure_threads(window, config, totals);
+  const RecordShape& shape = tables.shape();
+  const double processors = config.processors;
+  for (uint32_t k = 0; k < window.snapshot_count(); ++k) {
+    const SnapshotRecord& snap = window.snapshot(k);
+    const double delta = static_cast<double>(snap.duration_ns) * 1e-9;
+    const uint64_t snapshot_id = totals.snapshots++;
+    totals.elapsed_s += delta;
+    totals.thread_samples += snap.count;
+
+    // First pass: the model's share, e and r.
+    uint32_t active = 0;
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const uint8_t state = window.sample(i).state;
+      active += state == kBusy || state == kSpinning;
+    }
+    const double model_run = active > processors ? processors / active : 1.0;
+    double e = 0, r = 0;
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const ThreadSample& s = window.sample(i);
+      if (s.state == kBlocked) continue;
+      double run, ready;
+      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready);
+      if (s.state == kBusy) e += run;
+      r += run + ready;
+    }
+    const uint32_t bin =
+        e > 0 ? static_cast<uint32_t>(std::fmin(processors, std::fmax(1.0, std::round(e)))) : 0;
+    const uint32_t runnable_bin =
+        static_cast<uint32_t>(std::fmin(shape.runnable_bins - 1.0, std::round(r)));
+
+    // Second pass: charge each thread.
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const ThreadSample& s = window.sample(i);
+      Contribution c{};
+      c.bin = bin;
+      c.runnable_bin = runnable_bin;
+      c.runnable = r;
+      if (s.state == kBlocked) {
+        c.state[kBlocked] = delta;
+      } else {
+        double run, ready;
+        shares(s, window.thread_at(s.window_thread), model_run, &run, &ready);
+        c.state[s.state] = run * delta;
+        c.state[kReady] = ready * delta;
+        c.state[kBlocked] = std::fmax(0.0, 1.0 - run - ready) * delta;
+        if (s.state == kBusy) {
+          c.processor = run * delta;
+          if (e > 0) c.normalized = run * delta / e;
+        }
+      }
+      if (e == 0) c.normalized = delta / snap.count;  // nobody busy: shared equally, bin 0
+      charge(tables, s, c, delta, ++totals.stamps, snapshot_id);
+    }
+
+    // Queue lengths of the objects in use at this snapshot.
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const ThreadSample& s = window.sample(i);
+      for (uint32_t id = s.context; id != kNone; id = tables.context_node(id).parent) {
+        const ContextNode& node = tables.context_node(id);
+        if (node.kind == capture::kProcedure) continue;
+        ObjectEntry& o = tables.object_entry(node.entity);
+        if (o.snapshot != snapshot_id) continue;
+        tables.object_queue(node.entity)[o.waiters < kQueueBins ? o.waiters : kQueueBins - 1] +=
+            delta;
+        o.snapshot = ~uint64_t{0};  // counted once per snapshot
+      }
+    }
+  }
+}
+
+}  // namespace quartz::sampler

@@ -1,0 +1,128 @@
+// Normalized processor time: the one place where DESIGN.md §2 is computed.
+//
+// The sampler collects snapshots into a window (each thread's calling context and state at
+// each snapshot, and the processor time it used since the last snapshot) and measures each
+// thread's run-queue time over the window. At the end of the window every snapshot is
+// attributed:
+//   - a busy thread j runs for a share f_j of the interval Δ: measured, f_j = its processor
+//     time in the interval / Δ; else, where only the window's processor time is known, that
+//     over the time it was sampled active (busy or spinning); else the model
+//     f = min(1, P / r). Of the rest, the window's run-queue time decides how much is
+//     "ready"; what remains is "blocked in the kernel" (I/O, sleep);
+//   - e = Σ f_j over busy threads; r = Σ (running + ready share) over busy and spinning
+//     threads;
+//   - a busy thread's processor time grows by Δ·f_j and its normalized processor time by
+//     Δ·f_j / e, in the histogram bin round(e) ∈ 1..P; when e = 0, Δ is split equally
+//     among the threads and recorded in bin 0;
+//   - those amounts go to the thread, the program, the thread's calling context (self), and
+//     every distinct procedure and object on its stack (the top one as self, the others on
+//     behalf; a recursive procedure once); elapsed time in each state, and the runnable
+//     count r while in it, go to the same records.
+// Objects also get their wait (spinning or blocked, when they are on top and awaited), hold
+// (when held anywhere on the stack) and queue length (threads waiting, while in use).
+//
+// Overhead compensation: a thread's measured processor time includes the runtime's hooks;
+// `hook_event_ns` times the thread's hook events in the window is taken out of it before
+// f_j is computed (the removed time is reported as dilation).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/mapped_vector.h"
+#include "sampler/tables.h"
+
+namespace quartz::sampler {
+
+// Roles of the top stack entry, as the runtime records them (EntryRole).
+enum TopRole : uint8_t { kRoleNone = 0, kRoleWaiting = 1, kRoleHolding = 2, kRoleReleased = 3 };
+
+// One thread at one snapshot.
+struct ThreadSample {
+  uint32_t thread;         // thread index
+  uint32_t window_thread;  // index into Window::threads
+  uint32_t context;        // the leaf calling context; kNone when the stack is empty
+  uint8_t state;           // capture::kBusy, kSpinning or kBlocked, as the runtime saw it
+  uint8_t top_role;        // TopRole of the leaf
+  uint16_t unused;
+  float run;               // share of the interval the thread ran (its CPU clock); < 0: unknown
+};
+
+struct SnapshotRecord {
+  uint64_t duration_ns;  // the interval this snapshot stands for
+  uint32_t first;        // its first ThreadSample
+  uint32_t count;
+};
+
+// One thread's CPU progress over a window.
+struct WindowThread {
+  uint32_t thread;
+  uint32_t measured;       // 1 when cpu_ns and runqueue_ns are valid
+  int32_t tid;             // for the sampler, which measures it
+  uint32_t track;          // for the sampler: the registry slot it was read from
+  uint64_t cpu_ns;         // processor time during the window
+  uint64_t runqueue_ns;    // time runnable but waiting for a processor
+  uint64_t hook_events;    // hook calls during the window (overhead compensation)
+  uint64_t active_ns;      // derived: sampled busy or spinning
+  double clocked_ns;       // derived: active time whose samples read the CPU clock
+  double clocked_run_ns;   // derived: of it, time running
+  double run;              // derived: running share of active time, for samples not measured
+  double ready;            // derived: ready share of active time, for samples not measured
+  double ready_ratio;      // derived: ready part of a measured sample's shortfall
+  double run_scale;        // derived: hook overhead taken out of a measured sample's share
+};
+
+class Window {
+ public:
+  QUARTZ_NOINSTR bool init(uint32_t max_snapshots, uint32_t max_samples, uint32_t max_threads);
+  QUARTZ_NOINSTR void clear();
+
+  // Starts a snapshot; then add_sample for each thread. False when the window is full.
+  QUARTZ_NOINSTR bool begin_snapshot(uint64_t duration_ns);
+  QUARTZ_NOINSTR bool add_sample(const ThreadSample& sample);
+  // The window's entry for a thread (created zeroed on first use, `*created` then set);
+  // null when full. `*position` is a hint, updated to the entry's position.
+  QUARTZ_NOINSTR WindowThread* thread(uint32_t thread_index, uint32_t* position, bool* created);
+
+  QUARTZ_ALWAYS_INLINE uint32_t snapshot_count() const {
+    return static_cast<uint32_t>(snapshots_.size());
+  }
+  QUARTZ_ALWAYS_INLINE uint32_t thread_count() const {
+    return static_cast<uint32_t>(threads_.size());
+  }
+  QUARTZ_ALWAYS_INLINE WindowThread& thread_at(uint32_t i) { return threads_[i]; }
+  QUARTZ_ALWAYS_INLINE const SnapshotRecord& snapshot(uint32_t i) const { return snapshots_[i]; }
+  QUARTZ_ALWAYS_INLINE const ThreadSample& sample(uint32_t i) const { return samples_[i]; }
+  QUARTZ_ALWAYS_INLINE ThreadSample& sample(uint32_t i) { return samples_[i]; }
+  // Position the next add_sample() will fill.
+  QUARTZ_ALWAYS_INLINE uint32_t next_sample() const { return static_cast<uint32_t>(samples_.size()); }
+  QUARTZ_ALWAYS_INLINE bool full() const {
+    return snapshots_.size() == snapshots_.capacity() ||
+           samples_.size() + threads_.capacity() > samples_.capacity();
+  }
+
+ private:
+  rt::MappedVector<SnapshotRecord> snapshots_;
+  rt::MappedVector<ThreadSample> samples_;
+  rt::MappedVector<WindowThread> threads_;
+};
+
+struct AttributionConfig {
+  uint32_t processors = 1;   // P
+  double hook_event_ns = 0;  // cost of one hook event, removed from processor time
+};
+
+struct AttributionTotals {
+  double elapsed_s = 0;           // sum of snapshot intervals
+  double dilation_removed_s = 0;  // processor time taken out as hook overhead
+  uint64_t snapshots = 0;
+  uint64_t thread_samples = 0;
+  uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
+};
+
+// Attributes every snapshot of `window` to `tables`, then clears nothing (the caller
+// clears the window).
+QUARTZ_NOINSTR void attribute_window(Window& window, ProfileTables& tables,
+                                     const AttributionConfig& config, AttributionTotals& totals);
+
+}  // namespace quartz::sampler

@@ -1,0 +1,420 @@
+#include "sampler/capture_writer.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/capture_format.h"
+#include "runtime/runtime.h"
+
+namespace quartz::sampler {
+
+using namespace quartz::capture;
+
+namespace {
+
+// Appends fields to the mapped byte buffer; a full buffer makes every later append a
+// no-op and ok() false.
+class Out {
+ public:
+  QUARTZ_NOINSTR explicit Out(rt::MappedVector<unsigned char>& bytes) : bytes_(bytes) {}
+
+  QUARTZ_NOINSTR void raw(const void* data, size_t n) {
+    const size_t at = bytes_.size();
+    if (!ok_ || !bytes_.resize_at_least(at + n)) {
+      ok_ = false;
+      return;
+    }
+    memcpy(&bytes_[at], data, n);
+  }
+  QUARTZ_NOINSTR void u32(uint32_t v) { raw(&v, sizeof v); }
+  QUARTZ_NOINSTR void i32(int32_t v) { raw(&v, sizeof v); }
+  QUARTZ_NOINSTR void u64(uint64_t v) { raw(&v, sizeof v); }
+  QUARTZ_NOINSTR void f64(double v) { raw(&v, sizeof v); }
+  QUARTZ_NOINSTR void f64s(const double* v, size_t n) { raw(v, n * sizeof(double)); }
+  QUARTZ_NOINSTR void str(const char* s) {
+    const size_t n = strlen(s);
+    u32(static_cast<uint32_t>(n));
+    raw(s, n);
+  }
+  QUARTZ_NOINSTR void zeros(size_t doubles) {
+    for (size_t i = 0; i < doubles; ++i) f64(0);
+  }
+
+  // Sections: begin() leaves room for the header, end() fills it in.
+  QUARTZ_NOINSTR void begin(SectionType type) {
+    section_start_ = bytes_.size();
+    SectionHeader h{static_cast<uint32_t>(type), 0, 0, 0, 0};
+    raw(&h, sizeof h);
+    ++sections_;
+  }
+  QUARTZ_NOINSTR void end() {
+    if (!ok_) return;
+    auto* h = reinterpret_cast<SectionHeader*>(&bytes_[section_start_]);
+    const size_t payload = section_start_ + sizeof(SectionHeader);
+    h->bytes = bytes_.size() - payload;
+    h->crc32 = crc32_update(0, &bytes_[payload], h->bytes);
+  }
+  // Patches a u32 written earlier (item counts known only at the end).
+  QUARTZ_NOINSTR void patch_u32(size_t at, uint32_t v) {
+    if (ok_) memcpy(&bytes_[at], &v, sizeof v);
+  }
+  QUARTZ_NOINSTR size_t position() const { return bytes_.size(); }
+  QUARTZ_NOINSTR uint32_t sections() const { return sections_; }
+  QUARTZ_NOINSTR bool ok() const { return ok_; }
+
+ private:
+  rt::MappedVector<unsigned char>& bytes_;
+  size_t section_start_ = 0;
+  uint32_t sections_ = 0;
+  bool ok_ = true;
+};
+
+QUARTZ_NOINSTR void key_number(Out& out, uint32_t* count, const char* key, uint64_t value) {
+  char text[32];
+  snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(value));
+  out.str(key);
+  out.str(text);
+  ++*count;
+}
+QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const char* value) {
+  out.str(key);
+  out.str(value);
+  ++*count;
+}
+
+QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
+                              ProfileTables& tables, rt::Runtime& runtime) {
+  out.begin(SectionType::run);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  key_text(out, &n, run_keys::kProgram, info.program);
+  key_text(out, &n, run_keys::kArguments, info.arguments);
+  key_text(out, &n, run_keys::kHost, info.host);
+  key_number(out, &n, run_keys::kPid, static_cast<uint64_t>(info.pid));
+  key_number(out, &n, run_keys::kStartRealtimeNs, info.start_realtime_ns);
+  key_number(out, &n, run_keys::kElapsedNs, static_cast<uint64_t>(totals.elapsed_s * 1e9 + 0.5));
+  key_number(out, &n, run_keys::kPeriodNs, info.period_ns);
+  key_number(out, &n, run_keys::kWindowSnapshots, info.window_snapshots);
+  key_number(out, &n, run_keys::kSamples, totals.snapshots);
+  key_number(out, &n, run_keys::kThreadSamples, totals.thread_samples);
+  key_number(out, &n, run_keys::kTornSamples, info.torn_samples);
+  key_text(out, &n, run_keys::kReserve, info.reserve ? "yes" : "no");
+  key_text(out, &n, run_keys::kReservedCores, info.reserved_cores);
+  key_text(out, &n, run_keys::kAppCores, info.app_cores);
+  key_text(out, &n, run_keys::kSamplerCores, info.sampler_cores);
+  key_text(out, &n, run_keys::kTopology, info.topology);
+  key_number(out, &n, run_keys::kSamplerCpuNs, info.sampler_cpu_ns);
+  char hook[32];
+  snprintf(hook, sizeof hook, "%.3f", info.hook_pair_ns);
+  key_text(out, &n, run_keys::kHookPairNs, hook);
+  key_number(out, &n, run_keys::kDilationRemovedNs,
+             static_cast<uint64_t>(totals.dilation_removed_s * 1e9 + 0.5));
+  key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
+  key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
+  key_number(out, &n, run_keys::kStackCapacity, runtime.options.geometry.stack_capacity);
+  key_number(out, &n, run_keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());
+  key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
+  key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
+struct ModuleWalk {
+  Out* out;
+  uint32_t count;
+};
+
+QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
+  auto* walk = static_cast<ModuleWalk*>(data);
+  char path[512];
+  if (walk->count == 0 && (!info->dlpi_name || !info->dlpi_name[0])) {
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);  // the program
+    path[n > 0 ? n : 0] = '\0';
+  } else {
+    snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
+  }
+  if (!path[0]) return 0;  // the vDSO and other nameless objects: nothing to symbolize
+  walk->out->u32(walk->count++);
+  walk->out->u64(info->dlpi_addr);
+  walk->out->str(path);
+  return 0;
+}
+
+QUARTZ_NOINSTR void write_modules(Out& out) {
+  out.begin(SectionType::modules);
+  const size_t count_at = out.position();
+  out.u32(0);
+  ModuleWalk walk{&out, 0};
+  dl_iterate_phdr(add_module, &walk);
+  out.patch_u32(count_at, walk.count);
+  out.end();
+}
+
+// The live block of each thread index, for counters not yet folded into the history.
+QUARTZ_NOINSTR rt::ThreadBlock* live_block(rt::Runtime& runtime, uint32_t index) {
+  rt::ThreadBlock* found = nullptr;
+  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
+    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+    if (b && b->index == index) found = b;
+  });
+  return found;
+}
+
+QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& tables,
+                                  rt::Runtime& runtime, double ns_per_tick) {
+  out.begin(SectionType::threads);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  const size_t record = tables.shape().full_size();
+  for (uint32_t index = 0; index < runtime.history.size(); ++index) {
+    const rt::ThreadRecord* r = runtime.history.find(index);
+    if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
+    uint64_t calls = r->calls.load(std::memory_order_relaxed);
+    uint64_t overflows = r->overflows.load(std::memory_order_relaxed);
+    uint64_t mismatches = r->mismatches.load(std::memory_order_relaxed);
+    uint64_t blocked = r->blocked_ticks.load(std::memory_order_relaxed);
+    uint64_t spinning = r->spinning_ticks.load(std::memory_order_relaxed);
+    if (r->phase.load(std::memory_order_acquire) != rt::ThreadPhase::exited) {
+      if (rt::ThreadBlock* b = live_block(runtime, index)) {
+        calls = 0;
+        for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
+          calls += b->edges.slot(i).calls.load(std::memory_order_relaxed);
+        }
+        overflows = b->stack.overflows();
+        mismatches = b->stack.mismatches();
+        blocked = b->blocked_ticks.load(std::memory_order_relaxed);
+        spinning = b->spinning_ticks.load(std::memory_order_relaxed);
+      }
+    }
+    char name[rt::kThreadNameBytes];
+    rt::ThreadHistory::copy_name(*r, name);
+    const uint32_t parent = r->parent_index.load(std::memory_order_relaxed);
+    const uint64_t created = r->created_ns.load(std::memory_order_relaxed);
+    const uint64_t exited = r->exited_ns.load(std::memory_order_relaxed);
+    out.u32(index);
+    out.u32(parent == rt::kNoThread ? kNoParent : parent);
+    out.i32(r->tid.load(std::memory_order_relaxed));
+    out.str(name);
+    out.u64(r->start_routine.load(std::memory_order_relaxed));
+    out.u64(created > info.start_monotonic_ns ? created - info.start_monotonic_ns : 0);
+    out.u64(exited > info.start_monotonic_ns ? exited - info.start_monotonic_ns : 0);
+    out.u64(calls);
+    out.u64(overflows);
+    out.u64(mismatches);
+    out.u64(static_cast<uint64_t>(static_cast<double>(blocked) * ns_per_tick));
+    out.u64(static_cast<uint64_t>(static_cast<double>(spinning) * ns_per_tick));
+    if (tables.has_thread(index)) {
+      out.u64(tables.thread_entry(index).cpu_ns);
+      out.u64(tables.thread_entry(index).runqueue_ns);
+      out.f64s(tables.thread_record(index), record);
+    } else {
+      out.u64(0);
+      out.u64(0);
+      out.zeros(record);
+    }
+    ++n;
+  }
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
+QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, rt::Runtime& runtime,
+                                 uint64_t address, uint32_t kind, const rt::ObjectRecord* r,
+                                 uint32_t sampled, double ns_per_tick) {
+  uint64_t acquisitions = 0, contended = 0, wait_ticks = 0, posts = 0, site = 0;
+  char name[rt::kObjectNameBytes] = "";
+  if (r) {
+    acquisitions = r->acquisitions.load(std::memory_order_relaxed);
+    contended = r->contended.load(std::memory_order_relaxed);
+    wait_ticks = r->wait_ticks.load(std::memory_order_relaxed);
+    posts = r->posts.load(std::memory_order_relaxed);
+    site = r->first_site.load(std::memory_order_relaxed);
+    rt::ObjectRegistry::copy_name(*r, name);
+  }
+  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
+    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+    if (!b) return;
+    if (const rt::ObjectCountSlot* s = b->objects.lookup(address)) {
+      acquisitions += s->acquisitions.load(std::memory_order_relaxed);
+      contended += s->contended.load(std::memory_order_relaxed);
+      wait_ticks += s->wait_ticks.load(std::memory_order_relaxed);
+    }
+  });
+  out.u64(address);
+  out.u32(kind);
+  out.str(name);
+  out.u64(site);
+  out.u64(acquisitions);
+  out.u64(contended);
+  out.u64(posts);
+  out.u64(static_cast<uint64_t>(static_cast<double>(wait_ticks) * ns_per_tick));
+  const size_t record = tables.shape().full_size();
+  if (sampled != kNone) {
+    const ObjectEntry& o = tables.object_entry(sampled);
+    out.f64(o.wait_spinning_s);
+    out.f64(o.wait_blocked_s);
+    out.f64(o.hold_s);
+    out.u32(kQueueBins);
+    out.f64s(tables.object_queue(sampled), kQueueBins);
+    out.f64s(tables.object_record(sampled), record);
+  } else {
+    out.f64(0);
+    out.f64(0);
+    out.f64(0);
+    out.u32(kQueueBins);
+    out.zeros(kQueueBins);
+    out.zeros(record);
+  }
+}
+
+QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, rt::Runtime& runtime,
+                                  double ns_per_tick) {
+  out.begin(SectionType::objects);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  // Registered objects first, then those only the stacks showed (waited for, never yet
+  // acquired when the capture was written).
+  for (uint32_t i = 0; i < runtime.objects.capacity(); ++i) {
+    const rt::ObjectRecord& r = runtime.objects.record(i);
+    const uintptr_t address = r.address.load(std::memory_order_acquire);
+    if (!address) continue;
+    const uint32_t sampled = tables.find_object(address);
+    uint32_t kind = r.kind.load(std::memory_order_relaxed);
+    if (kind == rt::kKindUnset && sampled != kNone) kind = tables.object_entry(sampled).kind;
+    write_object(out, tables, runtime, address, kind, &r, sampled, ns_per_tick);
+    ++n;
+  }
+  for (uint32_t i = 0; i < tables.object_count(); ++i) {
+    const ObjectEntry& o = tables.object_entry(i);
+    if (runtime.objects.find(o.address)) continue;
+    write_object(out, tables, runtime, o.address, o.kind, nullptr, i, ns_per_tick);
+    ++n;
+  }
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
+QUARTZ_NOINSTR void write_procedures(Out& out, ProfileTables& tables) {
+  out.begin(SectionType::procedures);
+  out.u32(tables.procedure_count());
+  for (uint32_t i = 0; i < tables.procedure_count(); ++i) {
+    out.u64(tables.procedure_entry(i).address);
+    out.f64s(tables.procedure_record(i), tables.shape().full_size());
+  }
+  out.end();
+}
+
+QUARTZ_NOINSTR void write_contexts(Out& out, ProfileTables& tables) {
+  out.begin(SectionType::contexts);
+  out.u32(tables.context_count());
+  for (uint32_t i = 0; i < tables.context_count(); ++i) {
+    const ContextNode& node = tables.context_node(i);
+    out.u32(i);
+    out.u32(node.parent == kNone ? kNoParent : node.parent);
+    out.u64(node.address);
+    out.u32(node.kind);
+    out.f64s(tables.context_record(i), tables.shape().context_size());
+  }
+  out.end();
+}
+
+QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
+  out.begin(SectionType::edges);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  for (uint32_t i = 0; i < runtime.call_graph.capacity(); ++i) {
+    const rt::CallGraphRecord& r = runtime.call_graph.record(i);
+    const uint64_t calls = r.calls.load(std::memory_order_relaxed);
+    if (r.state.load(std::memory_order_acquire) != 2 || calls == 0) continue;
+    out.u64(r.caller.load(std::memory_order_relaxed));
+    out.u64(r.callee.load(std::memory_order_relaxed));
+    out.u64(calls);
+    ++n;
+  }
+  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
+    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+    if (!b) return;
+    for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
+      const rt::CallEdgeSlot& s = b->edges.slot(i);
+      const uint64_t calls = s.calls.load(std::memory_order_relaxed);
+      const uintptr_t callee = s.callee.load(std::memory_order_acquire);
+      if (!callee || !calls) continue;
+      out.u64(s.caller.load(std::memory_order_relaxed));
+      out.u64(callee);
+      out.u64(calls);
+      ++n;
+    }
+  });
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
+QUARTZ_NOINSTR bool write_file(const char* path, const unsigned char* data, size_t n) {
+  char temporary[rt::kMaxPathBytes + 8];
+  snprintf(temporary, sizeof temporary, "%s.tmp", path);
+  const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, data + done, n - done);
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  const bool ok = close(fd) == 0 && done == n;
+  if (!ok || rename(temporary, path) != 0) {
+    unlink(temporary);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool CaptureWriter::init() {
+  // 4 GiB of address space, backed only as written.
+  return bytes_.reserve(size_t{1} << 32) || bytes_.reserve(size_t{1} << 28);
+}
+
+bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
+                          const AttributionTotals& totals, ProfileTables& tables,
+                          rt::Runtime& runtime) {
+  bytes_.clear();
+  Out out(bytes_);
+  FileHeader header{};
+  memcpy(header.magic, kFileMagic, sizeof header.magic);
+  header.version = kFormatVersion;
+  header.flags = final ? uint32_t{kFinal} : 0u;
+  header.processors = tables.shape().processors;
+  header.runnable_bins = tables.shape().runnable_bins;
+  out.raw(&header, sizeof header);
+
+  const double ns_per_tick = runtime.clock.ns_per_tick();
+  write_run(out, info, totals, tables, runtime);
+  write_modules(out);
+  write_threads(out, info, tables, runtime, ns_per_tick);
+  write_objects(out, tables, runtime, ns_per_tick);
+  write_procedures(out, tables);
+  write_contexts(out, tables);
+  write_edges(out, runtime);
+  out.begin(SectionType::program);
+  out.f64s(tables.program_record(), tables.shape().full_size());
+  out.end();
+  if (!out.ok()) return false;
+
+  reinterpret_cast<FileHeader*>(bytes_.data())->section_count = out.sections();
+  FileFooter footer{};
+  memcpy(footer.magic, kFooterMagic, sizeof footer.magic);
+  footer.file_bytes = bytes_.size() + sizeof footer;
+  footer.crc32 = crc32_update(0, bytes_.data(), bytes_.size());
+  out.raw(&footer, sizeof footer);
+  return out.ok() && write_file(path, bytes_.data(), bytes_.size());
+}
+
+}  // namespace quartz::sampler

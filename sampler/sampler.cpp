@@ -1,0 +1,429 @@
+#include "sampler/sampler.h"
+
+#include <fcntl.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <new>
+
+#include "runtime/clock.h"
+#include "runtime/mapped_memory.h"
+#include "runtime/real.h"
+#include "runtime/runtime.h"
+#include "runtime/thread_cpu.h"
+#include "sampler/attribution.h"
+#include "sampler/capture_writer.h"
+#include "sampler/stack_reader.h"
+#include "sampler/tables.h"
+
+extern "C" void __cyg_profile_func_enter(void*, void*);
+extern "C" void __cyg_profile_func_exit(void*, void*);
+
+namespace quartz::sampler {
+namespace {
+
+constexpr uint32_t kMaxSlots = 1u << 16;       // threads alive at once that can be sampled
+constexpr uint32_t kRunnableBins = 33;         // runnable threads 0..31, then 32 or more
+constexpr uint64_t kMinWindowNs = 10'000'000;  // CPU measurement at most every 10 ms
+constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+
+// What the sampler remembers of the thread in each registry slot.
+struct Track {
+  uint32_t thread_index;
+  uint32_t valid;
+  int32_t tid;
+  uint32_t window_position;
+  uint64_t last_cpu_ns;
+  uint64_t last_runqueue_ns;
+  uint32_t last_sequence;
+  uint32_t has_cpu;
+  uint64_t last_clock_ns;  // the thread's CPU clock at its last reading
+  uint32_t has_clock;
+  uint32_t active_sample;  // its last active sample in the current window, or kNone
+  uint64_t active_duration_ns;  // that sample's interval
+};
+
+struct Sampler {
+  rt::Runtime* runtime = nullptr;
+  pthread_t thread{};
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> running{false};
+
+  ProfileTables tables;
+  Window window;
+  StackReader reader;
+  CaptureWriter writer;
+  rt::MappedVector<Track> tracks;
+  AttributionConfig config;
+  AttributionTotals totals;
+  RunInfo info;
+  uint64_t last_snapshot_ns = 0;
+  uint64_t window_start_ns = 0;
+  uint64_t window_ns = kMinWindowNs;
+  uint64_t last_checkpoint_ns = 0;
+  uint32_t live_threads = 0;
+};
+
+alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
+Sampler* g_sampler = nullptr;  // never destroyed (STYLE 3)
+
+QUARTZ_NOINSTR uint64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+QUARTZ_NOINSTR uint64_t own_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+QUARTZ_NOINSTR void read_program(RunInfo& info) {
+  const ssize_t n = readlink("/proc/self/exe", info.program, sizeof(info.program) - 1);
+  info.program[n > 0 ? n : 0] = '\0';
+  const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  ssize_t used = 0;
+  if (fd >= 0) {
+    used = read(fd, info.arguments, sizeof(info.arguments) - 1);
+    close(fd);
+  }
+  if (used < 0) used = 0;
+  info.arguments[used] = '\0';
+  for (ssize_t i = 0; i + 1 < used; ++i) {
+    if (info.arguments[i] == '\0') info.arguments[i] = '\x1f';
+  }
+  gethostname(info.host, sizeof(info.host) - 1);
+  info.pid = getpid();
+}
+
+// Decides the processors: with a reserved core the program is moved off it and the sampler
+// bound to it. Returns P, the processors the program may use.
+QUARTZ_NOINSTR uint32_t place(const rt::Options& options, RunInfo& info) {
+  hwloc_topology_t topology;
+  if (hwloc_topology_init(&topology) != 0) return 1;
+  uint32_t processors = 1;
+  if (hwloc_topology_load(topology) == 0) {
+    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+    hwloc_bitmap_t reserved = hwloc_bitmap_alloc();
+    hwloc_bitmap_t app = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0) {
+      hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
+    }
+    const int pus = hwloc_bitmap_weight(allowed);
+    const bool reserve = options.reserve == 1 ? pus >= 2 : options.reserve == 0 ? false : pus >= 8;
+    if (reserve) {
+      if (options.reserved_cores[0] && hwloc_bitmap_list_sscanf(reserved, options.reserved_cores) == 0) {
+        hwloc_bitmap_and(reserved, reserved, allowed);
+      }
+      if (hwloc_bitmap_iszero(reserved)) hwloc_bitmap_only(reserved, hwloc_bitmap_last(allowed));
+      hwloc_bitmap_andnot(app, allowed, reserved);
+    }
+    if (reserve && !hwloc_bitmap_iszero(app) &&
+        hwloc_set_cpubind(topology, app, HWLOC_CPUBIND_PROCESS) == 0 &&
+        hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) == 0) {
+      info.reserve = true;
+      processors = static_cast<uint32_t>(hwloc_bitmap_weight(app));
+      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores, reserved);
+    } else {
+      hwloc_bitmap_copy(app, allowed);
+      hwloc_bitmap_zero(reserved);
+      processors = static_cast<uint32_t>(pus > 0 ? pus : 1);
+      // Sharing the processors, still on one of them: a sampler the scheduler may place
+      // anywhere at each wake-up moves the program's threads around (measured: up to 1 ms
+      // with a worker off the processors, and a serial share 1 to 4 points too high).
+      hwloc_bitmap_only(reserved, hwloc_bitmap_last(allowed));
+      if (hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) != 0) hwloc_bitmap_zero(reserved);
+      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores, reserved);
+      hwloc_bitmap_zero(reserved);
+    }
+    hwloc_bitmap_list_snprintf(info.app_cores, sizeof info.app_cores, app);
+    hwloc_bitmap_list_snprintf(info.reserved_cores, sizeof info.reserved_cores, reserved);
+    snprintf(info.topology, sizeof info.topology, "%d packages, %d cores, %d PUs, %d NUMA nodes",
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU),
+             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE));
+    hwloc_bitmap_free(app);
+    hwloc_bitmap_free(reserved);
+    hwloc_bitmap_free(allowed);
+  }
+  hwloc_topology_destroy(topology);
+  return processors;
+}
+
+__attribute__((noinline, no_instrument_function)) void calibration_procedure() {}
+__attribute__((noinline, no_instrument_function)) void calibration_caller() {}
+
+// The cost of one enter/exit pair of our hooks, measured on a scratch block so that
+// nothing is recorded (overhead compensation, DESIGN.md §3).
+QUARTZ_NOINSTR double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
+  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
+  if (!memory) return 0;
+  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, geometry);
+  // Through volatile pointers, as the program reaches them: a real call each time.
+  void (*volatile enter)(void*, void*) = &__cyg_profile_func_enter;
+  void (*volatile exit)(void*, void*) = &__cyg_profile_func_exit;
+  void* caller = reinterpret_cast<void*>(&calibration_caller);
+  void* callee = reinterpret_cast<void*>(&calibration_procedure);
+  rt::t_local.block = scratch;
+  enter(caller, nullptr);
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    constexpr int kPairs = 20000;
+    const uint64_t begin = rt::monotonic_ns();
+    for (int i = 0; i < kPairs; ++i) {
+      enter(callee, nullptr);
+      exit(callee, nullptr);
+    }
+    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / kPairs;
+    if (ns < best) best = ns;
+  }
+  exit(caller, nullptr);
+  rt::t_local.block = nullptr;
+  munmap(memory, rt::ThreadBlock::bytes_for(geometry));
+  return best;
+}
+
+// Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
+// that has ended, from what it left in its block.
+QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w, const rt::ThreadBlock* ended) {
+  rt::ThreadCpu cpu{};
+  bool ok;
+  if (ended) {
+    cpu.cpu_ns = ended->exit_cpu_ns.load(std::memory_order_relaxed);
+    cpu.runqueue_ns = ended->exit_runqueue_ns.load(std::memory_order_relaxed);
+    ok = cpu.cpu_ns != 0;
+  } else {
+    ok = rt::read_thread_cpu(track.tid, &cpu);
+  }
+  if (!ok || !track.has_cpu || cpu.cpu_ns < track.last_cpu_ns) {
+    if (ok) {
+      track.last_cpu_ns = cpu.cpu_ns;
+      track.last_runqueue_ns = cpu.runqueue_ns;
+      track.has_cpu = 1;
+    }
+    return;
+  }
+  const uint64_t d_cpu = cpu.cpu_ns - track.last_cpu_ns;
+  const uint64_t d_queue =
+      cpu.runqueue_ns >= track.last_runqueue_ns ? cpu.runqueue_ns - track.last_runqueue_ns : 0;
+  w.cpu_ns += d_cpu;
+  w.runqueue_ns += d_queue;
+  w.measured = 1;
+  if (s.tables.has_thread(w.thread)) {
+    s.tables.thread_entry(w.thread).cpu_ns += d_cpu;
+    s.tables.thread_entry(w.thread).runqueue_ns += d_queue;
+  }
+  track.last_cpu_ns = cpu.cpu_ns;
+  track.last_runqueue_ns = cpu.runqueue_ns;
+}
+
+// The share of this interval the thread ran, from its CPU clock (-1: unknown). A thread
+// found blocked used its processor time before it blocked: that goes back to its last
+// active sample, which phases shorter than the period would otherwise rob (measured:
+// 100 us of work before each lock wait showed up inside the lock).
+QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool live,
+                                 uint64_t duration_ns) {
+  const bool was_active = track.active_sample != kNone;
+  uint64_t clock_ns;
+  if (!live || (!active && !was_active) || !rt::read_thread_clock(track.tid, &clock_ns)) {
+    return -1;
+  }
+  const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
+  const double used = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
+  track.last_clock_ns = clock_ns;
+  track.has_clock = 1;
+  if (!known) return -1;
+  if (active) return duration_ns ? static_cast<float>(std::fmin(1.0, used / duration_ns)) : -1;
+  ThreadSample& earlier = s.window.sample(track.active_sample);
+  if (earlier.run >= 0 && track.active_duration_ns) {
+    earlier.run = static_cast<float>(
+        std::fmin(1.0, earlier.run + used / static_cast<double>(track.active_duration_ns)));
+  }
+  return -1;
+}
+
+QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block) {
+  const uint32_t sequence = block.stack.sequence();
+  w.hook_events += static_cast<uint32_t>(sequence - track.last_sequence) / 2;
+  track.last_sequence = sequence;
+}
+
+QUARTZ_NOINSTR void close_window(Sampler& s) {
+  for (uint32_t i = 0; i < s.window.thread_count(); ++i) {
+    WindowThread& w = s.window.thread_at(i);
+    if (w.track == kNone) continue;  // ended: measured when it ended
+    Track& track = s.tracks[w.track];
+    if (!track.valid || track.thread_index != w.thread) continue;
+    measure(s, track, w, nullptr);
+    track.active_sample = kNone;  // window sample positions start again
+  }
+  attribute_window(s.window, s.tables, s.config, s.totals);
+  s.window.clear();
+  s.window_ns = s.live_threads * kCpuReadBudgetNs > kMinWindowNs
+                    ? s.live_threads * kCpuReadBudgetNs
+                    : kMinWindowNs;
+}
+
+QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
+  if (s.window.full()) close_window(s);
+  const uint64_t duration_ns = now - s.last_snapshot_ns;
+  s.window.begin_snapshot(duration_ns);
+  s.last_snapshot_ns = now;
+  uint32_t live = 0;
+  s.runtime->threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus status) {
+    rt::ThreadBlock* block = slot.block.load(std::memory_order_acquire);
+    if (!block || slot.ordinal >= kMaxSlots) return;
+    Track& track = s.tracks[slot.ordinal];
+    const uint32_t index = block->index;
+    const bool fresh = !track.valid || track.thread_index != index;
+    if (fresh) {
+      track = Track{index, 1, block->tid.load(std::memory_order_relaxed), 0, 0, 0,
+                    block->stack.sequence(), 0, 0, 0, kNone, 0};
+      rt::ThreadCpu cpu;
+      if (rt::read_thread_cpu(track.tid, &cpu)) {
+        track.last_cpu_ns = cpu.cpu_ns;
+        track.last_runqueue_ns = cpu.runqueue_ns;
+        track.has_cpu = 1;
+      }
+    }
+    const StackRead read = s.reader.read(s.tables, slot.ordinal, fresh, *block);
+    if (read.torn) ++s.info.torn_samples;
+    bool created;
+    WindowThread* w = s.window.thread(index, &track.window_position, &created);
+    if (!w) return;
+    if (created) {
+      w->tid = track.tid;
+      w->track = slot.ordinal;
+    }
+    s.tables.thread(index);
+    const float run = clock_share(s, track, read.state != capture::kBlocked,
+                                  status == rt::SlotStatus::live, duration_ns);
+    if (read.state != capture::kBlocked) {
+      track.active_sample = s.window.next_sample();
+      track.active_duration_ns = duration_ns;
+    } else {
+      track.active_sample = kNone;
+    }
+    s.window.add_sample(ThreadSample{index, track.window_position, read.context, read.state,
+                                     read.top_role, 0, run});
+    count_hook_events(track, *w, *block);
+    if (status == rt::SlotStatus::exited) {
+      measure(s, track, *w, block);
+      w->track = kNone;
+      track.valid = 0;
+      s.runtime->threads.retire(&slot);
+    } else {
+      ++live;
+    }
+  });
+  s.live_threads = live;
+  if (now - s.window_start_ns >= s.window_ns) {
+    close_window(s);
+    s.window_start_ns = now;
+  }
+}
+
+QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
+  s.info.sampler_cpu_ns = own_cpu_ns();
+  ++s.info.checkpoints;
+  s.writer.write(s.runtime->options.output, final, s.info, s.totals, s.tables, *s.runtime);
+}
+
+// Placement, storage and calibration, on the sampler thread (hwloc binds the calling
+// thread and allocates; this thread is ours).
+QUARTZ_NOINSTR bool prepare(Sampler& s) {
+  const rt::Options& options = s.runtime->options;
+  s.config.processors = place(options, s.info);
+  const RecordShape shape{s.config.processors, kRunnableBins};
+  constexpr uint32_t kMaxSnapshots = 4096;
+  return s.tables.init(shape, ProfileTables::Limits{}) &&
+         s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
+         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init() &&
+         s.tracks.reserve(kMaxSlots) && s.tracks.resize_at_least(kMaxSlots);
+}
+
+QUARTZ_NOINSTR void* sampler_main(void*) {
+  rt::mark_runtime_thread();
+  Sampler& s = *g_sampler;
+  const rt::Options& options = s.runtime->options;
+  if (!prepare(s)) {
+    s.runtime->threads.detach_reader();
+    return nullptr;
+  }
+  const uint64_t period_ns = uint64_t{options.period_us} * 1000;
+  const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
+  s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);
+  s.config.hook_event_ns = s.info.hook_pair_ns / 2;
+
+  uint64_t now = rt::monotonic_ns();
+  s.last_snapshot_ns = s.window_start_ns = s.last_checkpoint_ns = now;
+  s.running.store(true, std::memory_order_release);
+  timespec next{};
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  while (!s.stop_requested.load(std::memory_order_acquire)) {
+    next.tv_nsec += static_cast<long>(period_ns);
+    while (next.tv_nsec >= 1000000000L) {
+      next.tv_nsec -= 1000000000L;
+      ++next.tv_sec;
+    }
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+    now = rt::monotonic_ns();
+    take_snapshot(s, now);
+    if (now - s.last_checkpoint_ns >= checkpoint_ns) {
+      write_capture(s, false);
+      s.last_checkpoint_ns = now;
+      clock_gettime(CLOCK_MONOTONIC, &next);  // writing took time: do not catch up
+    }
+  }
+  take_snapshot(s, rt::monotonic_ns());
+  close_window(s);
+  write_capture(s, true);
+  s.runtime->threads.detach_reader();
+  return nullptr;
+}
+
+}  // namespace
+
+bool start(rt::Runtime& runtime) {
+  if (g_sampler || !rt::real::pthread_create) return false;
+  Sampler* s = new (g_storage) Sampler();
+  s->runtime = &runtime;
+  const rt::Options& options = runtime.options;
+  memset(&s->info, 0, sizeof s->info);
+  read_program(s->info);
+  s->info.start_realtime_ns = realtime_ns();
+  s->info.start_monotonic_ns = runtime.clock.start_ns;
+  s->info.period_ns = uint64_t{options.period_us} * 1000;
+  s->info.window_snapshots = static_cast<uint32_t>(kMinWindowNs / s->info.period_ns + 1);
+  rt::ThreadCpu probe;
+  s->info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+  g_sampler = s;
+  runtime.threads.attach_reader();
+  if (rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr) != 0) {
+    runtime.threads.detach_reader();
+    g_sampler = nullptr;
+    return false;
+  }
+  return true;
+}
+
+void stop() {
+  Sampler* s = g_sampler;
+  if (!s || s->stop_requested.exchange(true)) return;
+  rt::real::pthread_join(s->thread, nullptr);
+  s->running.store(false, std::memory_order_release);
+}
+
+bool running() { return g_sampler && g_sampler->running.load(std::memory_order_acquire); }
+
+void forget_after_fork() { g_sampler = nullptr; }
+
+}  // namespace quartz::sampler

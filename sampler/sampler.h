@@ -1,0 +1,30 @@
+// The sampler thread (DESIGN.md §3 "Sampler"): created with the real pthread_create, so it
+// is never profiled; bound with hwloc to a reserved core when reserving (the program then
+// runs on the others), otherwise sharing the processors and sleeping between snapshots.
+//
+// Every period it reads every thread's state and stack (stack_reader.h) into a window;
+// every CPU window it reads each thread's processor and run-queue time (thread_cpu.h) and
+// attributes the window (attribution.h); every checkpoint it rewrites the capture
+// (capture_writer.h). It never blocks the program: it reads without locks and waits on
+// the clock.
+#pragma once
+
+#include "runtime/attributes.h"
+
+namespace quartz::rt {
+struct Runtime;
+}
+
+namespace quartz::sampler {
+
+// Starts sampling (runtime.options.output names the capture). False if it cannot.
+QUARTZ_NOINSTR bool start(rt::Runtime& runtime);
+// Takes a last snapshot, writes the final capture and ends the thread. Safe to call from
+// any thread, once; does nothing when sampling never started.
+QUARTZ_NOINSTR void stop();
+// True between start() and stop().
+QUARTZ_NOINSTR bool running();
+// In a forked child: the sampler thread is the parent's; forget it.
+QUARTZ_NOINSTR void forget_after_fork();
+
+}  // namespace quartz::sampler

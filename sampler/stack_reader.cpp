@@ -1,0 +1,68 @@
+#include "sampler/stack_reader.h"
+
+namespace quartz::sampler {
+
+using rt::EntryRole;
+using rt::EntryValue;
+using rt::ThreadState;
+
+bool StackReader::init(uint32_t stack_capacity, uint32_t max_slots) {
+  capacity_ = stack_capacity;
+  return remembered_.reserve(max_slots) && remembered_.resize_at_least(max_slots) &&
+         entries_.reserve(size_t{max_slots} * stack_capacity) &&
+         entries_.resize_at_least(size_t{max_slots} * stack_capacity) &&
+         contexts_.reserve(size_t{max_slots} * stack_capacity) &&
+         contexts_.resize_at_least(size_t{max_slots} * stack_capacity) &&
+         scratch_.reserve(stack_capacity) && scratch_.resize_at_least(stack_capacity);
+}
+
+StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
+                            const rt::ThreadBlock& block) {
+  Remembered& memory = remembered_[ordinal];
+  if (fresh) memory = Remembered{0, kNone};
+  EntryValue* previous = &entries_[size_t{ordinal} * capacity_];
+  uint32_t* ids = &contexts_[size_t{ordinal} * capacity_];
+
+  const ThreadState runtime_state = block.state.load(std::memory_order_acquire);
+  uint32_t depth = 0, true_depth = 0;
+  bool copied = false;
+  for (int attempt = 0; attempt < 4 && !copied; ++attempt) {
+    copied = block.stack.read(scratch_.data(), capacity_, &depth, &true_depth);
+  }
+  StackRead result{memory.leaf, capture::kBusy, 0, !copied};
+  if (runtime_state == ThreadState::spinning) result.state = capture::kSpinning;
+  if (runtime_state == ThreadState::blocked) result.state = capture::kBlocked;
+  if (!copied) return result;
+
+  uint32_t same = 0;  // entries unchanged since the last read: their contexts stand
+  while (same < depth && same < memory.depth && scratch_[same].address == previous[same].address &&
+         rt::tag_kind(scratch_[same].tag) == rt::tag_kind(previous[same].tag)) {
+    ++same;
+  }
+  uint32_t parent = same ? ids[same - 1] : kNone;
+  for (uint32_t i = same; i < depth; ++i) {
+    parent = tables.context(parent, scratch_[i].address,
+                            static_cast<uint32_t>(rt::tag_kind(scratch_[i].tag)));
+    ids[i] = parent;
+    previous[i] = scratch_[i];
+  }
+  memory.depth = depth;
+  memory.leaf = depth ? ids[depth - 1] : kNone;
+
+  result.context = memory.leaf;
+  if (depth) {
+    const EntryRole role = rt::tag_role(scratch_[depth - 1].tag);
+    result.top_role = role == EntryRole::waiting   ? kRoleWaiting
+                      : role == EntryRole::holding ? kRoleHolding
+                      : role == EntryRole::released ? kRoleReleased
+                                                    : kRoleNone;
+    // A mutex waiter is left busy by the runtime (it cannot know it will wait): the entry
+    // on top says it waits.
+    if (result.top_role == kRoleWaiting && result.state == capture::kBusy) {
+      result.state = capture::kBlocked;
+    }
+  }
+  return result;
+}
+
+}  // namespace quartz::sampler

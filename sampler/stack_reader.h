@@ -1,0 +1,44 @@
+// Reads one thread block per call: its state and stack, copied without locks (torn copies
+// retried, then counted), turned into a calling-context id. Per registry slot it keeps the
+// previous stack and its context ids, so that an unchanged prefix (the usual case between
+// two snapshots) costs a comparison, not a lookup.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/mapped_vector.h"
+#include "runtime/profile_stack.h"
+#include "runtime/thread_block.h"
+#include "sampler/attribution.h"
+#include "sampler/tables.h"
+
+namespace quartz::sampler {
+
+struct StackRead {
+  uint32_t context;   // leaf calling context, kNone for an empty stack
+  uint8_t state;      // capture::ThreadState the runtime reports (a lock wait counts blocked)
+  uint8_t top_role;   // TopRole of the leaf entry
+  bool torn;          // the copy kept tearing: the previous context was reused
+};
+
+class StackReader {
+ public:
+  QUARTZ_NOINSTR bool init(uint32_t stack_capacity, uint32_t max_slots);
+  // Reads the block in registry slot `ordinal`. `fresh` says the slot holds a thread not
+  // seen in it before (its remembered stack is dropped).
+  QUARTZ_NOINSTR StackRead read(ProfileTables& tables, uint32_t ordinal, bool fresh,
+                                const rt::ThreadBlock& block);
+
+ private:
+  struct Remembered {
+    uint32_t depth;
+    uint32_t leaf;
+  };
+  uint32_t capacity_ = 0;
+  rt::MappedVector<Remembered> remembered_;    // per slot
+  rt::MappedVector<rt::EntryValue> entries_;   // per slot, capacity each
+  rt::MappedVector<uint32_t> contexts_;        // per slot, capacity each
+  rt::MappedVector<rt::EntryValue> scratch_;   // one stack copy
+};
+
+}  // namespace quartz::sampler

@@ -1,0 +1,275 @@
+// End-to-end: `quartz run` on the samples, then `quartz report --json`; each sample's truth
+// (printed by the sample itself, or known by construction) must be what the profile shows.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "harness.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
+
+class ProfileE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("quartz-profile-e2e-" + std::to_string(getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    store = (dir / "runs.db").string();
+  }
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(dir, error);
+  }
+
+  // quartz run [flags] -- sample args; returns the run's output (the sample's own truths).
+  CommandResult profile(const std::string& name, const std::vector<std::string>& args,
+                        const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> argv{kQuartz, "run", "--store", store};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back("--");
+    argv.push_back(sample(name));
+    argv.insert(argv.end(), args.begin(), args.end());
+    CommandResult r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r;
+  }
+  json report(const std::string& which = "latest") {
+    const CommandResult r = run_command({kQuartz, "report", "--store", store, "--json", which});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  }
+  static const json* find(const json& rows, const std::string& name) {
+    for (const json& row : rows) {
+      if (row["name"] == name) return &row;
+    }
+    return nullptr;
+  }
+  // 1-based rank of `name` in `rows` ordered by `key`, descending.
+  static size_t rank_by(const json& rows, const std::string& name, const std::string& key) {
+    const json* row = find(rows, name);
+    if (!row) return 0;
+    size_t rank = 1;
+    for (const json& other : rows) rank += other[key].get<double>() > (*row)[key].get<double>();
+    return rank;
+  }
+
+  fs::path dir;
+  std::string store;
+};
+
+double value(const std::string& out, const std::string& key) {
+  const auto values = printed_values(out);
+  auto it = values.find(key);
+  EXPECT_NE(it, values.end()) << "the sample did not print " << key;
+  return it == values.end() ? 0 : std::strtod(it->second.c_str(), nullptr);
+}
+
+TEST_F(ProfileE2E, RootNormalizedTimeIsElapsedTime) {
+  profile("serial_init", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  const double elapsed = r["elapsed_s"];
+  const double period = r["sampling"]["period_s"];
+  EXPECT_GT(elapsed, 0.5);
+  EXPECT_NEAR(r["program_totals"]["normalized_s"].get<double>(), elapsed,
+              std::max(0.02 * elapsed, 2 * period));
+  double histogram = 0;
+  for (double t : r["parallelism_s"]) histogram += t;
+  EXPECT_NEAR(histogram, elapsed, std::max(0.02 * elapsed, 2 * period));
+  // Everything after the runtime started is on behalf of main (threads inherit its stack).
+  const json* main_row = find(r["procedures"], "main");
+  ASSERT_NE(main_row, nullptr);
+  EXPECT_NEAR((*main_row)["normalized_s"].get<double>(), elapsed, 0.05 * elapsed);
+  EXPECT_TRUE(r["final"]);
+}
+
+TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
+  const CommandResult run = profile("serial_init", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  const double elapsed = r["elapsed_s"];
+  // The serial phase, as the program timed it, is the time with one processor busy.
+  const double serial_share = value(run.out, "serial_s") / value(run.out, "elapsed_s");
+  EXPECT_NEAR(r["parallelism_s"][1].get<double>() / elapsed, serial_share, 0.03);
+  // Quartz's point: under 5% of the processor time, yet among the top three by normalized
+  // time; below every kernel by processor time.
+  EXPECT_LT(value(run.out, "log_cpu_s") / value(run.out, "total_cpu_s"), 0.05);
+  const json& procedures = r["procedures"];
+  EXPECT_LE(rank_by(procedures, "log_message", "normalized_s"), 3u);
+  EXPECT_GT(rank_by(procedures, "log_message", "processor_s"), 16u);
+  const json* log = find(procedures, "log_message");
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ((*log)["calls"], 1000);
+  EXPECT_NEAR((*log)["processor_s"].get<double>(), value(run.out, "log_cpu_s"),
+              0.25 * value(run.out, "log_cpu_s"));
+  // Its normalized time sits in the "one processor busy" bin.
+  EXPECT_GT((*log)["histogram_s"][1].get<double>(), 0.8 * (*log)["normalized_s"].get<double>());
+  // The sampler's own thread is not among the program's threads: main and two workers.
+  EXPECT_EQ(r["threads"].size(), 3u);
+}
+
+TEST_F(ProfileE2E, TheContendedLockRanksFirst) {
+  const CommandResult run = profile("lock_contention", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  ASSERT_FALSE(r["locks"].empty());
+  const json& lock = r["locks"][0];
+  EXPECT_EQ(lock["name"], "work_queue");
+  EXPECT_EQ(lock["acquisitions"], 6000);
+  EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
+  EXPECT_NEAR(lock["hold_s"].get<double>(), value(run.out, "held_s"), 0.25 * value(run.out, "held_s"));
+  EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * value(run.out, "held_s"));
+  EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
+}
+
+TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeriod) {
+  // 2 ms of work outside and 2 ms inside the lock per iteration: both procedures use the
+  // same processor time. (With phases shorter than the sampling period, processor time is
+  // shared out in proportion to the time each phase is seen; docs/user-guide.md.)
+  profile("lock_contention", {"--work-us", "2000", "--hold-us", "2000", "--iterations", "100"});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  const json* inside = find(r["procedures"], "update_shared_state");
+  const json* outside = find(r["procedures"], "do_private_work");
+  ASSERT_TRUE(inside && outside);
+  for (const json* p : {inside, outside}) EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
+  EXPECT_NEAR(r["locks"][0]["hold_s"].get<double>(), 0.8, 0.25);  // held by a preempted thread too
+}
+
+TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
+  const CommandResult run = profile("spin_vs_block", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  const json* spinning = find(r["procedures"], "wait_spinning");
+  const json* blocked = find(r["procedures"], "wait_blocked");
+  ASSERT_TRUE(spinning && blocked);
+  const double spin_wait = value(run.out, "spin_wait_s");
+  const double block_wait = value(run.out, "block_wait_s");
+  EXPECT_NEAR((*spinning)["state_s"]["spinning"].get<double>() + (*spinning)["state_s"]["ready"].get<double>(),
+              spin_wait, 0.3 * spin_wait);
+  EXPECT_LT((*spinning)["state_s"]["busy"].get<double>(), 0.1 * spin_wait);
+  EXPECT_LT((*spinning)["normalized_self_s"].get<double>(), 0.1 * spin_wait);
+  EXPECT_NEAR((*blocked)["state_s"]["blocked"].get<double>(), block_wait, 0.3 * block_wait);
+  EXPECT_LT((*blocked)["state_s"]["spinning"].get<double>(), 0.05 * block_wait);
+}
+
+TEST_F(ProfileE2E, WaitingForInputOutputIsNotBusy) {
+  const CommandResult run = profile("io_wait", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  const json* io = find(r["procedures"], "wait_for_io");
+  const json* compute = find(r["procedures"], "do_compute");
+  ASSERT_TRUE(io && compute);
+  const double io_s = value(run.out, "io_s");
+  const double compute_s = 2 * 50 * 0.010;  // processor time by construction: 2 threads x 50 x 10 ms
+  EXPECT_LT((*io)["state_s"]["busy"].get<double>(), 0.15 * io_s);
+  EXPECT_GT((*io)["state_s"]["blocked"].get<double>(), 0.6 * io_s);
+  EXPECT_LT((*io)["processor_s"].get<double>(), 0.15 * io_s);
+  EXPECT_NEAR((*compute)["processor_s"].get<double>(), compute_s, 0.25 * compute_s);
+}
+
+TEST_F(ProfileE2E, ProcessorsComeFromTheCpuset) {
+  const CommandResult r = run_command({"/usr/bin/taskset", "-c", "0", kQuartz, "run", "--store", store,
+                                       "--", sample("imbalance"), "--unit-ms", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = report();
+  EXPECT_EQ(j["processors"], 1);
+  EXPECT_EQ(j["parallelism_s"].size(), 2u);
+}
+
+TEST_F(ProfileE2E, ReservingACoreLeavesTheProgramTheOthers) {
+  profile("imbalance", {"--unit-ms", "50"}, {"--reserve"});
+  const json j = report();
+  EXPECT_EQ(j["processors"], 1);  // two processors here, one reserved
+  EXPECT_TRUE(j["sampling"]["reserved_core"]);
+  profile("imbalance", {"--unit-ms", "50"}, {"--no-reserve"});
+  const json k = report();
+  EXPECT_EQ(k["processors"], std::thread::hardware_concurrency());
+  EXPECT_FALSE(k["sampling"]["reserved_core"]);
+}
+
+TEST_F(ProfileE2E, ExitStatusIsTheProgramsAndRunsAreListed) {
+  const CommandResult r = run_command({kQuartz, "run", "--store", store, "--", sample("imbalance"),
+                                       "--no-such-flag", "1"});
+  EXPECT_EQ(r.exit_code, 2);  // the sample rejects the flag; quartz passes its status on
+  profile("imbalance", {"--unit-ms", "20"});
+  const CommandResult list = run_command({kQuartz, "list", "--store", store});
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("imbalance"), std::string::npos) << list.out;
+}
+
+TEST_F(ProfileE2E, BadInputGivesOneLineAndStatusTwo) {
+  auto expect_error = [](const CommandResult& r, const std::string& fragment) {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  };
+  expect_error(run_command({kQuartz, "frobnicate"}), "unknown command");
+  expect_error(run_command({kQuartz, "run", "--period-us", "0", "--", "/bin/true"}), "--period-us");
+  expect_error(run_command({kQuartz, "run", "--", "/no/such/program"}), "cannot execute");
+  expect_error(run_command({kQuartz, "report", "--store", store, "17"}), "no store");
+  expect_error(run_command({kQuartz, "report", (dir / "missing.qcap").string()}), "neither");
+
+  // A capture, then damaged copies of it.
+  const std::string capture = (dir / "good.qcap").string();
+  profile("imbalance", {"--unit-ms", "20"}, {"--output", capture});
+  std::ifstream in(capture, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 200u);
+  auto write = [&](const std::string& name, const std::string& content) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  };
+  expect_error(run_command({kQuartz, "report", write("truncated.qcap", bytes.substr(0, bytes.size() / 2))}),
+               "offset");
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  expect_error(run_command({kQuartz, "report", write("flipped.qcap", flipped)}), "offset");
+  expect_error(run_command({kQuartz, "report", write("empty.qcap", "")}), "neither");
+  expect_error(run_command({kQuartz, "report", write("text.qcap", "QUARTZC1 but not really")}), "offset");
+  expect_error(run_command({kQuartz, "import", "--store", store, write("junk.qcap", std::string(100, 'x'))}),
+               "not a Quartz capture");
+  EXPECT_EQ(run_command({kQuartz, "report", capture}).exit_code, 0);
+}
+
+// The program is killed with SIGKILL in the middle: the capture holds everything up to the
+// last checkpoint, is marked as such, and still reports.
+TEST_F(ProfileE2E, KilledRunLeavesItsLastCheckpoint) {
+  const CommandResult r = run_command(
+      {kQuartz, "run", "--store", store, "--checkpoint-ms", "100", "--", sample("imbalance"),
+       "--unit-ms", "3000"},
+      {}, 120, [](int pid) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        // Kill the program, not quartz: quartz must store what the program left.
+        std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+        pid_t child = 0;
+        children >> child;
+        if (child > 0) kill(child, SIGKILL);
+      });
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+  const json j = report();
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_FALSE(j["final"]);
+  EXPECT_GT(j["elapsed_s"].get<double>(), 1.0);
+  EXPECT_LT(j["elapsed_s"].get<double>(), 1.6);
+  EXPECT_GE(j["threads"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace quartz::test

@@ -1,0 +1,230 @@
+// DESIGN.md §2, checked on hand-built snapshots whose answers are worked out by hand.
+#include "sampler/attribution.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+namespace quartz::sampler {
+namespace {
+
+constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint64_t kMain = 0x100, kF = 0x200, kG = 0x300, kH = 0x400, kLock = 0x9000;
+
+class AttributionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(tables.init(RecordShape{2, 9}, ProfileTables::Limits{1024, 256, 256, 256}));
+    ASSERT_TRUE(window.init(64, 1024, 64));
+    main_ctx = tables.context(kNone, kMain, capture::kProcedure);
+    f = tables.context(main_ctx, kF, capture::kProcedure);
+    g = tables.context(main_ctx, kG, capture::kProcedure);
+    h = tables.context(main_ctx, kH, capture::kProcedure);
+    config.processors = 2;
+  }
+
+  // Adds a snapshot of `duration_ns` with the given threads (index, context, state, role).
+  struct T {
+    uint32_t thread;
+    uint32_t context;
+    uint8_t state;
+    uint8_t role = kRoleNone;
+    float run = -1;  // the sample's own CPU clock share; < 0: none
+  };
+  void snapshot(uint64_t duration_ns, std::vector<T> threads) {
+    ASSERT_TRUE(window.begin_snapshot(duration_ns));
+    for (const T& t : threads) {
+      uint32_t position = 0;
+      bool created;
+      WindowThread* w = window.thread(t.thread, &position, &created);
+      ASSERT_NE(w, nullptr);
+      ASSERT_TRUE(window.add_sample(ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run}));
+    }
+  }
+  // Gives a thread a measured window: `cpu` seconds of processor time.
+  void measured(uint32_t thread, double cpu_s, double runqueue_s = 0, uint64_t hook_events = 0) {
+    uint32_t position = 0;
+    bool created;
+    WindowThread* w = window.thread(thread, &position, &created);
+    w->measured = 1;
+    w->cpu_ns = static_cast<uint64_t>(cpu_s * kSecond);
+    w->runqueue_ns = static_cast<uint64_t>(runqueue_s * kSecond);
+    w->hook_events = hook_events;
+  }
+  double normalized(const double* record, bool behalf) {
+    const RecordShape& s = tables.shape();
+    return std::accumulate(record + s.normalized(behalf), record + s.normalized(behalf) + s.bins(), 0.0);
+  }
+  double normalized_bin(const double* record, uint32_t bin) {
+    const RecordShape& s = tables.shape();
+    return record[s.normalized(false) + bin] + record[s.normalized(true) + bin];
+  }
+  double processor(const double* record) {
+    const RecordShape& s = tables.shape();
+    double total = 0;
+    for (bool behalf : {false, true}) {
+      total += std::accumulate(record + s.processor(behalf), record + s.processor(behalf) + s.bins(), 0.0);
+    }
+    return total;
+  }
+  double state(const double* record, uint32_t which) {
+    const RecordShape& s = tables.shape();
+    return record[s.state(false) + which] + record[s.state(true) + which];
+  }
+  const double* procedure(uint64_t address) { return tables.procedure_record(tables.procedure(address)); }
+  const double* thread(uint32_t index) { return tables.thread_record(tables.thread(index)); }
+
+  ProfileTables tables;
+  Window window;
+  AttributionConfig config;
+  AttributionTotals totals;
+  uint32_t main_ctx = 0, f = 0, g = 0, h = 0;
+};
+
+TEST_F(AttributionTest, ParallelThenSerialPhase) {
+  // 1 s: two threads busy (f, g); 1 s: thread 0 busy in h, thread 1 blocked in g.
+  snapshot(kSecond, {{0, f, capture::kBusy}, {1, g, capture::kBusy}});
+  snapshot(kSecond, {{0, h, capture::kBusy}, {1, g, capture::kBlocked}});
+  measured(0, 2.0);
+  measured(1, 1.0);
+  attribute_window(window, tables, config, totals);
+
+  EXPECT_DOUBLE_EQ(totals.elapsed_s, 2.0);
+  const double* program = tables.program_record();
+  EXPECT_DOUBLE_EQ(normalized(program, false), 2.0);  // the root's normalized time = elapsed
+  EXPECT_DOUBLE_EQ(normalized_bin(program, 2), 1.0);  // 1 s with 2 processors busy
+  EXPECT_DOUBLE_EQ(normalized_bin(program, 1), 1.0);  // 1 s with 1 busy
+  EXPECT_DOUBLE_EQ(normalized(procedure(kF), false), 0.5);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kG), false), 0.5);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kH), false), 1.0);  // the serial phase weighs double
+  EXPECT_DOUBLE_EQ(processor(procedure(kH)), 1.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 1.0);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kMain), false), 0.0);  // never on top
+  EXPECT_DOUBLE_EQ(normalized(procedure(kMain), true), 2.0);   // everything on its behalf
+  EXPECT_DOUBLE_EQ(state(thread(1), capture::kBlocked), 1.0);
+  EXPECT_DOUBLE_EQ(state(thread(1), capture::kBusy), 1.0);
+  const double* ctx_h = tables.context_record(h);
+  EXPECT_DOUBLE_EQ(ctx_h[tables.shape().context_normalized() + 1], 1.0);
+}
+
+TEST_F(AttributionTest, NobodyBusySplitsTheIntervalInBinZero) {
+  snapshot(kSecond, {{0, f, capture::kBlocked}, {1, g, capture::kBlocked}});
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(normalized_bin(tables.program_record(), 0), 1.0);
+  EXPECT_DOUBLE_EQ(normalized_bin(procedure(kF), 0), 0.5);
+  EXPECT_DOUBLE_EQ(normalized_bin(procedure(kG), 0), 0.5);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 0.0);
+}
+
+TEST_F(AttributionTest, UnmeasuredThreadsShareProcessorsByTheModel) {
+  // Three busy threads on two processors: f = min(1, P/r) = 2/3 each, e = 2.
+  const uint32_t x = tables.context(main_ctx, 0x500, capture::kProcedure);
+  snapshot(3 * kSecond, {{0, f, capture::kBusy}, {1, g, capture::kBusy}, {2, x, capture::kBusy}});
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 2.0);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kF), false), 1.0);
+  EXPECT_NEAR(normalized_bin(tables.program_record(), 2), 3.0, 1e-12);
+  EXPECT_NEAR(state(thread(0), capture::kReady), 1.0, 1e-12);
+}
+
+TEST_F(AttributionTest, MeasuredShortfallIsReadyOrBlockedInTheKernel) {
+  // Thread 0 sampled busy for 2 s but ran 1 s, waited 0.5 s for a processor: the other
+  // 0.5 s it was blocked in the kernel (I/O), which is not busy.
+  snapshot(kSecond, {{0, f, capture::kBusy}});
+  snapshot(kSecond, {{0, f, capture::kBusy}});
+  measured(0, 1.0, 0.5);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(state(thread(0), capture::kBusy), 1.0);
+  EXPECT_DOUBLE_EQ(state(thread(0), capture::kReady), 0.5);
+  EXPECT_DOUBLE_EQ(state(thread(0), capture::kBlocked), 0.5);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 1.0);
+  EXPECT_DOUBLE_EQ(normalized(tables.program_record(), false), 2.0);
+}
+
+TEST_F(AttributionTest, EachSampleUsesItsOwnClockReading) {
+  // Within one window the thread computes in f, then waits for I/O in g (runtime state
+  // busy: the kernel, not a lock, blocks it). The window-wide share would call both half
+  // busy; the per-snapshot readings tell them apart, and the window's run-queue time says
+  // how much of g's shortfall was waiting for a processor.
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond, {{0, g, capture::kBusy, kRoleNone, 0.0f}});
+  measured(0, 1.0, 0.25);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 1.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kG)), 0.0);
+  EXPECT_DOUBLE_EQ(state(procedure(kG), capture::kReady), 0.25);
+  EXPECT_DOUBLE_EQ(state(procedure(kG), capture::kBlocked), 0.75);
+  EXPECT_DOUBLE_EQ(normalized_bin(procedure(kG), 0), 1.0);  // nobody busy: it gets bin 0
+}
+
+TEST_F(AttributionTest, SpinningConsumesAProcessorButIsNotBusy) {
+  snapshot(kSecond, {{0, f, capture::kBusy}, {1, g, capture::kSpinning}});
+  measured(0, 1.0);
+  measured(1, 1.0);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(state(thread(1), capture::kSpinning), 1.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kG)), 0.0);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kF), false), 1.0);  // e = 1: f alone is busy
+  EXPECT_DOUBLE_EQ(normalized_bin(tables.program_record(), 1), 1.0);
+}
+
+TEST_F(AttributionTest, RecursiveProcedureCountsOnce) {
+  const uint32_t f2 = tables.context(f, kF, capture::kProcedure);
+  const uint32_t f3 = tables.context(f2, kF, capture::kProcedure);
+  snapshot(kSecond, {{0, f3, capture::kBusy}});
+  measured(0, 1.0);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kF), false), 1.0);
+  EXPECT_DOUBLE_EQ(normalized(procedure(kF), true), 0.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kF)), 1.0);
+}
+
+TEST_F(AttributionTest, LocksHoldWaitAndQueue) {
+  // Thread 0 holds the lock and computes in h inside it; threads 1 and 2 wait for it.
+  const uint32_t held = tables.context(main_ctx, kLock, capture::kMutex);
+  const uint32_t inside = tables.context(held, kH, capture::kProcedure);
+  const uint32_t waiting = held;  // the same context, waited for instead of held
+  snapshot(kSecond, {{0, inside, capture::kBusy},
+                     {1, waiting, capture::kBlocked, kRoleWaiting},
+                     {2, waiting, capture::kBlocked, kRoleWaiting}});
+  measured(0, 1.0);
+  attribute_window(window, tables, config, totals);
+  const uint32_t lock = tables.find_object(kLock);
+  ASSERT_NE(lock, kNone);
+  const ObjectEntry& o = tables.object_entry(lock);
+  EXPECT_DOUBLE_EQ(o.hold_s, 1.0);
+  EXPECT_DOUBLE_EQ(o.wait_blocked_s, 2.0);
+  EXPECT_DOUBLE_EQ(o.wait_spinning_s, 0.0);
+  EXPECT_DOUBLE_EQ(tables.object_queue(lock)[2], 1.0);  // two waiting, for 1 s
+  // The critical section's work is on the lock's behalf and, serialised, weighs fully.
+  EXPECT_DOUBLE_EQ(normalized(tables.object_record(lock), true), 1.0);
+  EXPECT_DOUBLE_EQ(state(tables.object_record(lock), capture::kBlocked), 2.0);
+}
+
+TEST_F(AttributionTest, HookOverheadIsRemovedAndReported) {
+  snapshot(kSecond, {{0, f, capture::kBusy}, {1, g, capture::kBusy}});
+  measured(0, 1.0, 0, 100'000'000);  // 1e8 hook events at 2 ns: 0.2 s
+  measured(1, 1.0);
+  config.hook_event_ns = 2.0;
+  attribute_window(window, tables, config, totals);
+  EXPECT_NEAR(totals.dilation_removed_s, 0.2, 1e-9);
+  EXPECT_NEAR(processor(procedure(kF)), 0.8, 1e-9);
+  // e = 1.8: the normalized times still add up to the interval.
+  EXPECT_NEAR(normalized(procedure(kF), false) + normalized(procedure(kG), false), 1.0, 1e-12);
+  EXPECT_NEAR(normalized(procedure(kF), false), 0.8 / 1.8, 1e-9);
+}
+
+TEST_F(AttributionTest, ConditionWaitReleasesItsMutex) {
+  const uint32_t held = tables.context(main_ctx, kLock, capture::kMutex);
+  const uint32_t cond = tables.context(held, 0xA000, capture::kCondition);
+  snapshot(kSecond, {{0, cond, capture::kBlocked, kRoleWaiting}, {1, f, capture::kBusy}});
+  measured(1, 1.0);
+  attribute_window(window, tables, config, totals);
+  const ObjectEntry& mutex = tables.object_entry(tables.find_object(kLock));
+  EXPECT_DOUBLE_EQ(mutex.hold_s, 0.0);
+  EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 1.0);
+}
+
+}  // namespace
+}  // namespace quartz::sampler
