@@ -1,9 +1,11 @@
 #!/bin/sh
-# The main job: installs what is missing, builds, runs a bundled threaded sample under the
-# Quartz runtime and prints what the runtime saw.
+# The main job: installs what is missing, builds, profiles the bundled serial_init sample
+# (the Quartz paper's "Verify" case: a serial logging routine that costs little processor
+# time but much elapsed time) and prints its report.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh build
-echo "== lock_contention under libquartz (4 threads, one hot lock) =="
-QUARTZ_SUMMARY=- LD_PRELOAD="$PWD/build/lib/libquartz.so" build/samples/lock_contention
+rm -f build/demo.db
+build/bin/quartz run --store build/demo.db -- build/samples/serial_init
+build/bin/quartz report --store build/demo.db

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test: the release build (unit and
-# end-to-end), an ASan+UBSan build (unit and end-to-end) and a TSan build (unit tests:
-# TSan cannot host the preloaded runtime's interposition).
+# end-to-end), an ASan+UBSan build (unit and end-to-end) and a TSan build (unit and
+# offline-library tests: TSan cannot host the preloaded runtime's interposition).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -16,5 +16,5 @@ ASAN_OPTIONS=verify_asan_link_order=0 \
   ctest --test-dir build-asan -j "$jobs" --output-on-failure
 
 ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF
-ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
+ctest --test-dir build-tsan -L "unit|profile" -j "$jobs" --output-on-failure
 echo "all tests passed"
