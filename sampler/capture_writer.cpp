@@ -52,10 +52,13 @@ class Out {
   }
   QUARTZ_NOINSTR void end() {
     if (!ok_) return;
-    auto* h = reinterpret_cast<SectionHeader*>(&bytes_[section_start_]);
+    // Headers land at any offset: copied, never accessed in place.
+    SectionHeader h;
+    memcpy(&h, &bytes_[section_start_], sizeof h);
     const size_t payload = section_start_ + sizeof(SectionHeader);
-    h->bytes = bytes_.size() - payload;
-    h->crc32 = crc32_update(0, &bytes_[payload], h->bytes);
+    h.bytes = bytes_.size() - payload;
+    h.crc32 = crc32_update(0, &bytes_[payload], h.bytes);
+    memcpy(&bytes_[section_start_], &h, sizeof h);
   }
   // Patches a u32 written earlier (item counts known only at the end).
   QUARTZ_NOINSTR void patch_u32(size_t at, uint32_t v) {
@@ -408,7 +411,8 @@ bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
   out.end();
   if (!out.ok()) return false;
 
-  reinterpret_cast<FileHeader*>(bytes_.data())->section_count = out.sections();
+  header.section_count = out.sections();
+  memcpy(bytes_.data(), &header, sizeof header);
   FileFooter footer{};
   memcpy(footer.magic, kFooterMagic, sizeof footer.magic);
   footer.file_bytes = bytes_.size() + sizeof footer;
