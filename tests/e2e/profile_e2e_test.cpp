@@ -132,7 +132,10 @@ TEST_F(ProfileE2E, TheContendedLockRanksFirst) {
   EXPECT_EQ(lock["name"], "work_queue");
   EXPECT_EQ(lock["acquisitions"], 6000);
   EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
-  EXPECT_NEAR(lock["hold_s"].get<double>(), value(run.out, "held_s"), 0.25 * value(run.out, "held_s"));
+  // Held at least for the processor time spent inside (longer when a holder is preempted),
+  // and by one thread at a time: never longer than the run.
+  EXPECT_GT(lock["hold_s"].get<double>(), 0.9 * value(run.out, "held_s"));
+  EXPECT_LT(lock["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
   EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * value(run.out, "held_s"));
   EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
 }
@@ -148,7 +151,8 @@ TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeri
   const json* outside = find(r["procedures"], "do_private_work");
   ASSERT_TRUE(inside && outside);
   for (const json* p : {inside, outside}) EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
-  EXPECT_NEAR(r["locks"][0]["hold_s"].get<double>(), 0.8, 0.25);  // held by a preempted thread too
+  EXPECT_GT(r["locks"][0]["hold_s"].get<double>(), 0.9 * 0.8);
+  EXPECT_LT(r["locks"][0]["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
 }
 
 TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
