@@ -60,6 +60,13 @@ std::string location_of(const Run& run, uint64_t address) {
 std::string object_name(const Run& run, const ObjectInfo& o) {
   if (!o.name.empty()) return o.name;
   std::string name = kind_name(o.kind);
+  if (o.kind == capture::kJoin) {  // a join waits on the thread joined: name it
+    for (const ThreadInfo& t : run.threads) {
+      if (t.handle == o.address && t.handle != 0) {
+        return name + " " + (t.name.empty() ? "thread" : t.name) + " #" + std::to_string(t.index);
+      }
+    }
+  }
   if (o.first_site) {
     auto it = run.symbols.find(o.first_site);
     if (it != run.symbols.end() && !it->second.function.empty()) {

@@ -54,8 +54,6 @@ void BM_StackRead(benchmark::State& state) {
     ++round;
   }
   state.SetItemsProcessed(state.iterations() * threads);
-  state.counters["ns_per_thread"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * threads), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_StackRead)
     ->ArgsProduct({{1, 4, 16, 64}, {8, 32, 128}, {0, 1}})

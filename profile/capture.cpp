@@ -161,6 +161,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         t.tid = c.i32();
         t.name = c.str();
         t.start_routine = c.u64();
+        t.handle = c.u64();
         t.created_ns = c.u64();
         t.exited_ns = c.u64();
         t.calls = c.u64();

@@ -99,6 +99,7 @@ inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under t
 
 // Thread fields, in order:
 //   u32 index, u32 parent (kNoParent if unknown), i32 tid, string name, u64 start_routine,
+//   u64 handle (its pthread_t: what a join of it waits on),
 //   u64 created_ns, u64 exited_ns (0: still running; both relative to the run's start),
 //   u64 calls, u64 stack_overflows, u64 unmatched_exits, u64 exact_blocked_ns,
 //   u64 exact_spinning_ns, u64 cpu_ns, u64 run_queue_ns

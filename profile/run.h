@@ -52,6 +52,7 @@ struct ThreadInfo {
   int32_t tid = 0;
   std::string name;
   uint64_t start_routine = 0;
+  uint64_t handle = 0;  // pthread_t: the address of the object its joins wait on
   uint64_t created_ns = 0, exited_ns = 0;  // since the run started; exited 0: still running
   uint64_t calls = 0, stack_overflows = 0, unmatched_exits = 0;
   uint64_t exact_blocked_ns = 0, exact_spinning_ns = 0;

@@ -22,7 +22,9 @@ struct Options {
 
   // Sampling (sampler/): on when QUARTZ_OUTPUT names the capture file to write.
   char output[kMaxPathBytes] = {};  // QUARTZ_OUTPUT
-  uint32_t period_us = 1000;        // QUARTZ_PERIOD_US: time between snapshots
+  // QUARTZ_PERIOD_US: time between snapshots; 0 (the default) lets the sampler choose:
+  // 1 ms on a reserved core, 2 ms when sharing the processors (docs/performance.md).
+  uint32_t period_us = 0;
   uint32_t checkpoint_ms = 1000;    // QUARTZ_CHECKPOINT_MS: capture rewritten this often
   int reserve = -1;                 // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
   char reserved_cores[128] = {};    // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)

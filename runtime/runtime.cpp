@@ -42,6 +42,7 @@ QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_inde
   record->parent_index.store(parent_index, std::memory_order_relaxed);
   record->tid.store(block.tid.load(std::memory_order_relaxed), std::memory_order_relaxed);
   record->start_routine.store(start_routine, std::memory_order_relaxed);
+  record->handle.store(static_cast<uint64_t>(pthread_self()), std::memory_order_relaxed);
   record->exit_kind.store(0, std::memory_order_relaxed);
   record->exited_ns.store(0, std::memory_order_relaxed);
   if (record->created_ns.load(std::memory_order_relaxed) == 0 ||

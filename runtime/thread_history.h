@@ -24,6 +24,7 @@ struct alignas(kCacheLine) ThreadRecord {
   std::atomic<pid_t> tid{0};
   std::atomic<uint32_t> exit_kind{0};  // 1: returned or pthread_exit; 0 while running
   std::atomic<uintptr_t> start_routine{0};
+  std::atomic<uint64_t> handle{0};  // its pthread_t: joins of it wait on this address
   std::atomic<uint64_t> created_ns{0};
   std::atomic<uint64_t> exited_ns{0};
   std::atomic<uint64_t> calls{0};  // at exit

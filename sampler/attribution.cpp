@@ -12,7 +12,8 @@ using capture::kStateCount;
 
 bool Window::init(uint32_t max_snapshots, uint32_t max_samples, uint32_t max_threads) {
   return snapshots_.reserve(max_snapshots) && samples_.reserve(max_samples) &&
-         threads_.reserve(max_threads);
+         threads_.reserve(max_threads) && scratch_.reserve(max_threads) &&
+         scratch_.resize_at_least(max_threads);
 }
 
 void Window::clear() {
@@ -20,6 +21,33 @@ void Window::clear() {
   snapshots_.reuse();
   samples_.reuse();
   threads_.reuse();
+}
+
+void Window::carry_last_snapshot() {
+  if (snapshots_.size() == 0) return;
+  const SnapshotRecord last = snapshots_[snapshots_.size() - 1];
+  // Threads of the carried samples, renumbered in the order the samples meet them.
+  for (uint32_t i = 0; i < last.count; ++i) {
+    ThreadSample s = samples_[last.first + i];
+    const WindowThread old = threads_[s.window_thread];
+    s.window_thread = i;  // each thread appears once per snapshot: thread i is sample i's
+    samples_[i] = s;
+    WindowThread fresh{};
+    fresh.thread = old.thread;
+    fresh.tid = old.tid;
+    fresh.track = old.track;
+    scratch_[i] = fresh;
+  }
+  snapshots_.reuse();
+  samples_.reuse();
+  threads_.reuse();
+  snapshots_.append();
+  snapshots_[0] = SnapshotRecord{last.duration_ns, 0, last.count};
+  for (uint32_t i = 0; i < last.count; ++i) {
+    samples_.append();
+    WindowThread* t = threads_.append();
+    *t = scratch_[i];
+  }
 }
 
 bool Window::begin_snapshot(uint64_t duration_ns) {
@@ -91,28 +119,32 @@ QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const 
 
 // Shares of the interval a thread spends running and ready: from the sample's own CPU
 // clock reading, else the window's measurement, else the model f = min(1, P / r).
+// `*processor` is the processor time credited to the sample as a share of the interval:
+// the running share, except that a sample credited with time run just before a wait keeps
+// all of it (processor time adds up exactly; the share of the interval cannot exceed 1).
 QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, double model_run,
-                                 double* run, double* ready) {
+                                 double* run, double* ready, double* processor) {
   if (s.run >= 0) {
-    *run = s.run * w.run_scale;
+    *processor = s.run * w.run_scale;
+    *run = std::fmin(1.0, *processor);
     *ready = (1.0 - *run) * w.ready_ratio;
   } else if (w.measured && w.active_ns > 0) {
-    *run = w.run;
+    *processor = *run = w.run;
     *ready = w.ready;
   } else {
-    *run = model_run;
+    *processor = *run = model_run;
     *ready = 1.0 - model_run;
   }
 }
 
 QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& config,
-                                    AttributionTotals& totals) {
+                                    AttributionTotals& totals, uint32_t snapshots) {
   for (uint32_t i = 0; i < window.thread_count(); ++i) {
     WindowThread& w = window.thread_at(i);
     w.active_ns = 0;
     w.clocked_ns = w.clocked_run_ns = 0;
   }
-  for (uint32_t k = 0; k < window.snapshot_count(); ++k) {
+  for (uint32_t k = 0; k < snapshots; ++k) {
     const SnapshotRecord& snap = window.snapshot(k);
     const double duration = static_cast<double>(snap.duration_ns);
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
@@ -191,11 +223,12 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample,
 }  // namespace
 
 void attribute_window(Window& window, ProfileTables& tables, const AttributionConfig& config,
-                      AttributionTotals& totals) {
-  measure_threads(window, config, totals);
+                      AttributionTotals& totals, uint32_t snapshots) {
+  const uint32_t count = snapshots < window.snapshot_count() ? snapshots : window.snapshot_count();
+  measure_threads(window, config, totals, count);
   const RecordShape& shape = tables.shape();
   const double processors = config.processors;
-  for (uint32_t k = 0; k < window.snapshot_count(); ++k) {
+  for (uint32_t k = 0; k < count; ++k) {
     const SnapshotRecord& snap = window.snapshot(k);
     const double delta = static_cast<double>(snap.duration_ns) * 1e-9;
     const uint64_t snapshot_id = totals.snapshots++;
@@ -213,8 +246,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
       if (s.state == kBlocked) continue;
-      double run, ready;
-      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready);
+      double run, ready, processor;
+      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
       if (s.state == kBusy) e += run;
       r += run + ready;
     }
@@ -233,13 +266,13 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       if (s.state == kBlocked) {
         c.state[kBlocked] = delta;
       } else {
-        double run, ready;
-        shares(s, window.thread_at(s.window_thread), model_run, &run, &ready);
+        double run, ready, processor;
+        shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
         c.state[s.state] = run * delta;
         c.state[kReady] = ready * delta;
         c.state[kBlocked] = std::fmax(0.0, 1.0 - run - ready) * delta;
         if (s.state == kBusy) {
-          c.processor = run * delta;
+          c.processor = processor * delta;
           if (e > 0) c.normalized = run * delta / e;
         }
       }

@@ -45,7 +45,9 @@ struct ThreadSample {
   uint8_t state;           // capture::kBusy, kSpinning or kBlocked, as the runtime saw it
   uint8_t top_role;        // TopRole of the leaf
   uint16_t unused;
-  float run;               // share of the interval the thread ran (its CPU clock); < 0: unknown
+  // The thread's processor time credited to this sample (from its CPU clock), as a share
+  // of the interval; may exceed 1 (time it ran just before it blocked). < 0: unknown.
+  float run;
 };
 
 struct SnapshotRecord {
@@ -76,6 +78,10 @@ class Window {
  public:
   QUARTZ_NOINSTR bool init(uint32_t max_snapshots, uint32_t max_samples, uint32_t max_threads);
   QUARTZ_NOINSTR void clear();
+  // Starts a new window holding only the current one's last snapshot (its threads keep
+  // their identities; their measurements start again). A sample's processor time is only
+  // complete once the next snapshot is read, so the last snapshot waits for the next window.
+  QUARTZ_NOINSTR void carry_last_snapshot();
 
   // Starts a snapshot; then add_sample for each thread. False when the window is full.
   QUARTZ_NOINSTR bool begin_snapshot(uint64_t duration_ns);
@@ -105,6 +111,7 @@ class Window {
   rt::MappedVector<SnapshotRecord> snapshots_;
   rt::MappedVector<ThreadSample> samples_;
   rt::MappedVector<WindowThread> threads_;
+  rt::MappedVector<WindowThread> scratch_;  // carry_last_snapshot's copy of its threads
 };
 
 struct AttributionConfig {
@@ -120,9 +127,10 @@ struct AttributionTotals {
   uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
 };
 
-// Attributes every snapshot of `window` to `tables`, then clears nothing (the caller
-// clears the window).
+// Attributes the first `snapshots` snapshots of `window` (all of them by default) to
+// `tables`; the caller then clears or carries the window.
 QUARTZ_NOINSTR void attribute_window(Window& window, ProfileTables& tables,
-                                     const AttributionConfig& config, AttributionTotals& totals);
+                                     const AttributionConfig& config, AttributionTotals& totals,
+                                     uint32_t snapshots = ~0u);
 
 }  // namespace quartz::sampler

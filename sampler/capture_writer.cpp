@@ -204,6 +204,7 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
     out.i32(r->tid.load(std::memory_order_relaxed));
     out.str(name);
     out.u64(r->start_routine.load(std::memory_order_relaxed));
+    out.u64(r->handle.load(std::memory_order_relaxed));
     out.u64(created > info.start_monotonic_ns ? created - info.start_monotonic_ns : 0);
     out.u64(exited > info.start_monotonic_ns ? exited - info.start_monotonic_ns : 0);
     out.u64(calls);

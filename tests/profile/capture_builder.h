@@ -142,6 +142,7 @@ class CaptureBuilder {
     threads_.i32(t.tid);
     threads_.str(t.name);
     threads_.u64(t.start_routine);
+    threads_.u64(t.handle);
     threads_.u64(t.created_ns);
     threads_.u64(t.exited_ns);
     threads_.u64(t.calls);
@@ -355,6 +356,7 @@ inline Run sample_run() {
   main_thread.tid = 4242;
   main_thread.name = "main";
   main_thread.start_routine = 0;
+  main_thread.handle = 0x7f0000001000;
   main_thread.created_ns = 0;
   main_thread.exited_ns = 0;
   main_thread.calls = 100;
@@ -453,6 +455,7 @@ inline void expect_same_run(const Run& expected, const Run& actual) {
     EXPECT_EQ(e.start_routine, a.start_routine);
     EXPECT_EQ(e.created_ns, a.created_ns);
     EXPECT_EQ(e.exited_ns, a.exited_ns);
+    EXPECT_EQ(e.handle, a.handle);
     EXPECT_EQ(e.calls, a.calls);
     EXPECT_EQ(e.stack_overflows, a.stack_overflows);
     EXPECT_EQ(e.unmatched_exits, a.unmatched_exits);

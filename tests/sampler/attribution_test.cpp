@@ -158,6 +158,27 @@ TEST_F(AttributionTest, EachSampleUsesItsOwnClockReading) {
   EXPECT_DOUBLE_EQ(normalized_bin(procedure(kG), 0), 1.0);  // nobody busy: it gets bin 0
 }
 
+TEST_F(AttributionTest, TheLastSnapshotWaitsForTheNextWindow) {
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f}, {1, g, capture::kBlocked}});
+  snapshot(kSecond, {{0, h, capture::kBusy, kRoleNone, 0.5f}, {1, g, capture::kBusy, kRoleNone, 1.0f}});
+  attribute_window(window, tables, config, totals, window.snapshot_count() - 1);
+  EXPECT_DOUBLE_EQ(totals.elapsed_s, 1.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kH)), 0.0);  // not yet attributed
+  window.carry_last_snapshot();
+  ASSERT_EQ(window.snapshot_count(), 1u);
+  ASSERT_EQ(window.thread_count(), 2u);
+  EXPECT_EQ(window.sample(0).thread, 0u);
+  EXPECT_EQ(window.sample(0).window_thread, 0u);
+  EXPECT_EQ(window.sample(1).window_thread, 1u);
+  EXPECT_EQ(window.thread_at(1).thread, 1u);
+  EXPECT_EQ(window.thread_at(1).measured, 0u);  // measurements start again
+  window.sample(0).run = 1.0f;  // its trailing half arrived with the next snapshot
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(totals.elapsed_s, 2.0);
+  EXPECT_DOUBLE_EQ(processor(procedure(kH)), 1.0);
+  EXPECT_DOUBLE_EQ(normalized_bin(tables.program_record(), 2), 1.0);
+}
+
 TEST_F(AttributionTest, SpinningConsumesAProcessorButIsNotBusy) {
   snapshot(kSecond, {{0, f, capture::kBusy}, {1, g, capture::kSpinning}});
   measured(0, 1.0);
