@@ -191,6 +191,42 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
   return result;
 }
 
+std::vector<ContextRow> context_rows(const Run& run) {
+  const size_t n = run.contexts.size();
+  std::vector<ContextRow> rows(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ContextInfo& c = run.contexts[i];
+    ContextRow& row = rows[i];
+    row.id = c.id;
+    row.parent = c.parent;
+    row.kind = c.kind;
+    if (c.kind == capture::kProcedure) {
+      row.name = display_name(run, c.address);
+    } else {
+      row.name = kind_name(c.kind) + "@" + hex(c.address);
+      for (const ObjectInfo& o : run.objects) {
+        if (o.address == c.address) row.name = object_name(run, o);
+      }
+    }
+    row.normalized_self_s = sum(c.record.normalized);
+    row.histogram_s = c.record.normalized;
+    row.processor_s = sum(c.record.processor);
+  }
+  // Inclusive values: children come after their parents.
+  for (size_t i = n; i-- > 0;) {
+    ContextRow& row = rows[i];
+    row.normalized_s += row.normalized_self_s;
+    if (row.parent == capture::kNoParent) continue;
+    ContextRow& parent = rows[row.parent];
+    parent.normalized_s += row.normalized_s;
+    parent.processor_s += row.processor_s;
+    for (size_t b = 0; b < row.histogram_s.size() && b < parent.histogram_s.size(); ++b) {
+      parent.histogram_s[b] += row.histogram_s[b];
+    }
+  }
+  return rows;
+}
+
 std::vector<LockRow> lock_rows(const Run& run) {
   std::vector<LockRow> rows;
   for (const ObjectInfo& o : run.objects) {
@@ -284,6 +320,7 @@ ProfileView analyze(const Run& run) {
   view.children = child_rows(run, view.procedures);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
+  view.contexts = context_rows(run);
   view.quality = quality_of(run);
   return view;
 }

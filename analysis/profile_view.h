@@ -51,6 +51,18 @@ struct LockRow {
   Totals totals;
 };
 
+// One calling context: a path from the root through procedures and objects.
+struct ContextRow {
+  uint32_t id = 0;
+  uint32_t parent = capture::kNoParent;
+  std::string name;
+  uint32_t kind = capture::kProcedure;
+  double normalized_s = 0;       // with its subtree
+  double normalized_self_s = 0;  // at this context itself
+  double processor_s = 0;        // with its subtree
+  std::vector<double> histogram_s;  // normalized, with its subtree, by processors busy
+};
+
 struct ThreadRow {
   uint32_t index = 0;
   uint32_t parent = capture::kNoParent;
@@ -86,6 +98,7 @@ struct ProfileView {
   std::vector<ProcedureRow> procedures;  // by normalized time, descending
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index
+  std::vector<ContextRow> contexts;      // the calling-context tree, parents first
   // Each procedure's normalized time divided among its children (and "self"), by the
   // procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;

@@ -183,7 +183,12 @@ nlohmann::json totals_json(const Totals& t) {
            {{"busy", t.mean_runnable[capture::kBusy]},
             {"spinning", t.mean_runnable[capture::kSpinning]},
             {"blocked", t.mean_runnable[capture::kBlocked]},
-            {"ready", t.mean_runnable[capture::kReady]}}}};
+            {"ready", t.mean_runnable[capture::kReady]}}},
+          {"runnable_s",
+           {{"busy", t.runnable_s[capture::kBusy]},
+            {"spinning", t.runnable_s[capture::kSpinning]},
+            {"blocked", t.runnable_s[capture::kBlocked]},
+            {"ready", t.runnable_s[capture::kReady]}}}};
 }
 
 }  // namespace
@@ -257,6 +262,17 @@ void print_json_report(std::ostream& out, const ProfileView& v) {
     row["cpu_s"] = t.cpu_s;
     row["calls"] = t.calls;
     threads.push_back(std::move(row));
+  }
+  auto& contexts = j["contexts"] = nlohmann::json::array();
+  for (const ContextRow& c : v.contexts) {
+    contexts.push_back({{"id", c.id},
+                        {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(c.parent)},
+                        {"name", c.name},
+                        {"kind", kind_name(c.kind)},
+                        {"normalized_s", c.normalized_s},
+                        {"normalized_self_s", c.normalized_self_s},
+                        {"processor_s", c.processor_s},
+                        {"histogram_s", c.histogram_s}});
   }
   const Quality& q = v.quality;
   j["sampling"] = {{"samples", q.samples},

@@ -104,6 +104,12 @@ TEST_F(ProfileE2E, RootNormalizedTimeIsElapsedTime) {
   ASSERT_NE(main_row, nullptr);
   EXPECT_NEAR((*main_row)["normalized_s"].get<double>(), elapsed, 0.05 * elapsed);
   EXPECT_TRUE(r["final"]);
+  // The calling-context tree holds the same time: its roots add up to main's.
+  double roots = 0;
+  for (const json& c : r["contexts"]) {
+    if (c["parent"].is_null()) roots += c["normalized_s"].get<double>();
+  }
+  EXPECT_NEAR(roots, (*main_row)["normalized_s"].get<double>(), 0.01 * elapsed);
 }
 
 TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
