@@ -261,14 +261,46 @@ void mark_runtime_thread() {
   t_local.ignored = 1;
 }
 
+ThreadTotals block_totals(const ThreadBlock& block) {
+  ThreadTotals totals;
+  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
+    const CallEdgeSlot& s = block.edges.slot(i);
+    if (s.callee.load(std::memory_order_relaxed) != 0) {
+      totals.calls += s.calls.load(std::memory_order_relaxed);
+    }
+  }
+  totals.overflows = block.stack.overflows();
+  totals.mismatches = block.stack.mismatches();
+  totals.blocked_ticks = block.blocked_ticks.load(std::memory_order_relaxed);
+  totals.spinning_ticks = block.spinning_ticks.load(std::memory_order_relaxed);
+  totals.depth = block.stack.depth();
+  return totals;
+}
+
+ThreadTotals thread_totals(Runtime& rt, const ThreadRecord& record, uint32_t index) {
+  if (record.phase.load(std::memory_order_acquire) != ThreadPhase::exited) {
+    const ThreadBlock* live = nullptr;
+    rt.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
+      const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+      if (b && b->index == index) live = b;
+    });
+    if (live) return block_totals(*live);
+  }
+  ThreadTotals totals;
+  totals.calls = record.calls.load(std::memory_order_relaxed);
+  totals.overflows = record.overflows.load(std::memory_order_relaxed);
+  totals.mismatches = record.mismatches.load(std::memory_order_relaxed);
+  totals.blocked_ticks = record.blocked_ticks.load(std::memory_order_relaxed);
+  totals.spinning_ticks = record.spinning_ticks.load(std::memory_order_relaxed);
+  return totals;
+}
+
 void fold_block(ThreadBlock& block) {
   Runtime& rt = g_runtime;
-  uint64_t calls = 0;
   for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
     const CallEdgeSlot& s = block.edges.slot(i);
     const uint64_t n = s.calls.load(std::memory_order_relaxed);
     if (n == 0 || s.callee.load(std::memory_order_relaxed) == 0) continue;
-    calls += n;
     rt.call_graph.add(s.caller.load(std::memory_order_relaxed),
                       s.callee.load(std::memory_order_relaxed), n);
   }
@@ -284,13 +316,12 @@ void fold_block(ThreadBlock& block) {
     r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed), std::memory_order_relaxed);
   }
   if (ThreadRecord* record = rt.history.at(block.index)) {
-    record->calls.store(calls, std::memory_order_relaxed);
-    record->overflows.store(block.stack.overflows(), std::memory_order_relaxed);
-    record->mismatches.store(block.stack.mismatches(), std::memory_order_relaxed);
-    record->blocked_ticks.store(block.blocked_ticks.load(std::memory_order_relaxed),
-                             std::memory_order_relaxed);
-    record->spinning_ticks.store(block.spinning_ticks.load(std::memory_order_relaxed),
-                              std::memory_order_relaxed);
+    const ThreadTotals totals = block_totals(block);
+    record->calls.store(totals.calls, std::memory_order_relaxed);
+    record->overflows.store(totals.overflows, std::memory_order_relaxed);
+    record->mismatches.store(totals.mismatches, std::memory_order_relaxed);
+    record->blocked_ticks.store(totals.blocked_ticks, std::memory_order_relaxed);
+    record->spinning_ticks.store(totals.spinning_ticks, std::memory_order_relaxed);
     record->phase.store(ThreadPhase::exited, std::memory_order_release);
   }
 }

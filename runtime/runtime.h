@@ -75,6 +75,19 @@ QUARTZ_NOINSTR void mark_runtime_thread();
 // Moves a retired block's counters into the process-wide tables and its thread record.
 QUARTZ_NOINSTR void fold_block(ThreadBlock& block);
 
+// A thread's own counters, however far it has got.
+struct ThreadTotals {
+  uint64_t calls = 0;
+  uint64_t overflows = 0;
+  uint64_t mismatches = 0;
+  uint64_t blocked_ticks = 0;
+  uint64_t spinning_ticks = 0;
+  uint32_t depth = 0;  // profile stack depth; 0 once exited
+};
+QUARTZ_NOINSTR ThreadTotals block_totals(const ThreadBlock& block);
+// From the thread's live block while it runs, from its record once the block was folded.
+QUARTZ_NOINSTR ThreadTotals thread_totals(Runtime& rt, const ThreadRecord& record, uint32_t index);
+
 // Registers a thread created through our pthread_create: claims a block that inherits
 // the creator's profile stack. Null when the child cannot be profiled.
 QUARTZ_NOINSTR ThreadSlot* prepare_child(ThreadBlock* creator);

@@ -121,25 +121,7 @@ QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out, double ns_per_tick) 
     const ThreadRecord* record = rt.history.find(index);
     if (!record || record->phase.load(std::memory_order_acquire) == ThreadPhase::unused) continue;
     const ThreadPhase phase = record->phase.load(std::memory_order_acquire);
-    uint64_t calls = record->calls.load(std::memory_order_relaxed);
-    uint64_t overflows = record->overflows.load(std::memory_order_relaxed);
-    uint64_t mismatches = record->mismatches.load(std::memory_order_relaxed);
-    uint64_t blocked = record->blocked_ticks.load(std::memory_order_relaxed);
-    uint64_t spinning = record->spinning_ticks.load(std::memory_order_relaxed);
-    uint32_t depth = 0;
-    rt.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
-      ThreadBlock* b = slot.block.load(std::memory_order_acquire);
-      if (!b || b->index != index || phase == ThreadPhase::exited) return;
-      calls = 0;
-      for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
-        calls += b->edges.slot(i).calls.load(std::memory_order_relaxed);
-      }
-      overflows = b->stack.overflows();
-      mismatches = b->stack.mismatches();
-      blocked = b->blocked_ticks.load(std::memory_order_relaxed);
-      spinning = b->spinning_ticks.load(std::memory_order_relaxed);
-      depth = b->stack.depth();
-    });
+    const ThreadTotals totals = thread_totals(rt, *record, index);
     char name[kThreadNameBytes];
     ThreadHistory::copy_name(*record, name);
     for (char* c = name; *c; ++c) {
@@ -154,9 +136,10 @@ QUARTZ_NOINSTR void write_threads(Runtime& rt, Writer& out, double ns_per_tick) 
         phase == ThreadPhase::exited    ? "exited"
         : phase == ThreadPhase::running ? "running"
                                         : "created",
-        static_cast<unsigned long long>(calls), static_cast<unsigned long long>(overflows),
-        static_cast<unsigned long long>(mismatches), blocked * ns_per_tick,
-        spinning * ns_per_tick, depth,
+        static_cast<unsigned long long>(totals.calls),
+        static_cast<unsigned long long>(totals.overflows),
+        static_cast<unsigned long long>(totals.mismatches), totals.blocked_ticks * ns_per_tick,
+        totals.spinning_ticks * ns_per_tick, totals.depth,
         symbol_at(record->start_routine.load(std::memory_order_relaxed)));
   }
 }

@@ -157,16 +157,6 @@ QUARTZ_NOINSTR void write_modules(Out& out) {
   out.end();
 }
 
-// The live block of each thread index, for counters not yet folded into the history.
-QUARTZ_NOINSTR rt::ThreadBlock* live_block(rt::Runtime& runtime, uint32_t index) {
-  rt::ThreadBlock* found = nullptr;
-  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
-    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
-    if (b && b->index == index) found = b;
-  });
-  return found;
-}
-
 QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& tables,
                                   rt::Runtime& runtime, double ns_per_tick) {
   out.begin(SectionType::threads);
@@ -177,23 +167,7 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
     if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
-    uint64_t calls = r->calls.load(std::memory_order_relaxed);
-    uint64_t overflows = r->overflows.load(std::memory_order_relaxed);
-    uint64_t mismatches = r->mismatches.load(std::memory_order_relaxed);
-    uint64_t blocked = r->blocked_ticks.load(std::memory_order_relaxed);
-    uint64_t spinning = r->spinning_ticks.load(std::memory_order_relaxed);
-    if (r->phase.load(std::memory_order_acquire) != rt::ThreadPhase::exited) {
-      if (rt::ThreadBlock* b = live_block(runtime, index)) {
-        calls = 0;
-        for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
-          calls += b->edges.slot(i).calls.load(std::memory_order_relaxed);
-        }
-        overflows = b->stack.overflows();
-        mismatches = b->stack.mismatches();
-        blocked = b->blocked_ticks.load(std::memory_order_relaxed);
-        spinning = b->spinning_ticks.load(std::memory_order_relaxed);
-      }
-    }
+    const rt::ThreadTotals totals = rt::thread_totals(runtime, *r, index);
     char name[rt::kThreadNameBytes];
     rt::ThreadHistory::copy_name(*r, name);
     const uint32_t parent = r->parent_index.load(std::memory_order_relaxed);
@@ -207,11 +181,11 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
     out.u64(r->handle.load(std::memory_order_relaxed));
     out.u64(created > info.start_monotonic_ns ? created - info.start_monotonic_ns : 0);
     out.u64(exited > info.start_monotonic_ns ? exited - info.start_monotonic_ns : 0);
-    out.u64(calls);
-    out.u64(overflows);
-    out.u64(mismatches);
-    out.u64(static_cast<uint64_t>(static_cast<double>(blocked) * ns_per_tick));
-    out.u64(static_cast<uint64_t>(static_cast<double>(spinning) * ns_per_tick));
+    out.u64(totals.calls);
+    out.u64(totals.overflows);
+    out.u64(totals.mismatches);
+    out.u64(static_cast<uint64_t>(static_cast<double>(totals.blocked_ticks) * ns_per_tick));
+    out.u64(static_cast<uint64_t>(static_cast<double>(totals.spinning_ticks) * ns_per_tick));
     if (tables.has_thread(index)) {
       out.u64(tables.thread_entry(index).cpu_ns);
       out.u64(tables.thread_entry(index).runqueue_ns);
