@@ -10,6 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "profile/capture.h"
+#include "profile/open_run.h"
 #include "profile/store.h"
 #include "profile/symbolize_run.h"
 
@@ -39,6 +40,15 @@ void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileVie
                        t.ready_s});
   }
   store.add_metrics(id, procedures, locks, threads);
+}
+
+profile::OpenedRun open_named_run(const char* command, const std::string& which,
+                                  const std::string& store_path) {
+  try {
+    return profile::open_run(which, store_path);
+  } catch (const profile::OpenRunError& e) {
+    throw UsageError(std::string(command) + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -74,36 +84,11 @@ int report_command(const std::vector<std::string>& args) {
     which = a.next();
   }
 
-  profile::Run run;
+  profile::OpenedRun opened = open_named_run("report", which, store_path);
   analysis::ReportOptions options;
   options.top = top;
-  std::error_code error;
-  const bool is_file = !which.empty() && std::filesystem::is_regular_file(which, error);
-  if (is_file && profile::looks_like_capture(which)) {
-    run = profile::read_capture(which);
-    profile::symbolize_run(run);
-    options.run_label = which;
-  } else {
-    if (is_file || (!which.empty() && which != "latest" &&
-                    which.find_first_not_of("0123456789") != std::string::npos)) {
-      throw UsageError("report: '" + which + "' is neither a run number nor a capture file");
-    }
-    if (!std::filesystem::exists(store_path, error)) {
-      throw UsageError("report: no store at " + store_path + " (run 'quartz run' first, or give --store)");
-    }
-    profile::Store store(store_path);
-    int64_t id = 0;
-    if (which.empty() || which == "latest") {
-      const auto latest = store.latest();
-      if (!latest) throw UsageError("report: " + store_path + " holds no runs");
-      id = *latest;
-    } else {
-      id = std::stoll(which);
-    }
-    run = store.load(id);
-    options.run_label = "run " + std::to_string(id) + " (" + store_path + ")";
-  }
-  const analysis::ProfileView view = analysis::analyze(run);
+  options.run_label = opened.label;
+  const analysis::ProfileView view = analysis::analyze(opened.run);
   if (json) {
     analysis::print_json_report(std::cout, view);
   } else {
