@@ -5,40 +5,16 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/text_format.h"
+
 namespace quartz::analysis {
 namespace {
 
-std::string format(const char* spec, double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, spec, v);
-  return text;
-}
-
-// Seconds with a unit that keeps three significant digits readable.
-std::string seconds(double s) {
-  const double a = std::fabs(s);
-  if (a == 0) return "0 s";
-  if (a >= 100) return format("%.1f s", s);
-  if (a >= 1) return format("%.3f s", s);
-  if (a >= 1e-3) return format("%.2f ms", s * 1e3);
-  return format("%.1f us", s * 1e6);
-}
-
-std::string percent(double part, double whole) {
-  return whole > 0 ? format("%5.1f%%", 100 * part / whole) : std::string("    -");
-}
-
-std::string pad(const std::string& s, size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
-std::string bar(double fraction, size_t width) {
-  const size_t n = static_cast<size_t>(std::lround(std::clamp(fraction, 0.0, 1.0) * width));
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += "\u2588";
-  return s + std::string(width - n, ' ');
-}
+using text::bar;
+using text::format;
+using text::pad;
+using text::percent;
+using text::seconds;
 
 void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
   out << "Quartz profile";

@@ -11,9 +11,11 @@ int run_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
+int predict_command(const std::vector<std::string>& args);
 std::string command_help(const std::string& command);
 
-// Reads a capture, names its addresses, stores it with its metrics; returns the run id.
+// Reads a capture, names its addresses, stores it with its metrics (and its trace, if it
+// has one next to it); returns the run id.
 int64_t import_capture(const std::string& capture_path, const std::string& store_path,
                        const std::string& options);
 

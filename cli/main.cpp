@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "profile/capture.h"
 #include "profile/store.h"
+#include "profile/trace_reader.h"
 
 namespace {
 
@@ -17,6 +18,7 @@ const char kUsage[] =
     "  report [RUN] [--json]                print a run's profile (RUN: id, 'latest', or a capture file)\n"
     "  import CAPTURE...                    add capture files to the store\n"
     "  list                                 list the runs in the store\n"
+    "  predict [RUN] [questions]            what-if predictions from a run made with --trace\n"
     "  help [COMMAND]                       show this, or a command's options\n"
     "\n"
     "The store is ./quartz.db unless --store FILE or QUARTZ_STORE says otherwise.\n";
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
     if (command == "report") return report_command(args);
     if (command == "import") return import_command(args);
     if (command == "list") return list_command(args);
+    if (command == "predict") return predict_command(args);
     if (command == "help" || command == "--help" || command == "-h") {
       if (!args.empty()) {
         std::cout << command_help(args.front());
@@ -52,6 +55,8 @@ int main(int argc, char** argv) {
   } catch (const quartz::profile::CaptureError& e) {
     std::cerr << "quartz: " << e.what() << "\n";
   } catch (const quartz::profile::StoreError& e) {
+    std::cerr << "quartz: " << e.what() << "\n";
+  } catch (const quartz::profile::TraceError& e) {
     std::cerr << "quartz: " << e.what() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "quartz: " << e.what() << "\n";

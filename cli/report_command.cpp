@@ -63,6 +63,8 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   const auto absolute = std::filesystem::absolute(capture_path, error);
   const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
   store_metrics(store, id, analysis::analyze(run));
+  const std::string trace = capture_path + ".trace";
+  if (std::filesystem::exists(trace, error)) store.add_trace(id, trace);
   return id;
 }
 
@@ -153,6 +155,13 @@ std::string command_help(const std::string& command) {
            "  --stack-capacity N      profile stack entries per thread (default 512)\n"
            "  --follow-exec           also profile programs PROGRAM executes\n"
            "  --summary FILE          write the runtime's own summary at exit (- for stderr)\n"
+           "  --trace                 also record synchronization events for 'quartz predict'\n"
+           "                          (written to CAPTURE.trace and stored with the run)\n"
+           "  --trace-capacity N      events queued per thread between drains (default 16384)\n"
+           "  --placement SPEC        pin threads to cores: groups separated by '|', members\n"
+           "                          by ',': thread indices, names (NAME* matches a prefix)\n"
+           "                          or '*' for the rest; group i runs on the i-th processor\n"
+           "  --no-profile            run with --placement only: no sampling, no capture\n"
            "  -q, --quiet             no messages from quartz\n"
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
@@ -161,6 +170,22 @@ std::string command_help(const std::string& command) {
            "  RUN: a run number, 'latest' (the default), or a capture file.\n";
   }
   if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
+  if (command == "predict") {
+    return "usage: quartz predict [RUN] [questions] [--json] [--store FILE]\n"
+           "  Predicts from a run recorded with 'quartz run --trace' (RUN: a run number,\n"
+           "  'latest' (the default), or a capture file with CAPTURE.trace next to it).\n"
+           "  Always: the recorded configuration replayed (the model's error) and the\n"
+           "  critical path. Questions, each may be repeated:\n"
+           "  --group SPEC            elapsed time with threads grouped onto processors, one\n"
+           "                          per group: \"0,1|2,3\" (indices, names, NAME*, '*' = the rest)\n"
+           "  --cores K               the best groupings of the threads onto K processors\n"
+           "  --zero PROC             if procedure PROC took no time\n"
+           "  --speedup PROC=PCT      if PROC took PCT% less time\n"
+           "  --migrate PROC          if PROC ran on the thread its next signal or post wakes\n"
+           "  --best N                groupings listed per --cores (default 5)\n"
+           "  --allow-drops           predict even if the trace lost events\n"
+           "  --no-save               do not store the predictions with the run\n";
+  }
   if (command == "list") return "usage: quartz list [--store FILE]\n";
   throw UsageError("help: unknown command '" + command + "'");
 }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -24,9 +25,31 @@ struct RunOptions {
   std::string store = default_store();
   bool import = true;
   bool quiet = false;
+  bool profile = true;  // --no-profile: the runtime only places threads
   std::map<std::string, std::string> env;  // QUARTZ_* for the runtime
   std::vector<std::string> program;
 };
+
+// The runtime reads the placement; here it is only checked, so that a typo is an error
+// before the program runs rather than a warning while it does.
+void check_placement(const std::string& spec) {
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t end = spec.find_first_of(",|", start);
+    const std::string member = spec.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (member.find_first_not_of(' ') == std::string::npos) {
+      throw UsageError("run: --placement '" + spec + "' has an empty group or member");
+    }
+    if (member.size() > 31) throw UsageError("run: --placement member '" + member + "' is too long");
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  const auto groups = static_cast<long>(std::count(spec.begin(), spec.end(), '|')) + 1;
+  if (groups > sysconf(_SC_NPROCESSORS_ONLN)) {
+    throw UsageError("run: --placement has " + std::to_string(groups) + " groups but there are " +
+                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " processors");
+  }
+}
 
 RunOptions parse(const std::vector<std::string>& args) {
   RunOptions o;
@@ -78,11 +101,30 @@ RunOptions parse(const std::vector<std::string>& args) {
       o.env["QUARTZ_SUMMARY"] = text;
       continue;
     }
+    if (a.flag("--trace")) {
+      o.env["QUARTZ_TRACE"] = "1";
+      continue;
+    }
+    if (a.number("--trace-capacity", 64, 1u << 24, &n)) {
+      o.env["QUARTZ_TRACE_CAPACITY"] = std::to_string(n);
+      o.env["QUARTZ_TRACE"] = "1";
+      continue;
+    }
+    if (a.value("--placement", &text)) {
+      check_placement(text);
+      o.env["QUARTZ_PLACEMENT"] = text;
+      continue;
+    }
+    if (a.flag("--no-profile")) {
+      o.profile = false;
+      continue;
+    }
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     break;  // the program
   }
   o.program = a.rest();
   if (o.program.empty()) throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
+  if (!o.profile && o.env.count("QUARTZ_TRACE")) throw UsageError("run: --trace needs profiling (drop --no-profile)");
   return o;
 }
 
@@ -137,7 +179,7 @@ std::vector<std::string> child_environment(const RunOptions& o, const std::strin
   }
   env.push_back("LD_PRELOAD=" + preload);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
-  env.push_back("QUARTZ_OUTPUT=" + o.output);
+  if (o.profile) env.push_back("QUARTZ_OUTPUT=" + o.output);
   return env;
 }
 
@@ -147,8 +189,12 @@ int run_command(const std::vector<std::string>& args) {
   RunOptions o = parse(args);
   const std::string program = find_program(o.program.front());
   const std::string library = runtime_library();
-  if (o.output.empty()) o.output = default_output(o);
-  std::filesystem::remove(o.output);  // never report a stale capture as this run's
+  if (o.profile && o.output.empty()) o.output = default_output(o);
+  if (o.profile) {
+    std::error_code ignored;  // never report a stale capture or trace as this run's
+    std::filesystem::remove(o.output, ignored);
+    std::filesystem::remove(o.output + ".trace", ignored);
+  }
   std::vector<std::string> env = child_environment(o, library);
 
   // The terminal's ^C reaches the program; we wait for it and then store what it wrote.
@@ -173,6 +219,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   const int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 
+  if (!o.profile) return exit_status;
   std::error_code error;
   if (!std::filesystem::exists(o.output, error)) {
     std::cerr << "quartz: run: no capture was written (" << o.output

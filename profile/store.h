@@ -16,6 +16,9 @@
 //   locks      (run_id, name, kind, normalized_s, wait_s, hold_s, acquisitions, contended)
 //   threads    (run_id, thread_index, name, normalized_s, busy_s, spinning_s, blocked_s,
 //               ready_s)
+// Version 2 adds (a version-1 store is upgraded when opened):
+//   traces      (run_id PRIMARY KEY, bytes BLOB)   the trace file of a traced run
+//   predictions (run_id, made_realtime_ns, question, json)   `quartz predict` results
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
 // run_id and by name. Example: the normalized time of procedure "solve" in every run:
 //   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "profile/run.h"
+#include "profile/trace_reader.h"
 
 struct sqlite3;
 
@@ -71,6 +75,12 @@ struct ThreadMetric {
   double normalized_s = 0, busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
 };
 
+struct StoredPrediction {
+  std::string made;      // local time "YYYY-MM-DD HH:MM:SS"
+  std::string question;  // the command line's question, e.g. "--cores 1"
+  std::string json;      // analysis/prediction_json.h
+};
+
 // One open store. Every failure throws StoreError with a one-line message starting with the
 // store's path. Not thread-safe: use one Store per thread (several processes may share the
 // file; SQLite's locking and a busy timeout serialize their writes).
@@ -100,6 +110,15 @@ class Store {
   // Throws "PATH: no run N" when absent; a corrupt stored capture gives the CaptureError
   // message prefixed with "PATH: run N: ".
   Run load(int64_t run_id) const;
+
+  // Stores a run's trace file (streamed: it need not fit in memory), replacing any.
+  void add_trace(int64_t run_id, const std::string& trace_path);
+  bool has_trace(int64_t run_id) const;
+  // Reads a stored trace in pieces; throws "PATH: run N has no trace".
+  std::unique_ptr<TraceSource> open_trace(int64_t run_id) const;
+
+  void add_prediction(int64_t run_id, const std::string& question, const std::string& json);
+  std::vector<StoredPrediction> predictions(int64_t run_id) const;  // oldest first
 
   // True when the file is an SQLite database (header "SQLite format 3\0"); it may still be
   // some other program's database.

@@ -14,6 +14,7 @@
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "runtime/sync_events.h"
+#include "runtime/trace_events.h"
 
 namespace quartz::rt {
 
@@ -34,10 +35,12 @@ QUARTZ_ALWAYS_INLINE bool have_real() {
 template <EntryKind kind, ThreadState waiting, typename Acquire>
 QUARTZ_NOINLINE int wait_for_object(ThreadBlock* block, uintptr_t address, uintptr_t site,
                                     Acquire acquire) {
+  const uint64_t requested = block->trace ? ticks() : 0;
   const Wait wait = begin_wait(*block, address, kind, waiting, 0);
   const int rc = acquire();
   if (rc == 0 || rc == EOWNERDEAD) {
     end_wait_acquired(*block, runtime().objects, wait, site, 0);
+    if (block->trace) trace_lock_acquired(*block, address, kind, requested, true);
   } else {
     end_wait(*block, runtime().objects, wait, WaitOutcome::failed, site, 0);
   }
@@ -72,7 +75,13 @@ QUARTZ_ALWAYS_INLINE int acquire_object(const volatile void* object, uintptr_t s
     return wait_for_object<kind, waiting>(block, address, site, acquire);
   }
   on_acquired(*block, runtime().objects, address, kind, site);
+  if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_lock_acquired(*block, address, kind, 0, false);
   return rc;
+}
+
+// A recursive mutex taken again by its owner (glibc counts the depth in __count).
+QUARTZ_ALWAYS_INLINE bool relocked_mutex(const volatile void* object) {
+  return static_cast<const volatile pthread_mutex_t*>(object)->__data.__count > 1;
 }
 
 // A non-blocking attempt (the program's own trylock): counted only when it succeeds.
@@ -81,7 +90,12 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
   const int rc = try_acquire();
   if (rc != 0 && rc != EOWNERDEAD) return rc;
   if (ThreadBlock* block = current_block()) {
-    on_acquired(*block, runtime().objects, reinterpret_cast<uintptr_t>(object), kind, site);
+    const auto address = reinterpret_cast<uintptr_t>(object);
+    on_acquired(*block, runtime().objects, address, kind, site);
+    if constexpr (kind == EntryKind::mutex) {
+      if (relocked_mutex(object)) return rc;
+    }
+    if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_lock_acquired(*block, address, kind, 0, false);
   }
   return rc;
 }
@@ -92,14 +106,23 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
 // lock held 1.06 s in a 0.89 s run). Popping first can only make a preempted releaser look
 // released a moment early. A release by a thread that does not hold the object finds
 // nothing to pop.
-template <typename Release>
-QUARTZ_ALWAYS_INLINE int release_object(const volatile void* object, Release release) {
+// `traced_kind()` says how the release is traced (EntryKind::procedure: not at all).
+template <typename TracedKind, typename Release>
+QUARTZ_ALWAYS_INLINE int release_object(const volatile void* object, TracedKind traced_kind,
+                                        Release release) {
   ThreadBlock* block = t_local.block;  // a thread never seen before holds nothing of ours
-  if (QUARTZ_LIKELY(block != nullptr)) on_released(*block, reinterpret_cast<uintptr_t>(object));
+  if (QUARTZ_LIKELY(block != nullptr)) {
+    const auto address = reinterpret_cast<uintptr_t>(object);
+    if (QUARTZ_UNLIKELY(block->trace != nullptr)) {
+      const EntryKind kind = traced_kind();
+      if (kind != EntryKind::procedure) trace_lock_released(*block, address, kind);
+    }
+    on_released(*block, address);
+  }
   return release();
 }
 
-// Counts a signal, broadcast or post on `object`.
-QUARTZ_NOINSTR void count_post(const void* object, EntryKind kind, uintptr_t site);
+// Counts a signal, broadcast or post on `object`; returns its record (null when full).
+QUARTZ_NOINSTR ObjectRecord* count_post(const void* object, EntryKind kind, uintptr_t site);
 
 }  // namespace quartz::rt

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "runtime/interpose.h"
+#include "runtime/trace_events.h"
 
 using namespace quartz::rt;
 
@@ -38,6 +39,16 @@ QUARTZ_NOINLINE void count_contended(ObjectCountSlot* slot) {
   if (slot) bump(slot->contended);
 }
 
+// A recursive mutex taken again, or released but still held, by its owner is not a
+// hand-off between threads: not traced.
+QUARTZ_NOINLINE void trace_mutex_acquired(ThreadBlock* block, pthread_mutex_t* m,
+                                          uint64_t requested, bool contended) {
+  if (!relocked_mutex(m)) {
+    trace_lock_acquired(*block, reinterpret_cast<uintptr_t>(m), EntryKind::mutex, requested,
+                        contended);
+  }
+}
+
 // Everything is counted before the lock is requested: work done between acquiring and
 // returning lengthens the program's critical section (measured: it doubled the futex
 // sleeps of a lock two threads hand back and forth). Inside it there is one store (the
@@ -58,6 +69,7 @@ QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock loc
     count_found_acquisition(*block, runtime().objects, slot, inserted, address,
                             EntryKind::mutex, site, false, 0);
   }
+  const uint64_t requested = QUARTZ_UNLIKELY(block->trace != nullptr) ? ticks() : 0;
   const ProfileStack::Push push =
       block->stack.begin_push(address, make_tag(EntryKind::mutex, EntryRole::waiting));
   const int rc = lock();
@@ -66,7 +78,9 @@ QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock loc
     return finish_failed_lock(block, m, slot, rc);
   }
   block->stack.finish_push_as(push, address, make_tag(EntryKind::mutex, EntryRole::holding));
-  if (QUARTZ_UNLIKELY(came_through_waiters(m))) count_contended(slot);
+  const bool contended = came_through_waiters(m);
+  if (QUARTZ_UNLIKELY(contended)) count_contended(slot);
+  if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_mutex_acquired(block, m, requested, contended);
   return rc;
 }
 
@@ -106,7 +120,9 @@ QUARTZ_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
 
 QUARTZ_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   if (!have_real<real::pthread_mutex_unlock>()) return ENOSYS;
-  return release_object(m, [m] { return real::pthread_mutex_unlock(m); });
+  return release_object(
+      m, [m] { return relocked_mutex(m) ? EntryKind::procedure : EntryKind::mutex; },
+      [m] { return real::pthread_mutex_unlock(m); });
 }
 
 // ---- reader-writer lock ----------------------------------------------------------------
@@ -169,7 +185,13 @@ QUARTZ_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t cloc
 
 QUARTZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   if (!have_real<real::pthread_rwlock_unlock>()) return ENOSYS;
-  return release_object(l, [l] { return real::pthread_rwlock_unlock(l); });
+  // glibc keeps the writer's thread id while write-locked.
+  return release_object(
+      l,
+      [l] {
+        return l->__data.__cur_writer == gettid() ? EntryKind::rwlock_write : EntryKind::rwlock_read;
+      },
+      [l] { return real::pthread_rwlock_unlock(l); });
 }
 
 // ---- spin lock -------------------------------------------------------------------------
@@ -190,6 +212,6 @@ QUARTZ_EXPORT int pthread_spin_trylock(pthread_spinlock_t* s) {
 
 QUARTZ_EXPORT int pthread_spin_unlock(pthread_spinlock_t* s) {
   if (!have_real<real::pthread_spin_unlock>()) return ENOSYS;
-  return release_object(s,
-                        [s] { return real::pthread_spin_unlock(s); });
+  return release_object(
+      s, [] { return EntryKind::spinlock; }, [s] { return real::pthread_spin_unlock(s); });
 }

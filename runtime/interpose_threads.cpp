@@ -4,8 +4,10 @@
 #include <pthread.h>
 
 #include "runtime/interpose.h"
+#include "runtime/placement.h"
 
 using namespace quartz::rt;
+namespace trace = quartz::trace;
 
 namespace {
 
@@ -40,13 +42,21 @@ QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t 
   ObjectRegistry& objects = runtime().objects;
   if (rc == 0) {
     count_acquisition(*block, objects, object, EntryKind::join, site, false, 0);
+    if (block->trace) {
+      record_event(*block, trace::Type::join_end, EntryKind::join, thread_index_of(object), 0, 0, ticks());
+    }
     return 0;
   }
   if (rc != EBUSY) return join();  // the real call reports the error itself
+  const uint32_t target = block->trace ? thread_index_of(object) : trace::kNoThread;
   const Wait w = begin_wait(*block, object, EntryKind::join, ThreadState::blocked, ticks());
+  if (block->trace) {
+    record_event(*block, trace::Type::join_begin, EntryKind::join, target, 0, 0, w.started_ticks);
+  }
   rc = join();
   end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
            ticks());
+  if (rc == 0 && block->trace) record_event(*block, trace::Type::join_end, EntryKind::join, target, 0, 0, ticks());
   return rc;
 }
 
@@ -64,8 +74,18 @@ QUARTZ_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   ThreadBlock* child = slot->block.load(std::memory_order_relaxed);
   child->start_routine = routine;
   child->start_arg = argument;
+  const uint32_t child_index = child->index;
+  // Timed before the real call: the child may start before it returns.
+  const uint64_t created = creator && creator->trace ? ticks() : 0;
   const int rc = real::pthread_create(thread, attr, start_thread, slot);
-  if (rc != 0) runtime().threads.abandon(slot);
+  if (rc != 0) {
+    runtime().threads.abandon(slot);
+    return rc;
+  }
+  if (ThreadRecord* record = runtime().history.at(child_index)) {
+    record->handle.store(static_cast<uint64_t>(*thread), std::memory_order_relaxed);
+  }
+  if (created) record_event(*creator, trace::Type::create, EntryKind::procedure, child_index, 0, 0, created);
   return rc;
 }
 
@@ -104,6 +124,7 @@ QUARTZ_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
       ThreadHistory::set_name(*record, name);
     }
+    place_thread(block->tid.load(std::memory_order_relaxed), block->index, name);
   }
   return rc;
 }

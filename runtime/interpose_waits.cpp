@@ -8,12 +8,11 @@
 using namespace quartz::rt;
 
 namespace quartz::rt {
-void count_post(const void* object, EntryKind kind, uintptr_t site) {
-  if (!current_block()) return;
-  if (ObjectRecord* r =
-          runtime().objects.find_or_insert(reinterpret_cast<uintptr_t>(object), kind, site)) {
-    r->posts.fetch_add(1, std::memory_order_relaxed);
-  }
+ObjectRecord* count_post(const void* object, EntryKind kind, uintptr_t site) {
+  if (!current_block()) return nullptr;
+  ObjectRecord* r = runtime().objects.find_or_insert(reinterpret_cast<uintptr_t>(object), kind, site);
+  if (r) r->posts.fetch_add(1, std::memory_order_relaxed);
+  return r;
 }
 }  // namespace quartz::rt
 
@@ -26,10 +25,13 @@ QUARTZ_ALWAYS_INLINE int condition_wait(pthread_cond_t* cond, pthread_mutex_t* m
   if (!block) return wait();
   ObjectRegistry& objects = runtime().objects;
   const auto m = reinterpret_cast<uintptr_t>(mutex);
-  const Wait w = begin_condition_wait(*block, reinterpret_cast<uintptr_t>(cond), m, ticks());
+  const auto c = reinterpret_cast<uintptr_t>(cond);
+  if (block->trace) trace_condition_wait(*block, c, m, site);
+  const Wait w = begin_condition_wait(*block, c, m, ticks());
   const int rc = wait();
   end_condition_wait(*block, objects, w, m, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed,
                      site, ticks());
+  if (block->trace) trace_condition_woken(*block, c, m);
   return rc;
 }
 
@@ -44,6 +46,8 @@ QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait)
   const int saved_errno = errno;
   if (real::sem_trywait(sem) == 0) {
     count_acquisition(*block, objects, address, EntryKind::semaphore, site, false, 0);
+    if (block->trace) trace_semaphore_acquired(*block, address, 0, false);
+    errno = saved_errno;
     return 0;
   }
   errno = saved_errno;
@@ -53,6 +57,7 @@ QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait)
   const int wait_errno = errno;
   end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
            ticks());
+  if (rc == 0 && block->trace) trace_semaphore_acquired(*block, address, w.started_ticks, true);
   errno = wait_errno;
   return rc;
 }
@@ -80,15 +85,25 @@ QUARTZ_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, 
   });
 }
 
+namespace {
+QUARTZ_ALWAYS_INLINE void signal_condition(pthread_cond_t* c, bool broadcast, uintptr_t site) {
+  count_post(c, EntryKind::condition, site);
+  ThreadBlock* block = t_local.block;
+  if (block && block->trace) {
+    trace_condition_signal(*block, reinterpret_cast<uintptr_t>(c), broadcast, site);
+  }
+}
+}  // namespace
+
 QUARTZ_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
   if (!have_real<real::pthread_cond_signal>()) return ENOSYS;
-  count_post(c, EntryKind::condition, QUARTZ_CALL_SITE());
+  signal_condition(c, false, QUARTZ_CALL_SITE());
   return real::pthread_cond_signal(c);
 }
 
 QUARTZ_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
   if (!have_real<real::pthread_cond_broadcast>()) return ENOSYS;
-  count_post(c, EntryKind::condition, QUARTZ_CALL_SITE());
+  signal_condition(c, true, QUARTZ_CALL_SITE());
   return real::pthread_cond_broadcast(c);
 }
 
@@ -100,14 +115,26 @@ QUARTZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   if (!block) return real::pthread_barrier_wait(b);
   const uintptr_t site = QUARTZ_CALL_SITE();
   ObjectRegistry& objects = runtime().objects;
-  const Wait w = begin_wait(*block, reinterpret_cast<uintptr_t>(b), EntryKind::barrier,
-                            ThreadState::blocked, ticks());
+  const auto address = reinterpret_cast<uintptr_t>(b);
+  const uint32_t arrival = block->trace ? trace_barrier_arrive(*block, address, site) : 0;
+  const Wait w = begin_wait(*block, address, EntryKind::barrier, ThreadState::blocked, ticks());
   const int rc = real::pthread_barrier_wait(b);
   // The serial thread is the last to arrive: it passes without waiting.
   const WaitOutcome outcome = rc == PTHREAD_BARRIER_SERIAL_THREAD ? WaitOutcome::passed
                               : rc == 0                          ? WaitOutcome::waited
                                                                  : WaitOutcome::failed;
   end_wait(*block, objects, w, outcome, site, ticks());
+  if (block->trace && outcome != WaitOutcome::failed) trace_barrier_depart(*block, address, arrival);
+  return rc;
+}
+
+QUARTZ_EXPORT int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr,
+                                       unsigned count) {
+  if (!have_real<real::pthread_barrier_init>()) return ENOSYS;
+  const int rc = real::pthread_barrier_init(b, attr, count);
+  if (rc == 0 && current_block()) {
+    note_initialised(reinterpret_cast<uintptr_t>(b), EntryKind::barrier, count, QUARTZ_CALL_SITE());
+  }
   return rc;
 }
 
@@ -136,8 +163,10 @@ QUARTZ_EXPORT int sem_trywait(sem_t* s) {
   if (rc == 0) {
     if (ThreadBlock* block = current_block()) {
       const int saved_errno = errno;
-      count_acquisition(*block, runtime().objects, reinterpret_cast<uintptr_t>(s),
-                        EntryKind::semaphore, QUARTZ_CALL_SITE(), false, 0);
+      const auto address = reinterpret_cast<uintptr_t>(s);
+      count_acquisition(*block, runtime().objects, address, EntryKind::semaphore,
+                        QUARTZ_CALL_SITE(), false, 0);
+      if (block->trace) trace_semaphore_acquired(*block, address, 0, false);
       errno = saved_errno;
     }
   }
@@ -147,7 +176,21 @@ QUARTZ_EXPORT int sem_trywait(sem_t* s) {
 QUARTZ_EXPORT int sem_post(sem_t* s) {
   if (!have_real<real::sem_post>()) return ENOSYS;
   const int saved_errno = errno;
-  count_post(s, EntryKind::semaphore, QUARTZ_CALL_SITE());
+  const uintptr_t site = QUARTZ_CALL_SITE();
+  count_post(s, EntryKind::semaphore, site);
+  ThreadBlock* block = t_local.block;
+  if (block && block->trace) trace_semaphore_post(*block, reinterpret_cast<uintptr_t>(s), site);
   errno = saved_errno;
   return real::sem_post(s);
+}
+
+QUARTZ_EXPORT int sem_init(sem_t* s, int shared, unsigned value) {
+  if (!have_real<real::sem_init>()) return ENOSYS;
+  const int rc = real::sem_init(s, shared, value);
+  if (rc == 0 && current_block()) {
+    const int saved_errno = errno;
+    note_initialised(reinterpret_cast<uintptr_t>(s), EntryKind::semaphore, value, QUARTZ_CALL_SITE());
+    errno = saved_errno;
+  }
+  return rc;
 }

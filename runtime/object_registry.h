@@ -23,7 +23,9 @@ inline constexpr uint32_t kKindUnset = 0xffffffffu;
 struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
   std::atomic<uint32_t> kind{0};      // EntryKind of its first use
-  uint32_t unused = 0;
+  // When tracing (trace_events.h): the object's operations numbered, so that offline code
+  // pairs them exactly. `trace_parameter`: a barrier's count, a semaphore's initial value.
+  std::atomic<uint32_t> trace_parameter{0};
   std::atomic<uintptr_t> first_site{0};
   std::atomic<uint64_t> acquisitions{0};  // of finished threads
   std::atomic<uint64_t> contended{0};
@@ -31,8 +33,11 @@ struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uint64_t> posts{0};  // signals, broadcasts, semaphore posts (all threads)
   std::atomic<uint32_t> name_lock{0};
   std::atomic<uint32_t> named{0};
+  std::atomic<uint32_t> trace_sequence{0};  // acquisitions, write epochs, signals, posts, arrivals
+  std::atomic<uint32_t> trace_count{0};     // read acquisitions in this epoch, semaphore waits
   char name[kObjectNameBytes] = {};
 };
+static_assert(sizeof(ObjectRecord) == 2 * kCacheLine);
 
 class ObjectRegistry {
  public:

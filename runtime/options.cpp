@@ -51,6 +51,15 @@ void read_options(Options& o) {
   }
   if (const char* path = getenv("QUARTZ_OUTPUT")) strncpy(o.output, path, kMaxPathBytes - 1);
   read_uint("QUARTZ_PERIOD_US", 50, 1000000, o.period_us);
+  o.trace = read_flag("QUARTZ_TRACE") && o.output[0];
+  if (o.trace) {
+    o.geometry.trace_capacity = 16384;
+    read_uint("QUARTZ_TRACE_CAPACITY", 64, 1u << 24, o.geometry.trace_capacity);
+    read_uint("QUARTZ_TRACE_CPU_US", 1, 1000000, o.trace_cpu_us);
+  }
+  if (const char* placement = getenv("QUARTZ_PLACEMENT")) {
+    strncpy(o.placement, placement, sizeof(o.placement) - 1);
+  }
   read_uint("QUARTZ_CHECKPOINT_MS", 10, 3600000, o.checkpoint_ms);
   if (const char* reserve = getenv("QUARTZ_RESERVE")) {
     if (strcmp(reserve, "yes") == 0 || strcmp(reserve, "1") == 0) {

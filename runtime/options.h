@@ -28,6 +28,16 @@ struct Options {
   uint32_t checkpoint_ms = 1000;    // QUARTZ_CHECKPOINT_MS: capture rewritten this often
   int reserve = -1;                 // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
   char reserved_cores[128] = {};    // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
+  // QUARTZ_TRACE=1 (with QUARTZ_OUTPUT): record synchronization events for `quartz predict`
+  // in <output>.trace; QUARTZ_TRACE_CAPACITY sets geometry.trace_capacity (events queued
+  // per thread between two drains; default 16384).
+  bool trace = false;
+  // QUARTZ_TRACE_CPU_US: a thread reads its CPU clock at an event at most this often.
+  uint32_t trace_cpu_us = 50;
+
+  // QUARTZ_PLACEMENT: threads pinned to cores, "0,1|2,worker" (groups of thread indices or
+  // names, one core each, in the order of the allowed cores; "*" for every other thread).
+  char placement[1024] = {};
 };
 
 // Reads the environment. Never allocates; warnings go to stderr with write(2).

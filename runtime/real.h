@@ -58,7 +58,9 @@ __asm__(".symver quartz_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5")
   X(pthread_cond_clockwait, nullptr, nullptr)      \
   X(pthread_cond_signal, "GLIBC_2.3.2", nullptr)   \
   X(pthread_cond_broadcast, "GLIBC_2.3.2", nullptr) \
+  X(pthread_barrier_init, nullptr, nullptr)        \
   X(pthread_barrier_wait, nullptr, nullptr)        \
+  X(sem_init, nullptr, nullptr)                    \
   X(sem_wait, nullptr, nullptr)                    \
   X(sem_trywait, nullptr, nullptr)                 \
   X(sem_timedwait, nullptr, nullptr)               \

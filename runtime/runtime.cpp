@@ -10,9 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/placement.h"
 #include "runtime/real.h"
 #include "runtime/summary.h"
 #include "runtime/thread_cpu.h"
+#include "runtime/trace_events.h"
 #include "sampler/sampler.h"
 
 namespace quartz::rt {
@@ -53,6 +55,7 @@ QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_inde
   prctl(PR_GET_NAME, name, 0, 0, 0);  // new threads start with their creator's name
   ThreadHistory::set_name(*record, name);
   record->phase.store(ThreadPhase::running, std::memory_order_release);
+  place_thread(0, block.index, name);
 }
 
 // Installs `slot` as the calling thread's block and makes it visible to readers.
@@ -79,6 +82,9 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   block->parent_index = kNoThread;
   block->tid.store(gettid(), std::memory_order_relaxed);
   record_thread_start(*block, kNoThread, 0);
+  if (block->trace) {
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0, ticks());
+  }
   adopt(slot);
   return block;
 }
@@ -88,6 +94,7 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   if (!slot || t_local.slot != slot) return;
   ErrnoGuard errno_guard;
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
+  if (block->trace) record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
   ThreadCpu cpu;  // the sampler cannot ask the kernel once the thread is gone
   if (sampler::running() && read_thread_cpu(gettid(), &cpu)) {
     block->exit_cpu_ns.store(cpu.cpu_ns, std::memory_order_relaxed);
@@ -178,6 +185,9 @@ QUARTZ_NOINSTR void finish() {
   ErrnoGuard errno_guard;
   const uint8_t was_in_runtime = t_local.in_runtime;
   t_local.in_runtime = 1;
+  if (ThreadBlock* block = t_local.block; block && block->trace) {
+    record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
+  }
   sampler::stop();  // the final snapshot and capture
   if (g_runtime.options.summary_path[0]) write_summary(g_runtime, g_runtime.options.summary_path);
   t_local.in_runtime = was_in_runtime;
@@ -198,6 +208,7 @@ QUARTZ_NOINSTR void initialize() {
     return;
   }
   rt.threads.configure(rt.options.geometry, fold_block);
+  if (rt.options.placement[0]) configure_placement(rt.options.placement);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   rt.lifecycle.store(Lifecycle::running, std::memory_order_release);
 }
@@ -346,6 +357,9 @@ void start_child(ThreadSlot* slot) {
   block->tid.store(gettid(), std::memory_order_relaxed);
   record_thread_start(*block, block->parent_index,
                       reinterpret_cast<uintptr_t>(block->start_routine));
+  if (block->trace) {
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0, ticks());
+  }
   adopt(slot);
 }
 

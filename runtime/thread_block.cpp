@@ -11,7 +11,10 @@ constexpr size_t header_bytes() { return align_up(sizeof(ThreadBlock), kCacheLin
 size_t ThreadBlock::bytes_for(const BlockGeometry& g) {
   return header_bytes() + size_t{g.stack_capacity} * sizeof(StackEntry) +
          (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot) +
-         (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot);
+         (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot) +
+         (g.trace_capacity ? align_up(TraceQueue::bytes_for(g.trace_capacity), kCacheLine) +
+                                 kCacheLine
+                           : 0);
 }
 
 ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
@@ -26,6 +29,11 @@ ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
   block->stack.reset(entries, g.stack_capacity);
   block->edges.reset(edges, g.call_edges_log2);
   block->objects.reset(objects, g.objects_log2);
+  if (g.trace_capacity) {
+    next += (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot);
+    void* queue = reinterpret_cast<void*>(align_up(reinterpret_cast<uintptr_t>(next), kCacheLine));
+    block->trace = TraceQueue::create_in(queue, g.trace_capacity);
+  }
   return block;
 }
 
@@ -42,6 +50,8 @@ void ThreadBlock::reuse() {
   start_arg = nullptr;
   exit_cpu_ns.store(0, std::memory_order_relaxed);
   exit_runqueue_ns.store(0, std::memory_order_relaxed);
+  trace_cpu_ticks = 0;
+  if (trace) trace->reset();  // drained by the sampler before it retired the block
 }
 
 }  // namespace quartz::rt

@@ -17,6 +17,7 @@
 #include "runtime/attributes.h"
 #include "runtime/profile_stack.h"
 #include "runtime/thread_counters.h"
+#include "runtime/trace_queue.h"
 
 namespace quartz::rt {
 
@@ -29,6 +30,7 @@ struct BlockGeometry {
   uint32_t stack_capacity = 512;
   uint32_t call_edges_log2 = 10;
   uint32_t objects_log2 = 8;
+  uint32_t trace_capacity = 0;  // events per thread queue; 0: not tracing
 };
 
 struct alignas(kCacheLine) ThreadBlock {
@@ -48,6 +50,8 @@ struct alignas(kCacheLine) ThreadBlock {
   std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
   bool inserting_edge = false;  // the enter hook is adding to `edges` (signal nesting)
+  TraceQueue* trace = nullptr;  // when tracing: this thread's synchronization events
+  uint64_t trace_cpu_ticks = 0;  // when the thread last read its CPU clock for the trace
 
   // -- Line 2: identity, written before the block is published. ------------------------
   alignas(kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread

@@ -2,8 +2,10 @@
 #include <string.h>
 
 #include "runtime/interpose.h"
+#include "runtime/placement.h"
 
 using namespace quartz::rt;
+namespace trace = quartz::trace;
 
 namespace {
 // The open spin region of this thread (regions do not nest).
@@ -19,14 +21,21 @@ QUARTZ_EXPORT void quartz_runtime_spin_begin(const volatile void* object) {
   runtime().objects.find_or_insert(address, EntryKind::spin_region, site);
   t_spin_region = begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, ticks());
   t_in_spin_region = true;
+  if (block->trace) {
+    record_event(*block, trace::Type::spin_begin, EntryKind::spin_region, address, 0, 0,
+          t_spin_region.started_ticks);
+  }
 }
 
 QUARTZ_EXPORT void quartz_runtime_spin_end(const volatile void* /*object*/) {
   ThreadBlock* block = t_local.block;
   if (!block || !t_in_spin_region) return;
   t_in_spin_region = false;
-  end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(),
-           ticks());
+  const uint64_t now = ticks();
+  end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(), now);
+  if (block->trace) {
+    record_event(*block, trace::Type::spin_end, EntryKind::spin_region, t_spin_region.object, 0, 0, now);
+  }
 }
 
 QUARTZ_EXPORT void quartz_runtime_name_object(const volatile void* object, const char* name) {
@@ -44,5 +53,6 @@ QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
       ThreadHistory::set_name(*record, name);
     }
+    place_thread(0, block->index, name);
   }
 }

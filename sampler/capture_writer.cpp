@@ -122,6 +122,16 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());
   key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
   key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
+  if (info.trace) {
+    key_number(out, &n, run_keys::kTraceEvents, info.trace_events);
+    key_number(out, &n, run_keys::kTraceDropped, info.trace_dropped);
+    key_number(out, &n, run_keys::kTraceBytes, info.trace_bytes);
+    char event[32];
+    snprintf(event, sizeof event, "%.3f", info.trace_event_ns);
+    key_text(out, &n, run_keys::kTraceEventNs, event);
+    snprintf(event, sizeof event, "%.3f", info.trace_cpu_read_ns);
+    key_text(out, &n, run_keys::kTraceCpuReadNs, event);
+  }
   out.patch_u32(count_at, n);
   out.end();
 }

@@ -37,6 +37,10 @@ struct RunInfo {
   uint64_t sampler_cpu_ns;
   double hook_pair_ns;
   uint64_t checkpoints;
+  bool trace;  // a trace file is being written (<output>.trace)
+  double trace_event_ns;
+  double trace_cpu_read_ns;
+  uint64_t trace_events, trace_dropped, trace_bytes;
 };
 
 class CaptureWriter {

@@ -21,6 +21,8 @@
 #include "sampler/capture_writer.h"
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
+#include "sampler/trace_writer.h"
+#include "runtime/trace_events.h"
 
 extern "C" void __cyg_profile_func_enter(void*, void*);
 extern "C" void __cyg_profile_func_exit(void*, void*);
@@ -32,6 +34,8 @@ constexpr uint32_t kMaxSlots = 1u << 16;       // threads alive at once that can
 constexpr uint32_t kRunnableBins = 33;         // runnable threads 0..31, then 32 or more
 constexpr uint64_t kMinWindowNs = 10'000'000;  // CPU measurement at most every 10 ms
 constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
+constexpr uint64_t kTraceFlushNs = 100'000'000;           // ... or this often
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -47,6 +51,7 @@ struct Track {
   uint32_t has_clock;
   uint32_t active_sample;  // its last active sample in the current window, or kNone
   uint64_t active_duration_ns;  // that sample's interval
+  uint32_t clock_fresh;    // last_clock_ns was read in this snapshot
 };
 
 struct Sampler {
@@ -59,6 +64,7 @@ struct Sampler {
   Window window;
   StackReader reader;
   CaptureWriter writer;
+  TraceWriter trace;
   rt::MappedVector<Track> tracks;
   AttributionConfig config;
   AttributionTotals totals;
@@ -67,6 +73,7 @@ struct Sampler {
   uint64_t window_start_ns = 0;
   uint64_t window_ns = kMinWindowNs;
   uint64_t last_checkpoint_ns = 0;
+  uint64_t last_trace_flush_ns = 0;
   uint32_t live_threads = 0;
 };
 
@@ -117,7 +124,11 @@ QUARTZ_NOINSTR uint32_t place(const rt::Options& options, RunInfo& info) {
       hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
     }
     const int pus = hwloc_bitmap_weight(allowed);
-    const bool reserve = options.reserve == 1 ? pus >= 2 : options.reserve == 0 ? false : pus >= 8;
+    // A placement pins threads to cores itself: reserving would undo it.
+    const bool reserve = options.placement[0]    ? false
+                         : options.reserve == 1 ? pus >= 2
+                         : options.reserve == 0 ? false
+                                                : pus >= 8;
     if (reserve) {
       if (options.reserved_cores[0] && hwloc_bitmap_list_sscanf(reserved, options.reserved_cores) == 0) {
         hwloc_bitmap_and(reserved, reserved, allowed);
@@ -202,6 +213,10 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w, const rt:
     ok = cpu.cpu_ns != 0;
   } else {
     ok = rt::read_thread_cpu(track.tid, &cpu);
+    if (ok && s.trace.is_open()) {
+      s.trace.sample(w.thread, s.last_snapshot_ns - s.runtime->clock.start_ns, cpu.cpu_ns,
+                     cpu.runqueue_ns, ~0u);
+    }
   }
   if (!ok || !track.has_cpu || cpu.cpu_ns < track.last_cpu_ns) {
     if (ok) {
@@ -243,6 +258,7 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool liv
   double used = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
   track.last_clock_ns = clock_ns;
   track.has_clock = 1;
+  track.clock_fresh = 1;
   if (!known) return -1;
   if (was_active) {
     ThreadSample& earlier = s.window.sample(track.active_sample);
@@ -295,6 +311,58 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
                     : kMinWindowNs;
 }
 
+// Moves the thread's trace events to the trace file's chunk, with the sampler's reading of
+// it: its CPU clock (when read this snapshot) and calling context, or what it left at exit.
+QUARTZ_NOINSTR void trace_thread(Sampler& s, const Track& track, rt::ThreadBlock& block,
+                                 const StackRead& read, rt::SlotStatus status, uint64_t now) {
+  s.trace.drain(track.thread_index, block);
+  const uint64_t at = now - s.runtime->clock.start_ns;
+  if (status == rt::SlotStatus::exited) {
+    // Always written: it tells readers the thread's trace is complete (cpu 0: not known).
+    const uint64_t cpu = block.exit_cpu_ns.load(std::memory_order_relaxed);
+    s.trace.sample(track.thread_index, at, cpu,
+                   cpu ? block.exit_runqueue_ns.load(std::memory_order_relaxed) : ~0ull, ~0u);
+  } else if (track.clock_fresh) {
+    s.trace.sample(track.thread_index, at, track.last_clock_ns, ~0ull,
+                   read.context == kNone ? ~0u : read.context);
+  }
+  s.trace.flush(kTraceChunkBytes);
+}
+
+// The cost of one trace event on the thread that records it (overhead compensation of
+// trace timestamps, Wolf et al.), measured on a scratch queue.
+QUARTZ_NOINSTR double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
+  rt::BlockGeometry g = geometry;
+  g.trace_capacity = 4096;
+  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(g));
+  if (!memory) return 0;
+  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, g);
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    const uint64_t begin = rt::monotonic_ns();
+    for (uint32_t i = 0; i < g.trace_capacity; ++i) {
+      rt::record_event(*scratch, trace::Type::lock_acquire, rt::EntryKind::mutex, i, i, 0, rt::ticks());
+    }
+    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / g.trace_capacity;
+    if (ns < best) best = ns;
+    scratch->trace->drain([](const rt::TraceEvent&) {});
+  }
+  munmap(memory, rt::ThreadBlock::bytes_for(g));
+  return best;
+}
+
+// The cost of a thread reading its own CPU clock (rt::record_cpu).
+QUARTZ_NOINSTR double calibrate_cpu_read_ns() {
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    constexpr int kReads = 200;
+    const uint64_t begin = rt::monotonic_ns();
+    for (int i = 0; i < kReads; ++i) own_cpu_ns();
+    best = std::min(best, static_cast<double>(rt::monotonic_ns() - begin) / kReads);
+  }
+  return best;
+}
+
 QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
   if (s.window.full()) close_window(s);
   const uint64_t duration_ns = now - s.last_snapshot_ns;
@@ -309,7 +377,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
     const bool fresh = !track.valid || track.thread_index != index;
     if (fresh) {
       track = Track{index, 1, block->tid.load(std::memory_order_relaxed), 0, 0, 0,
-                    block->stack.sequence(), 0, 0, 0, kNone, 0};
+                    block->stack.sequence(), 0, 0, 0, kNone, 0, 0};
       rt::ThreadCpu cpu;
       if (rt::read_thread_cpu(track.tid, &cpu)) {
         track.last_cpu_ns = cpu.cpu_ns;
@@ -327,8 +395,10 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
       w->track = slot.ordinal;
     }
     s.tables.thread(index);
+    track.clock_fresh = 0;
     const float run = clock_share(s, track, read.state != capture::kBlocked,
                                   status == rt::SlotStatus::live, duration_ns);
+    if (s.trace.is_open()) trace_thread(s, track, *block, read, status, now);
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
       track.active_duration_ns = duration_ns;
@@ -355,6 +425,16 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
 }
 
 QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
+  if (s.trace.is_open()) {
+    if (final) {
+      s.trace.finish();
+    } else {
+      s.trace.flush();
+    }
+    s.info.trace_events = s.trace.events();
+    s.info.trace_dropped = s.trace.dropped();
+    s.info.trace_bytes = s.trace.bytes();
+  }
   s.info.sampler_cpu_ns = own_cpu_ns();
   ++s.info.checkpoints;
   s.writer.write(s.runtime->options.output, final, s.info, s.totals, s.tables, *s.runtime);
@@ -391,6 +471,14 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
   s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
+  if (options.trace) {
+    const double ns_per_tick = s.runtime->clock.ns_per_tick();
+    rt::g_trace_cpu_interval_ticks =
+        static_cast<uint64_t>(options.trace_cpu_us * 1000.0 / (ns_per_tick > 0 ? ns_per_tick : 1));
+    s.info.trace_event_ns = calibrate_trace_event_ns(options.geometry);
+    s.info.trace_cpu_read_ns = calibrate_cpu_read_ns();
+    s.info.trace = s.trace.open(options.output, s.runtime->clock.start_ticks, ns_per_tick);
+  }
 
   uint64_t now = rt::monotonic_ns();
   s.last_snapshot_ns = s.window_start_ns = s.last_checkpoint_ns = now;
@@ -406,6 +494,10 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
     take_snapshot(s, now);
+    if (s.trace.is_open() && now - s.last_trace_flush_ns >= kTraceFlushNs) {
+      s.trace.flush();  // so that a reader streams the trace in modest chunks
+      s.last_trace_flush_ns = now;
+    }
     if (now - s.last_checkpoint_ns >= checkpoint_ns) {
       write_capture(s, false);
       s.last_checkpoint_ns = now;

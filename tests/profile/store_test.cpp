@@ -191,7 +191,7 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_TRUE(Store::looks_like_store(path_));
   Database db(path_);
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
 }
 
@@ -412,10 +412,70 @@ TEST_F(StoreTest, RefusesANewerSchema) {
   { Store store(path_); }
   {
     Database db(path_);
-    db.exec("UPDATE meta SET value = 2 WHERE key = 'schema_version'");
+    db.exec("UPDATE meta SET value = 3 WHERE key = 'schema_version'");
   }
   EXPECT_EQ(store_error([&] { Store store(path_); }),
-            path_ + ": store schema version 2, this Quartz reads version 1");
+            path_ + ": store schema version 3, this Quartz reads version 2");
+}
+
+TEST_F(StoreTest, UpgradesAVersionOneStore) {
+  const Imported run = imported(test_support::sample_run());
+  int64_t id = 0;
+  {
+    Store store(path_);
+    id = store.add_run(run.bytes, run.run, "", "");
+  }
+  {
+    Database db(path_);  // as version 1 left it
+    db.exec("DROP TABLE traces; DROP TABLE predictions;");
+    db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
+  }
+  Store store(path_);
+  EXPECT_FALSE(store.has_trace(id));
+  store.add_prediction(id, "--cores 1", "{}");
+  EXPECT_EQ(store.predictions(id).size(), 1u);
+  EXPECT_EQ(store.load(id).threads.size(), run.run.threads.size());
+  Database db(path_);
+  EXPECT_EQ(db.rows("SELECT value FROM meta WHERE key = 'schema_version'"),
+            (std::vector<std::vector<std::string>>{{"2"}}));
+}
+
+TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
+  const Imported run = imported(test_support::sample_run());
+  Store store(path_);
+  const int64_t id = store.add_run(run.bytes, run.run, "", "");
+  EXPECT_THROW(store.open_trace(id), StoreError);
+  // Larger than the pieces it is copied in, and not a multiple of them.
+  std::vector<unsigned char> bytes(3 * (1 << 20) + 12345);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
+  const std::string trace = dir_ + "/run.qcap.trace";
+  {
+    std::ofstream out(trace, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  store.add_trace(id, trace);
+  EXPECT_TRUE(store.has_trace(id));
+  auto source = store.open_trace(id);
+  std::vector<unsigned char> back;
+  unsigned char piece[70000];
+  for (size_t n; (n = source->read(piece, sizeof piece)) > 0;) back.insert(back.end(), piece, piece + n);
+  EXPECT_EQ(back, bytes);
+  EXPECT_EQ(source->name(), path_ + ": run " + std::to_string(id) + ": trace");
+}
+
+TEST_F(StoreTest, PredictionsAreKeptWithTheirRun) {
+  const Imported run = imported(test_support::sample_run());
+  Store store(path_);
+  const int64_t a = store.add_run(run.bytes, run.run, "", "");
+  const int64_t b = store.add_run(run.bytes, run.run, "", "");
+  store.add_prediction(a, "--cores 1", "{\"x\": 1}");
+  store.add_prediction(a, "--zero f", "{\"x\": 2}");
+  const auto predictions = store.predictions(a);
+  ASSERT_EQ(predictions.size(), 2u);
+  EXPECT_EQ(predictions[0].question, "--cores 1");
+  EXPECT_EQ(predictions[1].json, "{\"x\": 2}");
+  EXPECT_FALSE(predictions[0].made.empty());
+  EXPECT_TRUE(store.predictions(b).empty());
 }
 
 TEST_F(StoreTest, CannotOpen) {

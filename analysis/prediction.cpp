@@ -1,0 +1,351 @@
+#include "analysis/prediction.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "analysis/grouping.h"
+#include "analysis/profile_view.h"
+#include "analysis/simulation.h"
+#include "analysis/trace_steps.h"
+
+namespace quartz::analysis {
+namespace {
+
+constexpr size_t kListed = 10;  // rows per critical-path list
+
+uint32_t thread_count(const profile::Run& run) {
+  uint32_t n = 0;
+  for (const auto& t : run.threads) n = std::max(n, t.index + 1);
+  return n;
+}
+
+AssemblerCosts costs_of(const profile::Run& run) {
+  AssemblerCosts c;
+  c.trace_event_ns = run.number(capture::run_keys::kTraceEventNs);
+  c.hook_event_ns = run.number(capture::run_keys::kHookPairNs) / 2;
+  c.cpu_read_ns = run.number(capture::run_keys::kTraceCpuReadNs);
+  c.run_queue_measured = run.text(capture::run_keys::kCpuMeasurement) == "schedstat";
+  return c;
+}
+
+// Every thread on its own processor.
+SimulationConfig apart(uint32_t threads) {
+  SimulationConfig c;
+  for (uint32_t t = 0; t < threads; ++t) {
+    c.group_of_thread.push_back(t);
+    c.cores.push_back(1);
+  }
+  return c;
+}
+
+// Every thread free to run on any of `cores` processors.
+SimulationConfig shared(uint32_t threads, uint32_t cores) {
+  SimulationConfig c;
+  c.group_of_thread.assign(threads, 0);
+  c.cores.push_back(cores);
+  return c;
+}
+
+SimulationConfig grouped(const Grouping& g) {
+  SimulationConfig c;
+  c.group_of_thread = g.group_of;
+  c.cores.assign(g.groups, 1);
+  return c;
+}
+
+struct PassResult {
+  std::vector<SimulationResult> results;
+  AssemblerTotals assembler;
+  profile::TraceTotals trace;
+  double seconds = 0;
+};
+
+// Reads the trace once, replaying it in every configuration at the same time.
+PassResult replay(const profile::Run& run, const TraceOpener& open,
+                  std::vector<SimulationConfig> configs) {
+  const auto begin = std::chrono::steady_clock::now();
+  profile::TraceReader reader(open());
+  StepAssembler assembler(thread_count(run), costs_of(run));
+  std::vector<std::unique_ptr<Simulation>> sims;
+  for (auto& c : configs) sims.push_back(std::make_unique<Simulation>(std::move(c), assembler.logs()));
+  auto trim = [&] {
+    for (uint32_t t = 0; t < assembler.logs().size(); ++t) {
+      uint64_t keep = ~uint64_t{0};
+      for (const auto& s : sims) keep = std::min(keep, s->position(t));
+      assembler.logs()[t].trim(keep);
+    }
+  };
+  std::vector<profile::TraceRecord> chunk;
+  while (reader.next_chunk(chunk)) {
+    assembler.add(chunk);
+    for (auto& s : sims) s->advance();
+    trim();
+  }
+  assembler.finish();
+  PassResult pass;
+  for (auto& s : sims) {
+    s->advance();
+    pass.results.push_back(s->result());
+  }
+  pass.assembler = assembler.totals();
+  pass.trace = reader.totals();
+  pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return pass;
+}
+
+// The contexts on whose path `name` is: by exact function name, else by a unique part of one.
+std::pair<std::vector<uint8_t>, std::string> procedure_contexts(const profile::Run& run,
+                                                               const std::string& name) {
+  std::map<uint64_t, std::string> names;
+  for (const auto& p : run.procedures) names[p.address] = display_name(run, p.address);
+  std::set<uint64_t> chosen;
+  for (const auto& [address, n] : names) {
+    if (n == name) chosen.insert(address);
+  }
+  if (chosen.empty()) {
+    std::string matches;
+    for (const auto& [address, n] : names) {
+      if (n.find(name) == std::string::npos) continue;
+      chosen.insert(address);
+      matches += (matches.empty() ? "" : ", ") + n;
+    }
+    if (chosen.size() > 1) {
+      throw PredictionError("procedure '" + name + "' is ambiguous: " + matches);
+    }
+  }
+  if (chosen.empty()) throw PredictionError("no procedure '" + name + "' in this run");
+  const std::string matched = names[*chosen.begin()];
+  uint32_t max_id = 0;
+  for (const auto& c : run.contexts) max_id = std::max(max_id, c.id + 1);
+  std::vector<uint8_t> in(max_id, 0);
+  std::vector<const profile::ContextInfo*> by_id(max_id, nullptr);
+  for (const auto& c : run.contexts) by_id[c.id] = &c;
+  // Parents come first in the capture: a context is in the procedure if it is, or its parent is.
+  for (const auto& c : run.contexts) {
+    const bool here = c.kind == capture::kProcedure && chosen.count(c.address);
+    const bool above = c.parent != capture::kNoParent && c.parent < max_id && in[c.parent];
+    in[c.id] = here || above;
+  }
+  return {in, matched};
+}
+
+std::vector<NamedTime> top(std::map<std::string, double> values) {
+  std::vector<NamedTime> out;
+  for (const auto& [name, ns] : values) out.push_back({name, ns / 1e9});
+  std::sort(out.begin(), out.end(), [](const NamedTime& a, const NamedTime& b) { return a.seconds > b.seconds; });
+  if (out.size() > kListed) out.resize(kListed);
+  return out;
+}
+
+CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, double observed_s) {
+  CriticalPath cp;
+  cp.length_s = r.elapsed_ns / 1e9;
+  cp.share = observed_s > 0 ? cp.length_s / observed_s : 0;
+  if (!r.path) return cp;
+  const PathComposition& p = *r.path;
+  cp.cpu_s = p.cpu_ns / 1e9;
+  cp.delay_s = p.delay_ns / 1e9;
+  std::map<std::string, double> threads, procedures, locks;
+  for (uint32_t i = 0; i < p.thread_ns.size(); ++i) {
+    if (p.thread_ns[i] <= 0) continue;
+    std::string name = std::to_string(i);
+    for (const auto& t : run.threads) {
+      if (t.index == i && !t.name.empty()) name = std::to_string(i) + " " + t.name;
+    }
+    threads[name] += p.thread_ns[i];
+  }
+  std::map<uint32_t, const profile::ContextInfo*> contexts;
+  for (const auto& c : run.contexts) contexts[c.id] = &c;
+  for (const auto& [id, ns] : p.context_ns) {
+    std::set<uint64_t> seen;  // a recursive procedure counts once
+    for (auto it = contexts.find(id); it != contexts.end(); it = contexts.find(it->second->parent)) {
+      const profile::ContextInfo& c = *it->second;
+      if (c.kind == capture::kProcedure && seen.insert(c.address).second) {
+        procedures[display_name(run, c.address)] += ns;
+      }
+      if (c.parent == capture::kNoParent) break;
+    }
+  }
+  for (const auto& [address, ns] : p.lock_ns) {
+    std::string name;
+    for (const auto& o : run.objects) {
+      if (o.address == address) name = o.name;
+    }
+    if (name.empty()) name = display_name(run, address);
+    locks[name] += ns;
+  }
+  cp.threads = top(threads);
+  cp.procedures = top(procedures);
+  cp.locks = top(locks);
+  return cp;
+}
+
+void check_trace(const profile::Run& run, const PredictionRequest& request) {
+  if (!run.info.count(capture::run_keys::kTraceEvents)) {
+    throw PredictionError("this run has no trace: record it with 'quartz run --trace'");
+  }
+  const auto dropped = static_cast<uint64_t>(run.number(capture::run_keys::kTraceDropped));
+  if (dropped > 0 && !request.allow_drops) {
+    throw PredictionError("the trace lost " + std::to_string(dropped) +
+                          " events to full queues, so predictions from it would be wrong; record "
+                          "again with a larger --trace-capacity, or pass --allow-drops");
+  }
+}
+
+}  // namespace
+
+Predictions predict(const profile::Run& run, const TraceOpener& open, const PredictionRequest& request) {
+  check_trace(run, request);
+  const uint32_t threads = thread_count(run);
+  Predictions out;
+  out.program = run.text(capture::run_keys::kProgram);
+  out.processors = run.processors;
+
+  // The first pass: the recorded configuration, the critical path, and every question
+  // that needs no search.
+  std::vector<SimulationConfig> configs;
+  configs.push_back(shared(threads, run.processors));
+  SimulationConfig path = apart(threads);
+  path.critical_path = true;
+  configs.push_back(std::move(path));
+  std::vector<Grouping> asked;
+  for (const std::string& spec : request.groupings) {
+    try {
+      asked.push_back(parse_grouping(spec, run));
+    } catch (const GroupingError& e) {
+      throw PredictionError(e.what());
+    }
+    configs.push_back(grouped(asked.back()));
+  }
+  for (const std::string& name : request.zero) {
+    auto [in, matched] = procedure_contexts(run, name);
+    SimulationConfig c = shared(threads, run.processors);
+    c.in_procedure = std::move(in);
+    c.speedup = 1;
+    configs.push_back(std::move(c));
+    out.procedures.push_back({"zero", matched, 100, 0, 0});
+  }
+  for (const auto& [name, percent] : request.speedup) {
+    if (percent <= 0 || percent > 100) {
+      throw PredictionError("--speedup " + name + "=" + std::to_string(percent) + ": PCT must be in (0, 100]");
+    }
+    auto [in, matched] = procedure_contexts(run, name);
+    SimulationConfig c = shared(threads, run.processors);
+    c.in_procedure = std::move(in);
+    c.speedup = percent / 100;
+    configs.push_back(std::move(c));
+    out.procedures.push_back({"speedup", matched, percent, 0, 0});
+  }
+  for (const std::string& name : request.migrate) {
+    auto [in, matched] = procedure_contexts(run, name);
+    SimulationConfig c = shared(threads, run.processors);
+    c.in_procedure = std::move(in);
+    c.migrate = true;
+    configs.push_back(std::move(c));
+    out.procedures.push_back({"migrate", matched, 100, 0, 0});
+  }
+  // Searches: every grouping at once when there are few, else a local search from a
+  // balanced start, one round per pass.
+  struct Search {
+    GroupingSearch report;
+    std::vector<Grouping> candidates;
+    size_t first_config = 0;
+    std::vector<std::pair<double, Grouping>> tried;
+  };
+  std::vector<Search> searches;
+  std::vector<double> cpu(threads, 0);
+  for (const auto& t : run.threads) cpu[t.index] = static_cast<double>(t.cpu_ns);
+  for (uint32_t cores : request.search_cores) {
+    if (cores == 0) throw PredictionError("--cores must be at least 1");
+    Search s;
+    s.report.cores = cores;
+    const uint32_t groups = std::min(cores, std::max(threads, 1u));
+    s.candidates = all_groupings(threads, groups, request.exhaustive_limit);
+    s.report.exhaustive = !s.candidates.empty();
+    if (s.candidates.empty()) s.candidates.push_back(balanced_grouping(cpu, groups));
+    searches.push_back(std::move(s));
+  }
+  const size_t shared_first = configs.size();
+  for (const Search& s : searches) configs.push_back(shared(threads, s.report.cores));
+  for (Search& s : searches) {
+    s.first_config = configs.size();
+    for (const Grouping& g : s.candidates) configs.push_back(grouped(g));
+  }
+
+  PassResult pass = replay(run, open, std::move(configs));
+  out.quality.events = pass.assembler.events;
+  out.quality.records = pass.assembler.records;
+  out.quality.samples = pass.assembler.samples;
+  out.quality.dropped = pass.assembler.dropped;
+  out.quality.bytes = pass.trace.bytes;
+  out.quality.complete = pass.trace.complete;
+  out.quality.unpaired_waits = pass.assembler.unpaired_waits;
+  out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
+  out.quality.forced_waits = pass.results[0].forced_waits;
+  out.quality.seconds = pass.seconds;
+  out.quality.events_per_second = pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
+  for (const auto& r : pass.results) out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
+  out.observed_s = pass.assembler.observed_end_ns / 1e9;
+  out.recorded_s = pass.results[0].elapsed_ns / 1e9;
+  out.critical_path = describe_path(run, pass.results[1], out.observed_s);
+  size_t next = 2;
+  for (const Grouping& g : asked) {
+    out.groupings.push_back({grouping_spec(g), grouping_names(g, run), pass.results[next++].elapsed_ns / 1e9});
+  }
+  for (auto& p : out.procedures) {
+    p.predicted_s = pass.results[next].elapsed_ns / 1e9;
+    p.unreceived_s = pass.results[next].migrated_unreceived_ns / 1e9;
+    ++next;
+  }
+  for (size_t i = 0; i < searches.size(); ++i) {
+    Search& s = searches[i];
+    s.report.shared_s = pass.results[shared_first + i].elapsed_ns / 1e9;
+    for (size_t c = 0; c < s.candidates.size(); ++c) {
+      s.tried.emplace_back(pass.results[s.first_config + c].elapsed_ns, s.candidates[c]);
+    }
+    s.report.candidates = s.candidates.size();
+    s.report.rounds = 1;
+  }
+
+  // Local search: move one thread at a time while that helps (a few rounds at most).
+  constexpr uint32_t kMaxRounds = 8;
+  for (Search& s : searches) {
+    if (s.report.exhaustive) continue;
+    auto best = *std::min_element(s.tried.begin(), s.tried.end(),
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    while (s.report.rounds < kMaxRounds) {
+      std::vector<Grouping> around = neighbours(best.second);
+      if (around.empty()) break;
+      std::vector<SimulationConfig> round;
+      for (const Grouping& g : around) round.push_back(grouped(g));
+      PassResult more = replay(run, open, std::move(round));
+      ++s.report.rounds;
+      s.report.candidates += around.size();
+      bool improved = false;
+      for (size_t c = 0; c < around.size(); ++c) {
+        s.tried.emplace_back(more.results[c].elapsed_ns, around[c]);
+        if (more.results[c].elapsed_ns < best.first * (1 - 1e-9)) {
+          best = {more.results[c].elapsed_ns, around[c]};
+          improved = true;
+        }
+      }
+      if (!improved) break;
+    }
+  }
+  for (Search& s : searches) {
+    std::sort(s.tried.begin(), s.tried.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::set<std::string> listed;
+    for (const auto& [ns, g] : s.tried) {
+      const std::string spec = grouping_spec(g);
+      if (!listed.insert(spec).second) continue;
+      s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9});
+      if (s.report.best.size() == request.best) break;
+    }
+    out.searches.push_back(std::move(s.report));
+  }
+  return out;
+}
+
+}  // namespace quartz::analysis

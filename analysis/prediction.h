@@ -1,0 +1,100 @@
+// `quartz predict`: what-if predictions from a traced run (DESIGN.md §3 "LBF and CP").
+// Reads the trace once for every question asked together (a search over groupings reads
+// it once per round), replaying it in as many simulations (simulation.h) at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profile/run.h"
+#include "profile/trace_reader.h"
+
+namespace quartz::analysis {
+
+class PredictionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PredictionRequest {
+  std::vector<std::string> groupings;  // --group: each its own prediction
+  std::vector<uint32_t> search_cores;  // --cores K
+  std::vector<std::string> zero;       // --zero PROC
+  std::vector<std::pair<std::string, double>> speedup;  // --speedup PROC=PCT (PCT in %)
+  std::vector<std::string> migrate;    // --migrate PROC
+  bool allow_drops = false;            // predict from a trace that lost events
+  size_t best = 5;                     // groupings listed per search
+  size_t exhaustive_limit = 2000;      // candidates tried at once; more: local search
+};
+
+struct NamedTime {
+  std::string name;
+  double seconds = 0;
+};
+
+struct GroupingPrediction {
+  std::string spec;   // "0,1|2,3" (what --placement takes)
+  std::string names;  // "main,server | client_0,client_1"
+  double predicted_s = 0;
+};
+
+struct GroupingSearch {
+  uint32_t cores = 0;
+  bool exhaustive = true;
+  uint64_t candidates = 0;  // groupings replayed
+  uint32_t rounds = 0;      // passes over the trace
+  double shared_s = 0;      // every thread free to run on any of the K processors
+  std::vector<GroupingPrediction> best;
+};
+
+struct ProcedurePrediction {
+  std::string change;     // "zero", "speedup", "migrate"
+  std::string procedure;  // as matched
+  double percent = 100;   // speedup: time removed, in %
+  double predicted_s = 0;
+  double unreceived_s = 0;  // migrate: moved time no thread waited for
+};
+
+struct CriticalPath {
+  double length_s = 0;
+  double share = 0;  // of the recorded elapsed time
+  double cpu_s = 0, delay_s = 0;
+  std::vector<NamedTime> threads, procedures, locks;  // descending; procedures inclusive
+};
+
+struct TraceQuality {
+  uint64_t events = 0, records = 0, samples = 0, dropped = 0, bytes = 0;
+  bool complete = true;
+  uint64_t unpaired_waits = 0;   // replayed as delays
+  uint64_t forced_waits = 0;     // in the replay of the recorded configuration
+  double compensated_s = 0;      // overhead removed from processor time
+  uint64_t peak_window = 0;      // steps held at once, the largest of all replays
+  double seconds = 0;            // time taken to predict
+  double events_per_second = 0;  // records replayed per second, all replays of a pass
+};
+
+struct Predictions {
+  std::string program;
+  uint32_t processors = 1;
+  double observed_s = 0;  // the recording's elapsed time, to the program's end
+  double recorded_s = 0;  // the replay of the recorded configuration (the model's check)
+  CriticalPath critical_path;
+  std::vector<GroupingPrediction> groupings;
+  std::vector<GroupingSearch> searches;
+  std::vector<ProcedurePrediction> procedures;
+  TraceQuality quality;
+};
+
+// Opens the run's trace from its start (called once per pass).
+using TraceOpener = std::function<std::unique_ptr<profile::TraceSource>()>;
+
+// Throws PredictionError for a question that cannot be asked of this run (an unknown
+// procedure, a bad grouping, a trace that lost events without allow_drops); TraceError
+// for a damaged trace.
+Predictions predict(const profile::Run& run, const TraceOpener& open, const PredictionRequest& request);
+
+}  // namespace quartz::analysis

@@ -1,0 +1,194 @@
+#include "analysis/prediction_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/text_format.h"
+
+namespace quartz::analysis {
+namespace {
+
+using text::change;
+using text::pad;
+using text::seconds;
+
+void print_list(std::ostream& out, const char* title, const std::vector<NamedTime>& list, double whole) {
+  if (list.empty()) return;
+  out << "  " << pad(title, 11, false);
+  for (size_t i = 0; i < list.size() && i < 5; ++i) {
+    out << (i ? ", " : "") << list[i].name << " " << seconds(list[i].seconds) << " ("
+        << text::format("%.0f%%", whole > 0 ? 100 * list[i].seconds / whole : 0) << ")";
+  }
+  out << "\n";
+}
+
+nlohmann::json named(const std::vector<NamedTime>& list) {
+  auto a = nlohmann::json::array();
+  for (const auto& n : list) a.push_back({{"name", n.name}, {"s", n.seconds}});
+  return a;
+}
+
+std::vector<NamedTime> named_from(const nlohmann::json& a) {
+  std::vector<NamedTime> out;
+  for (const auto& n : a) out.push_back({n.at("name").get<std::string>(), n.at("s").get<double>()});
+  return out;
+}
+
+nlohmann::json grouping_json(const GroupingPrediction& g) {
+  return {{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
+}
+
+GroupingPrediction grouping_from(const nlohmann::json& j) {
+  return {j.at("spec").get<std::string>(), j.at("names").get<std::string>(),
+          j.at("predicted_s").get<double>()};
+}
+
+}  // namespace
+
+void print_predictions(std::ostream& out, const Predictions& p, const std::string& run_label) {
+  out << "Quartz predictions";
+  if (!run_label.empty()) out << " for " << run_label;
+  out << "\n  recorded  " << seconds(p.observed_s) << " on " << p.processors << " processor"
+      << (p.processors == 1 ? "" : "s") << "; replayed as recorded " << seconds(p.recorded_s) << " ("
+      << change(p.recorded_s, p.observed_s) << ": the model's error on what it saw)\n";
+  if (!p.quality.complete) out << "  WARNING   the trace ends early (the run did not finish writing it)\n";
+  if (p.quality.dropped) {
+    out << "  WARNING   the trace lost " << p.quality.dropped << " events: predictions are approximate\n";
+  }
+
+  const CriticalPath& cp = p.critical_path;
+  out << "\nCritical path (every thread on a processor of its own): " << seconds(cp.length_s) << ", "
+      << text::format("%.0f%%", 100 * cp.share) << " of the recorded elapsed time\n";
+  print_list(out, "threads", cp.threads, cp.length_s);
+  print_list(out, "procedures", cp.procedures, cp.length_s);
+  print_list(out, "locks held", cp.locks, cp.length_s);
+  if (cp.delay_s > 0) out << "  off the processor (I/O, sleep): " << seconds(cp.delay_s) << "\n";
+
+  if (!p.groupings.empty()) {
+    out << "\nGroupings (each group shares one processor)\n";
+    for (const auto& g : p.groupings) {
+      out << "  " << pad(seconds(g.predicted_s), 10) << "  " << pad(change(g.predicted_s, p.recorded_s), 7)
+          << "  " << g.names << "   (--placement \"" << g.spec << "\")\n";
+    }
+  }
+  for (const auto& s : p.searches) {
+    out << "\nBest groupings onto " << s.cores << " processor" << (s.cores == 1 ? "" : "s") << " ("
+        << (s.exhaustive ? "all " : "local search, ") << s.candidates << " tried"
+        << (s.exhaustive ? "" : " in " + std::to_string(s.rounds) + " rounds") << ")\n";
+    for (const auto& g : s.best) {
+      out << "  " << pad(seconds(g.predicted_s), 10) << "  " << pad(change(g.predicted_s, p.recorded_s), 7)
+          << "  " << g.names << "   (--placement \"" << g.spec << "\")\n";
+    }
+    out << "  " << pad(seconds(s.shared_s), 10) << "  " << pad(change(s.shared_s, p.recorded_s), 7)
+        << "  (all threads sharing the " << s.cores << " processor" << (s.cores == 1 ? "" : "s") << ")\n";
+  }
+  if (!p.procedures.empty()) {
+    out << "\nProcedure changes\n";
+    for (const auto& c : p.procedures) {
+      std::string what = c.change == "speedup" ? text::format("%.0f%% faster", c.percent)
+                         : c.change == "zero"  ? "taking no time"
+                                               : "moved to the thread it wakes";
+      out << "  " << pad(seconds(c.predicted_s), 10) << "  " << pad(change(c.predicted_s, p.recorded_s), 7)
+          << "  " << c.procedure << " " << what;
+      if (c.unreceived_s > 0) out << " (" << seconds(c.unreceived_s) << " of it woke nobody)";
+      out << "\n";
+    }
+  }
+  const TraceQuality& q = p.quality;
+  out << "\nTrace: " << q.events << " events, " << q.samples << " samples, " << q.bytes << " bytes; "
+      << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits << " forced; "
+      << seconds(q.compensated_s) << " of overhead removed\n"
+      << "  predicted in " << seconds(q.seconds) << " ("
+      << text::format("%.2f", q.events_per_second / 1e6) << " M records/s), at most " << q.peak_window
+      << " steps held\n";
+}
+
+std::string predictions_json(const Predictions& p) {
+  nlohmann::json j;
+  j["program"] = p.program;
+  j["processors"] = p.processors;
+  j["observed_s"] = p.observed_s;
+  j["recorded_s"] = p.recorded_s;
+  const CriticalPath& cp = p.critical_path;
+  j["critical_path"] = {{"length_s", cp.length_s},     {"share", cp.share},
+                        {"cpu_s", cp.cpu_s},           {"delay_s", cp.delay_s},
+                        {"threads", named(cp.threads)}, {"procedures", named(cp.procedures)},
+                        {"locks", named(cp.locks)}};
+  auto& groupings = j["groupings"] = nlohmann::json::array();
+  for (const auto& g : p.groupings) groupings.push_back(grouping_json(g));
+  auto& searches = j["searches"] = nlohmann::json::array();
+  for (const auto& s : p.searches) {
+    auto best = nlohmann::json::array();
+    for (const auto& g : s.best) best.push_back(grouping_json(g));
+    searches.push_back({{"cores", s.cores},       {"exhaustive", s.exhaustive}, {"candidates", s.candidates},
+                        {"rounds", s.rounds},     {"shared_s", s.shared_s},    {"best", best}});
+  }
+  auto& procedures = j["procedures"] = nlohmann::json::array();
+  for (const auto& c : p.procedures) {
+    procedures.push_back({{"change", c.change}, {"procedure", c.procedure}, {"percent", c.percent},
+                          {"predicted_s", c.predicted_s}, {"unreceived_s", c.unreceived_s}});
+  }
+  const TraceQuality& q = p.quality;
+  j["trace"] = {{"events", q.events},
+                {"records", q.records},
+                {"samples", q.samples},
+                {"dropped", q.dropped},
+                {"bytes", q.bytes},
+                {"complete", q.complete},
+                {"unpaired_waits", q.unpaired_waits},
+                {"forced_waits", q.forced_waits},
+                {"compensated_s", q.compensated_s},
+                {"peak_window", q.peak_window},
+                {"seconds", q.seconds},
+                {"records_per_second", q.events_per_second}};
+  return j.dump(2);
+}
+
+Predictions predictions_from_json(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    Predictions p;
+    p.program = j.at("program").get<std::string>();
+    p.processors = j.at("processors").get<uint32_t>();
+    p.observed_s = j.at("observed_s").get<double>();
+    p.recorded_s = j.at("recorded_s").get<double>();
+    const auto& cp = j.at("critical_path");
+    p.critical_path = {cp.at("length_s").get<double>(), cp.at("share").get<double>(),
+                       cp.at("cpu_s").get<double>(),    cp.at("delay_s").get<double>(),
+                       named_from(cp.at("threads")),   named_from(cp.at("procedures")),
+                       named_from(cp.at("locks"))};
+    for (const auto& g : j.at("groupings")) p.groupings.push_back(grouping_from(g));
+    for (const auto& s : j.at("searches")) {
+      GroupingSearch search;
+      search.cores = s.at("cores").get<uint32_t>();
+      search.exhaustive = s.at("exhaustive").get<bool>();
+      search.candidates = s.at("candidates").get<uint64_t>();
+      search.rounds = s.at("rounds").get<uint32_t>();
+      search.shared_s = s.at("shared_s").get<double>();
+      for (const auto& g : s.at("best")) search.best.push_back(grouping_from(g));
+      p.searches.push_back(std::move(search));
+    }
+    for (const auto& c : j.at("procedures")) {
+      p.procedures.push_back({c.at("change").get<std::string>(), c.at("procedure").get<std::string>(),
+                              c.at("percent").get<double>(), c.at("predicted_s").get<double>(),
+                              c.at("unreceived_s").get<double>()});
+    }
+    const auto& q = j.at("trace");
+    p.quality.events = q.at("events").get<uint64_t>();
+    p.quality.records = q.at("records").get<uint64_t>();
+    p.quality.samples = q.at("samples").get<uint64_t>();
+    p.quality.dropped = q.at("dropped").get<uint64_t>();
+    p.quality.bytes = q.at("bytes").get<uint64_t>();
+    p.quality.complete = q.at("complete").get<bool>();
+    p.quality.unpaired_waits = q.at("unpaired_waits").get<uint64_t>();
+    p.quality.forced_waits = q.at("forced_waits").get<uint64_t>();
+    p.quality.compensated_s = q.at("compensated_s").get<double>();
+    p.quality.peak_window = q.at("peak_window").get<uint64_t>();
+    p.quality.seconds = q.at("seconds").get<double>();
+    p.quality.events_per_second = q.at("records_per_second").get<double>();
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw PredictionError(std::string("stored prediction unreadable: ") + e.what());
+  }
+}
+
+}  // namespace quartz::analysis

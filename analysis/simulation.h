@@ -1,0 +1,77 @@
+// Replays a trace's steps (trace_steps.h) under another configuration and predicts the
+// elapsed time (DESIGN.md §3 "LBF and CP"; Eom & Hollingsworth's process LBF):
+//   - threads are grouped, each group runs on its own processors (usually one), and inside
+//     a group every thread that is not waiting gets an equal share of them (a round-robin
+//     scheduler with an infinitely small quantum); a thread spinning for a lock counts;
+//   - every synchronization step waits for the step of another thread it followed in the
+//     recording (the release before an acquisition, the signal before a wake, the post a
+//     semaphore wait consumed, the last arrival at a barrier, a thread's exit before its
+//     join, its creation before its start), so the observed order of lock acquisitions is
+//     kept;
+//   - a procedure can be made faster (or free), or its time moved to the thread that waits
+//     for the signal or post following it (procedure LBF).
+// One pass, as the trace is read: the simulation advances until some thread's next step
+// has not been read yet, and holds only the steps read but not yet replayed.
+// With every thread on a processor of its own, the predicted time is the length of the
+// critical path, whose composition (threads, procedures, locks) it can keep.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/trace_steps.h"
+
+namespace quartz::analysis {
+
+struct SimulationConfig {
+  // Group of each thread, by thread index; a thread past the end gets a group of its own.
+  std::vector<uint32_t> group_of_thread;
+  std::vector<double> cores;  // processors of each group
+  // A procedure change: `in_procedure[c]` says the procedure is on context c's path.
+  std::vector<uint8_t> in_procedure;
+  double speedup = 0;      // fraction of the procedure's time removed (1: zeroed)
+  bool migrate = false;    // its time moves to the thread woken by the next signal or post
+  bool critical_path = false;  // keep what the longest path is made of
+};
+
+// What the longest path (the predicted timeline's binding chain) was made of.
+struct PathComposition {
+  std::vector<double> thread_ns;                   // by thread index
+  std::unordered_map<uint32_t, double> context_ns; // processor time, by calling context
+  std::unordered_map<uint64_t, double> lock_ns;    // time holding a lock, by object
+  double cpu_ns = 0, delay_ns = 0;
+};
+
+struct SimulationResult {
+  double elapsed_ns = 0;  // predicted: the program's end (or its last thread's)
+  std::vector<double> thread_end_ns;
+  uint64_t steps = 0;
+  uint64_t forced_waits = 0;         // waits whose partner never came, released to go on
+  double migrated_unreceived_ns = 0; // moved time whose signal nobody waited for
+  uint64_t peak_window = 0;          // steps read but not yet replayed, at most
+  std::shared_ptr<const PathComposition> path;  // when critical_path was asked
+};
+
+class Simulation {
+ public:
+  Simulation(SimulationConfig config, std::vector<StepLog>& logs);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Replays as far as the steps read so far allow; true once every thread has finished
+  // and every log has ended.
+  bool advance();
+  // The first step of thread `index` this simulation may still read.
+  uint64_t position(uint32_t index) const;
+  SimulationResult result() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace quartz::analysis

@@ -1,0 +1,48 @@
+// Number formatting shared by the text reports (`quartz report`, `quartz predict`).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace quartz::analysis::text {
+
+inline std::string format(const char* spec, double v) {
+  char out[64];
+  std::snprintf(out, sizeof out, spec, v);
+  return out;
+}
+
+// Seconds with a unit that keeps three significant digits readable.
+inline std::string seconds(double s) {
+  const double a = std::fabs(s);
+  if (a == 0) return "0 s";
+  if (a >= 100) return format("%.1f s", s);
+  if (a >= 1) return format("%.3f s", s);
+  if (a >= 1e-3) return format("%.2f ms", s * 1e3);
+  return format("%.1f us", s * 1e6);
+}
+
+inline std::string percent(double part, double whole) {
+  return whole > 0 ? format("%5.1f%%", 100 * part / whole) : std::string("    -");
+}
+
+// A change against a reference, signed: "-12.5%".
+inline std::string change(double value, double reference) {
+  return reference > 0 ? format("%+.1f%%", 100 * (value - reference) / reference) : std::string("-");
+}
+
+inline std::string pad(const std::string& s, size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+inline std::string bar(double fraction, size_t width) {
+  const size_t n = static_cast<size_t>(std::lround(std::clamp(fraction, 0.0, 1.0) * width));
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += "\u2588";
+  return s + std::string(width - n, ' ');
+}
+
+}  // namespace quartz::analysis::text

@@ -1,0 +1,309 @@
+#include "analysis/trace_steps.h"
+
+#include <algorithm>
+
+#include "profile/capture_format.h"
+
+namespace quartz::analysis {
+namespace {
+
+using trace::Type;
+
+// Events that change nothing in a replay: they only mark where a wait began.
+bool replayed(Type type) {
+  switch (type) {
+    case Type::lock_request:
+    case Type::cond_wait:
+    case Type::sem_wait_begin:
+    case Type::spin_begin:
+    case Type::spin_end:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+StepAssembler::StepAssembler(uint32_t threads, AssemblerCosts costs)
+    : costs_(costs), threads_(threads), logs_(threads) {}
+
+// Whether the event that ends a wait names what the thread waited for; if not, the wait is
+// replayed as a delay of its recorded length.
+bool StepAssembler::paired(const Thread& t, const profile::TraceRecord& r) const {
+  switch (r.type) {
+    case Type::lock_acquire:
+      return r.kind == capture::kRwlockRead ? r.sequence >= 1 : r.sequence > 1;
+    case Type::cond_wake:
+      return r.sequence != 0 && r.sequence != t.wait_sequence;
+    case Type::join_begin:
+    case Type::join_end:
+      return r.object != trace::kNoThread;
+    case Type::sem_acquire:
+      return r.sequence != 0 && r.sequence > r.aux;
+    case Type::barrier_depart:
+      return r.aux != 0;
+    default:
+      return true;
+  }
+}
+
+void StepAssembler::add(const std::vector<profile::TraceRecord>& records) {
+  for (const profile::TraceRecord& r : records) {
+    ++totals_.records;
+    if (r.thread >= threads_.size()) {
+      threads_.resize(r.thread + 1);
+      logs_.resize(r.thread + 1);
+    }
+    Thread& t = threads_[r.thread];
+    if (trace::is_sync_event(r.type)) {
+      ++totals_.events;
+      while (!t.samples.empty() && t.samples.front().time_ns <= r.time_ns) {
+        const profile::TraceRecord s = t.samples.front();
+        t.samples.pop_front();
+        --pending_;
+        sample(t, r.thread, s);
+      }
+      event(t, r.thread, r);
+    } else if (r.type == Type::sample) {
+      ++totals_.samples;
+      if (t.exited || !t.started) {
+        if (t.started) sample(t, r.thread, r);
+      } else {
+        t.samples.push_back(r);
+        ++pending_;
+      }
+    } else if (r.type == Type::cpu) {
+      while (!t.samples.empty() && t.samples.front().time_ns <= r.time_ns) {
+        const profile::TraceRecord s = t.samples.front();
+        t.samples.pop_front();
+        --pending_;
+        sample(t, r.thread, s);
+      }
+      if (t.started && !t.exited) {
+        close_piece(t, static_cast<double>(r.time_ns), costs_.cpu_read_ns);
+        resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
+        t.cpu_anchor_ns = static_cast<double>(r.time_ns);
+      }
+    } else if (r.type == Type::dropped) {
+      totals_.dropped += r.dropped;
+    }
+  }
+  totals_.peak_pending = std::max(totals_.peak_pending, pending_);
+}
+
+void StepAssembler::close_piece(Thread& t, double until_ns, double overhead_ns) {
+  Piece p;
+  p.start_ns = t.last_ns;
+  p.end_ns = std::max(until_ns, t.last_ns);
+  p.waiting = t.waiting;
+  p.spinning = t.spinning || (t.waiting && t.wait_spins);
+  p.context_begin = t.context;
+  if (p.waiting) {
+    t.pending_overhead += overhead_ns;  // spent before the wait began: charge the work before
+  } else {
+    p.overhead_ns = overhead_ns + t.pending_overhead;
+    t.pending_overhead = 0;
+  }
+  t.last_ns = p.end_ns;
+  t.pieces.push_back(p);
+  ++pending_;
+}
+
+void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord& r) {
+  const auto time = static_cast<double>(r.time_ns);
+  if (!t.started) {
+    // Its first event (thread_start, unless dropped). CPU and run-queue clocks start here.
+    t.started = true;
+    t.last_ns = time;
+    t.cpu_anchor_ns = time;
+    t.has_cpu_anchor = true;
+    t.has_runqueue_anchor = true;
+  }
+  const double overhead =
+      costs_.trace_event_ns + static_cast<double>(r.hooks) * costs_.hook_event_ns;
+  const bool ends_wait = t.waiting;
+  const bool depends = paired(t, r);
+  close_piece(t, time, overhead);
+  Piece& p = t.pieces.back();
+  if (ends_wait && !depends) {
+    // Nothing to wait for in a replay: the recorded wait becomes a delay.
+    p.waiting = false;
+    p.cpu_ns = 0;
+    p.spinning = false;
+    p.overhead_ns = -1;  // marks a wait replayed as delay
+    ++totals_.unpaired_waits;
+  }
+  if (replayed(r.type)) {
+    p.has_sync = true;
+    Step& s = p.sync;
+    s.kind = Step::sync;
+    s.type = r.type;
+    s.object_kind = r.kind;
+    s.object = r.object;
+    s.sequence = r.sequence;
+    s.aux = r.aux;
+    s.observed_ns = time;
+    s.spinning = r.type == Type::lock_acquire && r.kind == capture::kSpinlock;
+    s.depends = depends;
+  }
+  switch (r.type) {
+    case Type::lock_request:
+      t.waiting = true;
+      t.wait_spins = r.kind == capture::kSpinlock;
+      break;
+    case Type::cond_wait:
+      t.waiting = true;
+      t.wait_spins = false;
+      t.wait_sequence = r.sequence;
+      break;
+    case Type::join_begin:
+    case Type::sem_wait_begin:
+    case Type::barrier_arrive:
+      t.waiting = true;
+      t.wait_spins = false;
+      break;
+    case Type::lock_acquire:
+    case Type::cond_wake:
+    case Type::join_end:
+    case Type::sem_acquire:
+    case Type::barrier_depart:
+      t.waiting = false;
+      break;
+    case Type::spin_begin:
+      t.spinning = true;
+      break;
+    case Type::spin_end:
+      t.spinning = false;
+      break;
+    case Type::thread_exit:
+      t.exited = true;
+      t.waiting = false;
+      while (!t.samples.empty()) {
+        const profile::TraceRecord s = t.samples.front();
+        t.samples.pop_front();
+        --pending_;
+        sample(t, index, s);
+      }
+      break;
+    case Type::process_end:
+      totals_.observed_end_ns = time;
+      totals_.process_end_seen = true;
+      break;
+    default:
+      break;
+  }
+  if (!totals_.process_end_seen) totals_.observed_end_ns = std::max(totals_.observed_end_ns, time);
+}
+
+void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord& r) {
+  const auto time = static_cast<double>(r.time_ns);
+  if (time > t.last_ns && !t.exited) close_piece(t, time, 0);
+  if (r.has_context) {
+    for (size_t i = t.pieces.size(); i-- > 0 && t.pieces[i].context_end == kNoContext;) {
+      t.pieces[i].context_end = r.context;
+    }
+    t.context = r.context;
+  }
+  if (r.cpu_ns != 0) resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
+  t.cpu_anchor_ns = time;
+  if (r.has_runqueue || !costs_.run_queue_measured) {
+    resolve_ready(t, index, static_cast<double>(r.runqueue_ns), r.has_runqueue);
+  }
+  if (t.exited && t.samples.empty()) flush_thread(t, index);
+}
+
+// Shares the processor time used since the last reading over the pieces since then that
+// were not waiting for another thread.
+void StepAssembler::resolve_cpu(Thread& t, double cpu_ns, bool final) {
+  double working_ns = 0;
+  for (size_t i = t.cpu_resolved; i < t.pieces.size(); ++i) {
+    const Piece& p = t.pieces[i];
+    if (!p.waiting && p.overhead_ns >= 0) working_ns += p.end_ns - p.start_ns;
+  }
+  double rate = t.last_rate;
+  if (!final && working_ns > 0) {
+    rate = std::clamp((cpu_ns - t.cpu_anchor_cpu) / working_ns, 0.0, 1.0);
+  }
+  for (size_t i = t.cpu_resolved; i < t.pieces.size(); ++i) {
+    Piece& p = t.pieces[i];
+    if (p.overhead_ns < 0) continue;  // a wait replayed as delay
+    p.cpu_ns = p.waiting ? 0 : rate * (p.end_ns - p.start_ns);
+  }
+  t.cpu_resolved = t.pieces.size();
+  if (!final) {
+    t.cpu_anchor_cpu = cpu_ns;
+    if (working_ns > 0) t.last_rate = rate;
+  }
+}
+
+// Of the time the pieces did not run, the run-queue time since the last reading was ready
+// (preempted); the rest blocked in the kernel.
+void StepAssembler::resolve_ready(Thread& t, uint32_t index, double runqueue_ns, bool known) {
+  double not_run_ns = 0;
+  for (size_t i = 0; i < t.cpu_resolved; ++i) {
+    const Piece& p = t.pieces[i];
+    if (!p.waiting && p.overhead_ns >= 0) not_run_ns += p.end_ns - p.start_ns - p.cpu_ns;
+  }
+  double ready_share = 1;
+  if (known) {
+    const double ready_ns = runqueue_ns - t.runqueue_anchor;
+    ready_share = not_run_ns > 0 ? std::clamp(ready_ns / not_run_ns, 0.0, 1.0) : t.last_ready_share;
+    t.runqueue_anchor = runqueue_ns;
+    if (not_run_ns > 0) t.last_ready_share = ready_share;
+  }
+  emit(t, index, t.cpu_resolved, ready_share);
+}
+
+void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_share) {
+  StepLog& log = logs_[index];
+  for (size_t i = 0; i < count; ++i) {
+    const Piece& p = t.pieces[i];
+    const double wall = p.end_ns - p.start_ns;
+    if (p.overhead_ns < 0) {
+      Step s;  // a wait replayed as delay
+      s.delay_ns = wall;
+      s.observed_ns = p.start_ns;
+      log.steps.push_back(s);
+    } else if (!p.waiting && wall > 0) {
+      Step s;
+      const double cpu = std::max(0.0, p.cpu_ns);
+      const double removed = std::min(cpu, p.overhead_ns);
+      totals_.compensated_ns += removed;
+      s.cpu_ns = cpu - removed;
+      s.delay_ns = std::max(0.0, wall - cpu) * (1 - ready_share);
+      s.spinning = p.spinning;
+      s.context_begin = p.context_begin;
+      s.context_end = p.context_end == kNoContext ? p.context_begin : p.context_end;
+      s.observed_ns = p.start_ns;
+      if (s.cpu_ns > 0 || s.delay_ns > 0) log.steps.push_back(s);
+    }
+    if (p.has_sync) log.steps.push_back(p.sync);
+  }
+  t.pieces.erase(t.pieces.begin(), t.pieces.begin() + static_cast<std::ptrdiff_t>(count));
+  t.cpu_resolved -= count;
+  pending_ -= std::min<uint64_t>(pending_, count);
+}
+
+// Everything left of a thread becomes final: its remaining pieces get the latest rates.
+void StepAssembler::flush_thread(Thread& t, uint32_t index) {
+  resolve_cpu(t, 0, true);
+  emit(t, index, t.pieces.size(), costs_.run_queue_measured ? t.last_ready_share : 1);
+  if (t.exited) logs_[index].ended = true;
+}
+
+void StepAssembler::finish() {
+  for (uint32_t index = 0; index < threads_.size(); ++index) {
+    Thread& t = threads_[index];
+    while (!t.samples.empty()) {
+      const profile::TraceRecord s = t.samples.front();
+      t.samples.pop_front();
+      sample(t, index, s);
+    }
+    flush_thread(t, index);
+    logs_[index].ended = true;
+  }
+  pending_ = 0;
+}
+
+}  // namespace quartz::analysis

@@ -1,0 +1,133 @@
+// From a trace's records to what each thread did, as the what-if simulation replays it
+// (DESIGN.md §3 "LBF and CP"): between two synchronization events a thread *works* (needs
+// a processor for some processor time) or is *delayed* (off the processor, not waiting for
+// another thread: I/O, sleep); at an event it hands something to another thread or waits
+// for something from one.
+//
+// Processor time comes from the sampler's readings of each thread's CPU clock, shared out
+// over the wall time between them that the thread did not spend waiting for another
+// thread. What it did not run is split into time *ready* (preempted: an artefact of the
+// recorded placement, dropped) and *blocked in the kernel* (kept as delay) by its run-queue
+// time (schedstat). Overhead compensation (Wolf et al.): the calibrated cost of each trace
+// event and hook event is taken out of the segment's processor time; the predicted
+// timelines are then rebuilt from these segments and the recorded dependencies, so every
+// event still follows whatever it followed in the recording.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "profile/trace_format.h"
+#include "profile/trace_reader.h"
+
+namespace quartz::analysis {
+
+inline constexpr uint32_t kNoContext = 0xffffffffu;
+
+struct Step {
+  enum Kind : uint8_t { work, sync };
+  Kind kind = work;
+  trace::Type type{};   // sync
+  uint8_t object_kind = 0;
+  bool spinning = false;  // work: in a spin region; sync: a wait that spins (spin lock)
+  bool depends = false;   // sync: it waits for another thread's step (pairing known)
+  uint32_t sequence = 0, aux = 0;
+  uint64_t object = 0;
+  double cpu_ns = 0;    // work
+  double delay_ns = 0;  // work
+  // Work: the calling contexts the sampler saw at the readings around it (its processor
+  // time is shared half and half between them, as the profile does).
+  uint32_t context_begin = kNoContext, context_end = kNoContext;
+  double observed_ns = 0;  // when it started in the recording
+};
+
+// One thread's steps, appended as the trace is read and consumed by any number of
+// simulations, each through its own position; steps every reader has passed are freed.
+struct StepLog {
+  std::deque<Step> steps;
+  uint64_t base = 0;   // position of steps.front()
+  bool ended = false;  // no more steps will come
+  uint64_t end() const { return base + steps.size(); }
+  const Step& at(uint64_t position) const { return steps[position - base]; }
+  void trim(uint64_t position) {
+    while (base < position && !steps.empty()) {
+      steps.pop_front();
+      ++base;
+    }
+  }
+};
+
+struct AssemblerCosts {
+  double trace_event_ns = 0;  // calibrated cost of one trace event on the recording thread
+  double hook_event_ns = 0;   // of one hook event (half a pair)
+  double cpu_read_ns = 0;     // of the thread reading its CPU clock for the trace
+  bool run_queue_measured = true;  // false: no schedstat; time not run counts as ready
+};
+
+struct AssemblerTotals {
+  uint64_t records = 0, events = 0, samples = 0, dropped = 0;
+  uint64_t unpaired_waits = 0;     // waits whose partner is unknown: replayed as delays
+  double compensated_ns = 0;       // overhead taken out of processor time
+  double observed_end_ns = 0;      // the recording's process end (or last event)
+  bool process_end_seen = false;
+  uint64_t peak_pending = 0;       // records held back at once (the assembler's window)
+};
+
+class StepAssembler {
+ public:
+  StepAssembler(uint32_t threads, AssemblerCosts costs);
+
+  // Takes one chunk's records (each thread's in order).
+  void add(const std::vector<profile::TraceRecord>& records);
+  // The trace has ended: every thread's remaining steps are final.
+  void finish();
+
+  std::vector<StepLog>& logs() { return logs_; }
+  const AssemblerTotals& totals() const { return totals_; }
+
+ private:
+  struct Piece {
+    double start_ns = 0, end_ns = 0;
+    bool waiting = false, spinning = false;
+    double overhead_ns = 0;
+    uint32_t context_begin = kNoContext, context_end = kNoContext;
+    double cpu_ns = -1;  // set at the CPU reading after it
+    bool has_sync = false;  // the event that ended it follows
+    Step sync;
+  };
+  struct Thread {
+    std::deque<profile::TraceRecord> samples;  // held until the events before them arrived
+    std::vector<Piece> pieces;                 // not yet final
+    double last_ns = 0;
+    bool started = false, exited = false;
+    bool waiting = false, spinning = false, wait_spins = false;
+    uint32_t wait_sequence = 0;                // a condition's signals when the wait began
+    uint32_t context = kNoContext;
+    double cpu_anchor_ns = 0, cpu_anchor_cpu = 0;
+    bool has_cpu_anchor = false;
+    size_t cpu_resolved = 0;   // pieces[0..cpu_resolved) have cpu_ns
+    double last_rate = 1;
+    double runqueue_anchor = 0;
+    bool has_runqueue_anchor = false;
+    double last_ready_share = 0;
+    double pending_overhead = 0;
+  };
+
+  void event(Thread& t, uint32_t index, const profile::TraceRecord& r);
+  void sample(Thread& t, uint32_t index, const profile::TraceRecord& r);
+  void close_piece(Thread& t, double until_ns, double overhead_ns);
+  void resolve_cpu(Thread& t, double cpu_ns, bool final);
+  void resolve_ready(Thread& t, uint32_t index, double runqueue_ns, bool known);
+  void emit(Thread& t, uint32_t index, size_t count, double ready_share);
+  bool paired(const Thread& t, const profile::TraceRecord& r) const;
+  void flush_thread(Thread& t, uint32_t index);
+
+  AssemblerCosts costs_;
+  std::vector<Thread> threads_;
+  std::vector<StepLog> logs_;
+  AssemblerTotals totals_;
+  uint64_t pending_ = 0;
+};
+
+}  // namespace quartz::analysis

@@ -1,0 +1,113 @@
+// `quartz predict`: what-if predictions from a traced run, stored with it.
+#include <filesystem>
+#include <iostream>
+
+#include "analysis/prediction.h"
+#include "analysis/prediction_report.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "profile/open_run.h"
+#include "profile/store.h"
+#include "profile/trace_reader.h"
+
+namespace quartz::cli {
+
+int predict_command(const std::vector<std::string>& args) {
+  Arguments a(args, "predict");
+  std::string store_path = default_store();
+  analysis::PredictionRequest request;
+  bool json = false;
+  bool save = true;
+  std::string which, question;
+  while (!a.done()) {
+    std::string text;
+    uint64_t n = 0;
+    const std::string flag = a.peek();
+    if (a.value("--store", &store_path)) continue;
+    if (a.flag("--json")) {
+      json = true;
+      continue;
+    }
+    if (a.flag("--no-save")) {
+      save = false;
+      continue;
+    }
+    if (a.flag("--allow-drops")) {
+      request.allow_drops = true;
+      continue;
+    }
+    if (a.number("--best", 1, 1000, &n)) {
+      request.best = n;
+      continue;
+    }
+    if (a.value("--group", &text)) {
+      request.groupings.push_back(text);
+    } else if (a.number("--cores", 1, 1024, &n)) {
+      request.search_cores.push_back(static_cast<uint32_t>(n));
+      text = std::to_string(n);
+    } else if (a.value("--zero", &text)) {
+      request.zero.push_back(text);
+    } else if (a.value("--migrate", &text)) {
+      request.migrate.push_back(text);
+    } else if (a.value("--speedup", &text)) {
+      const auto equals = text.rfind('=');
+      double percent = 0;
+      try {
+        size_t used = 0;
+        if (equals == std::string::npos) throw std::invalid_argument(text);
+        percent = std::stod(text.substr(equals + 1), &used);
+        if (used != text.size() - equals - 1) throw std::invalid_argument(text);
+      } catch (const std::exception&) {
+        throw UsageError("predict: --speedup wants PROC=PCT (e.g. solve=30), not '" + text + "'");
+      }
+      request.speedup.emplace_back(text.substr(0, equals), percent);
+    } else {
+      if (a.peek().rfind("-", 0) == 0) a.unknown();
+      if (!which.empty()) throw UsageError("predict: more than one run given");
+      which = a.next();
+      continue;
+    }
+    question += (question.empty() ? "" : " ") + flag.substr(0, flag.find('=')) + " " + text;
+  }
+
+  profile::OpenedRun opened;
+  try {
+    opened = profile::open_run(which, store_path);
+  } catch (const profile::OpenRunError& e) {
+    throw UsageError(std::string("predict: ") + e.what());
+  }
+  analysis::TraceOpener open;
+  if (opened.id) {
+    const int64_t id = *opened.id;
+    profile::Store store(store_path);
+    if (!store.has_trace(id)) {
+      throw UsageError("predict: " + opened.label + " has no trace: record it with 'quartz run --trace'");
+    }
+    open = [store_path, id] { return profile::Store(store_path).open_trace(id); };
+  } else {
+    const std::string trace = which + ".trace";
+    std::error_code error;
+    if (!std::filesystem::exists(trace, error)) {
+      throw UsageError("predict: no trace next to " + which + " (" + trace + "): record with 'quartz run --trace'");
+    }
+    open = [trace] { return profile::open_trace_file(trace); };
+  }
+  analysis::Predictions predictions;
+  try {
+    predictions = analysis::predict(opened.run, open, request);
+  } catch (const analysis::PredictionError& e) {
+    throw UsageError(std::string("predict: ") + e.what());
+  }
+  const std::string text = analysis::predictions_json(predictions);
+  if (save && opened.id) {
+    profile::Store(store_path).add_prediction(*opened.id, question.empty() ? "(critical path)" : question, text);
+  }
+  if (json) {
+    std::cout << text << "\n";
+  } else {
+    analysis::print_predictions(std::cout, predictions, opened.label);
+  }
+  return 0;
+}
+
+}  // namespace quartz::cli

@@ -1,0 +1,24 @@
+// `quartz run --placement "0,1|2,worker"` (QUARTZ_PLACEMENT): pins the program's threads to
+// cores as a grouping says, so that a prediction of `quartz predict --group` can be checked
+// against reality and a recommended grouping applied. Group i runs on the i-th processor
+// the program may use; a member is a thread index, a thread name (a trailing '*' matches
+// any ending) or "*" (every thread no other group names). Threads no group names are left
+// alone. A thread is placed when it starts and again when it is named.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "runtime/attributes.h"
+
+namespace quartz::rt {
+
+// Parses the spec and reads the processors the program may use. False (with a warning on
+// stderr) when the spec is malformed or names more groups than there are processors; then
+// nothing is placed. Never allocates.
+QUARTZ_NOINSTR bool configure_placement(const char* spec);
+// Pins thread `tid` (0: the caller) as its index and name say, if a group names it.
+QUARTZ_NOINSTR void place_thread(pid_t tid, uint32_t index, const char* name);
+
+}  // namespace quartz::rt

@@ -1,0 +1,172 @@
+#include "sampler/trace_writer.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/capture_format.h"
+#include "profile/trace_format.h"
+
+namespace quartz::sampler {
+namespace {
+
+constexpr size_t kMaxChunkBytes = size_t{1} << 30;
+constexpr size_t kMaxThreads = size_t{1} << 24;
+
+QUARTZ_NOINSTR bool write_all(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool TraceWriter::open(const char* capture_path, uint64_t start_ticks, double ns_per_tick) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s.trace", capture_path) >= static_cast<int>(sizeof path)) {
+    return false;
+  }
+  if (!chunk_.reserve(kMaxChunkBytes) || !threads_.reserve(kMaxThreads)) return false;
+  fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) return false;
+  start_ticks_ = start_ticks;
+  ns_per_tick_ = ns_per_tick;
+  trace::FileHeader header{};
+  memcpy(header.magic, trace::kFileMagic, sizeof header.magic);
+  header.version = trace::kFormatVersion;
+  if (!write_all(fd_, &header, sizeof header)) {
+    close(fd_);
+    fd_ = -1;
+    return false;
+  }
+  bytes_written_ = sizeof header;
+  return true;
+}
+
+void TraceWriter::byte(uint8_t v) {
+  const size_t at = chunk_.size();
+  if (chunk_.resize_at_least(at + 1)) chunk_[at] = v;
+}
+
+void TraceWriter::varint(uint64_t v) {
+  unsigned char buffer[10];
+  size_t n = 0;
+  do {
+    buffer[n] = static_cast<unsigned char>(v & 0x7f);
+    v >>= 7;
+    if (v) buffer[n] |= 0x80;
+    ++n;
+  } while (v);
+  const size_t at = chunk_.size();
+  if (chunk_.resize_at_least(at + n)) memcpy(&chunk_[at], buffer, n);
+}
+
+void TraceWriter::time(uint64_t at_ns) {
+  const int64_t delta = static_cast<int64_t>(at_ns - last_ns_);
+  varint((static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));  // zig-zag
+  last_ns_ = at_ns;
+}
+
+void TraceWriter::enter_thread(uint32_t thread_index) {
+  if (current_thread_ == thread_index) return;
+  close_thread();
+  if (threads_.size() <= thread_index) threads_.resize_at_least(thread_index + 1);
+  if (thread_index + 1 > thread_count_) thread_count_ = thread_index + 1;
+  varint(thread_index);
+  count_at_ = chunk_.size();
+  const uint32_t zero = 0;
+  if (chunk_.resize_at_least(count_at_ + sizeof zero)) memcpy(&chunk_[count_at_], &zero, sizeof zero);
+  current_thread_ = thread_index;
+  count_ = 0;
+  last_ns_ = 0;
+}
+
+void TraceWriter::close_thread() {
+  if (current_thread_ == ~0u) return;
+  if (count_at_ + sizeof count_ <= chunk_.size()) memcpy(&chunk_[count_at_], &count_, sizeof count_);
+  current_thread_ = ~0u;
+}
+
+void TraceWriter::drain(uint32_t thread_index, rt::ThreadBlock& block) {
+  if (fd_ < 0 || !block.trace || thread_index >= kMaxThreads) return;
+  enter_thread(thread_index);
+  PerThread& state = threads_[thread_index];
+  const size_t drained = block.trace->drain([&](const rt::TraceEvent& e) {
+    const uint64_t ticks = e.ticks > start_ticks_ ? e.ticks - start_ticks_ : 0;
+    if (e.type == trace::Type::cpu) {
+      byte(static_cast<uint8_t>(e.type));
+      time(static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick_));
+      varint(e.object);
+      ++count_;
+      return;
+    }
+    const uint32_t hooks = state.seen ? (e.hooks - state.last_hooks) / 2 : 0;
+    state.last_hooks = e.hooks;
+    state.seen = 1;
+    byte(static_cast<uint8_t>(e.type));
+    byte(e.kind);
+    time(static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick_));
+    varint(e.object);
+    varint(e.sequence);
+    varint(e.aux);
+    varint(hooks);
+    ++count_;
+  });
+  events_ += drained;
+  const uint64_t dropped = block.trace->dropped();
+  if (dropped > state.dropped) {
+    byte(static_cast<uint8_t>(trace::Type::dropped));
+    varint(dropped - state.dropped);
+    ++count_;
+    dropped_ += dropped - state.dropped;
+    state.dropped = dropped;
+  }
+}
+
+void TraceWriter::sample(uint32_t thread_index, uint64_t at_ns, uint64_t cpu_ns,
+                         uint64_t runqueue_ns, uint32_t context) {
+  if (fd_ < 0 || thread_index >= kMaxThreads) return;
+  enter_thread(thread_index);
+  byte(static_cast<uint8_t>(trace::Type::sample));
+  time(at_ns);
+  varint(cpu_ns);
+  varint(runqueue_ns == ~0ull ? 0 : runqueue_ns + 1);
+  varint(context == ~0u ? 0 : uint64_t{context} + 1);
+  ++count_;
+}
+
+void TraceWriter::write_chunk(uint32_t type) {
+  trace::ChunkHeader header{trace::kChunkMagic, type, static_cast<uint32_t>(chunk_.size()),
+                            capture::crc32_update(0, chunk_.data(), chunk_.size())};
+  if (write_all(fd_, &header, sizeof header) && write_all(fd_, chunk_.data(), chunk_.size())) {
+    bytes_written_ += sizeof header + chunk_.size();
+  }
+  chunk_.reuse();
+}
+
+void TraceWriter::flush(size_t threshold) {
+  if (fd_ < 0) return;
+  close_thread();
+  if (chunk_.size() == 0 || chunk_.size() < threshold) return;
+  write_chunk(static_cast<uint32_t>(trace::ChunkType::events));
+}
+
+void TraceWriter::finish() {
+  if (fd_ < 0) return;
+  flush();
+  varint(events_);
+  varint(dropped_);
+  varint(thread_count_);
+  write_chunk(static_cast<uint32_t>(trace::ChunkType::end));
+  close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace quartz::sampler
