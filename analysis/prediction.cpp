@@ -1,12 +1,12 @@
 #include "analysis/prediction.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
 
 #include "analysis/grouping.h"
 #include "analysis/profile_view.h"
+#include "analysis/replay.h"
 #include "analysis/simulation.h"
 #include "analysis/trace_steps.h"
 
@@ -55,44 +55,9 @@ SimulationConfig grouped(const Grouping& g) {
   return c;
 }
 
-struct PassResult {
-  std::vector<SimulationResult> results;
-  AssemblerTotals assembler;
-  profile::TraceTotals trace;
-  double seconds = 0;
-};
-
 // Reads the trace once, replaying it in every configuration at the same time.
-PassResult replay(const profile::Run& run, const TraceOpener& open,
-                  std::vector<SimulationConfig> configs) {
-  const auto begin = std::chrono::steady_clock::now();
-  profile::TraceReader reader(open());
-  StepAssembler assembler(thread_count(run), costs_of(run));
-  std::vector<std::unique_ptr<Simulation>> sims;
-  for (auto& c : configs) sims.push_back(std::make_unique<Simulation>(std::move(c), assembler.logs()));
-  auto trim = [&] {
-    for (uint32_t t = 0; t < assembler.logs().size(); ++t) {
-      uint64_t keep = ~uint64_t{0};
-      for (const auto& s : sims) keep = std::min(keep, s->position(t));
-      assembler.logs()[t].trim(keep);
-    }
-  };
-  std::vector<profile::TraceRecord> chunk;
-  while (reader.next_chunk(chunk)) {
-    assembler.add(chunk);
-    for (auto& s : sims) s->advance();
-    trim();
-  }
-  assembler.finish();
-  PassResult pass;
-  for (auto& s : sims) {
-    s->advance();
-    pass.results.push_back(s->result());
-  }
-  pass.assembler = assembler.totals();
-  pass.trace = reader.totals();
-  pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  return pass;
+ReplayPass replay(const profile::Run& run, const TraceOpener& open, std::vector<SimulationConfig> configs) {
+  return replay_trace(open(), thread_count(run), costs_of(run), std::move(configs));
 }
 
 // The contexts on whose path `name` is: by exact function name, else by a unique part of one.
@@ -274,7 +239,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
     for (const Grouping& g : s.candidates) configs.push_back(grouped(g));
   }
 
-  PassResult pass = replay(run, open, std::move(configs));
+  ReplayPass pass = replay(run, open, std::move(configs));
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;
   out.quality.samples = pass.assembler.samples;
@@ -320,7 +285,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
       if (around.empty()) break;
       std::vector<SimulationConfig> round;
       for (const Grouping& g : around) round.push_back(grouped(g));
-      PassResult more = replay(run, open, std::move(round));
+      ReplayPass more = replay(run, open, std::move(round));
       ++s.report.rounds;
       s.report.candidates += around.size();
       bool improved = false;

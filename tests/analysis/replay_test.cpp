@@ -1,0 +1,260 @@
+// The what-if replay against answers worked out by hand (DESIGN.md §3 "LBF and CP"):
+// hand-built traces of a lock handed back and forth, a barrier, a create/join tree, a
+// condition hand-off and a client/server exchange, replayed in several configurations.
+#include <gtest/gtest.h>
+
+#include "analysis/replay.h"
+#include "tests/analysis/trace_builder.h"
+
+namespace quartz::analysis {
+namespace {
+
+using test_support::BuiltRecord;
+using test_support::Timeline;
+using test_support::TraceBytes;
+using trace::Type;
+
+constexpr uint64_t kLock = 0x1000, kBarrier = 0x2000, kMutex = 0x3000, kCond = 0x4000;
+constexpr uint64_t kRequests = 0x5000, kReply1 = 0x6000, kReply2 = 0x7000;
+
+SimulationConfig shared(uint32_t threads, double cores) {
+  SimulationConfig c;
+  c.group_of_thread.assign(threads, 0);
+  c.cores = {cores};
+  return c;
+}
+
+SimulationConfig apart(uint32_t threads) {
+  SimulationConfig c;
+  for (uint32_t t = 0; t < threads; ++t) {
+    c.group_of_thread.push_back(t);
+    c.cores.push_back(1);
+  }
+  return c;
+}
+
+SimulationConfig groups(const std::vector<uint32_t>& group_of) {
+  SimulationConfig c;
+  c.group_of_thread = group_of;
+  c.cores.assign(*std::max_element(group_of.begin(), group_of.end()) + 1, 1);
+  return c;
+}
+
+// Predicted elapsed milliseconds of each configuration, the trace read in chunks of
+// `per_chunk` records.
+std::vector<double> replay_ms(const std::vector<BuiltRecord>& records, uint32_t threads,
+                              std::vector<SimulationConfig> configs, size_t per_chunk = 1 << 20) {
+  TraceBytes bytes;
+  bytes.chunks(records, per_chunk);
+  bytes.end();
+  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"), threads,
+                                       AssemblerCosts{}, std::move(configs));
+  std::vector<double> ms;
+  for (const auto& r : pass.results) {
+    EXPECT_EQ(r.forced_waits, 0u);
+    ms.push_back(r.elapsed_ns / 1e6);
+  }
+  return ms;
+}
+
+// Main (thread 0) creates `children` at `at_ms`, then joins them in order as they ended.
+void main_thread(std::vector<BuiltRecord>& out, const std::vector<std::pair<uint32_t, double>>& children_end,
+                 double end_ms) {
+  Timeline main(0, out);
+  main.event(Type::thread_start, 0, trace::kNoThread);
+  for (const auto& [child, ended] : children_end) main.event(Type::create, 0, child);
+  for (const auto& [child, ended] : children_end) {
+    main.event(Type::join_begin, capture::kJoin, child).until(ended).event(Type::join_end, capture::kJoin, child);
+  }
+  main.until(end_ms).event(Type::process_end).exit();
+}
+
+// Two threads take one lock twice each, 10 ms of work before each hold of 10 ms.
+std::vector<BuiltRecord> lock_ping_pong() {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 40}, {2, 50}}, 50);
+  Timeline a(1, r);
+  a.event(Type::thread_start, 0, 0).work(10).event(Type::lock_acquire, capture::kMutex, kLock, 1);
+  a.work(10).event(Type::lock_release, capture::kMutex, kLock, 1).work(10);
+  a.event(Type::lock_acquire, capture::kMutex, kLock, 3).work(10);
+  a.event(Type::lock_release, capture::kMutex, kLock, 3).exit();
+  Timeline b(2, r);
+  b.event(Type::thread_start, 0, 0).work(10).event(Type::lock_request, capture::kMutex, kLock);
+  b.until(20).event(Type::lock_acquire, capture::kMutex, kLock, 2).work(10);
+  b.event(Type::lock_release, capture::kMutex, kLock, 2).work(10);
+  b.event(Type::lock_acquire, capture::kMutex, kLock, 4).work(10);
+  b.event(Type::lock_release, capture::kMutex, kLock, 4).exit();
+  return r;
+}
+
+TEST(Replay, LockHandedBackAndForth) {
+  const auto ms = replay_ms(lock_ping_pong(), 3, {shared(3, 2), apart(3), groups({0, 1, 1}), shared(3, 1)});
+  EXPECT_NEAR(ms[0], 50, 1e-6);  // as recorded
+  EXPECT_NEAR(ms[1], 50, 1e-6);  // the critical path
+  // One processor for both: they share it while both work, the lock keeps its order:
+  // 0-20 both work; 20-30 a holds; 30-50 a works, b holds; 50-70 a holds, b works; 70-80 b.
+  EXPECT_NEAR(ms[2], 80, 1e-6);
+  EXPECT_NEAR(ms[3], 80, 1e-6);
+}
+
+TEST(Replay, TheSameInAnyChunking) {
+  for (size_t per_chunk : {1, 2, 3, 7, 1000}) {
+    const auto ms = replay_ms(lock_ping_pong(), 3, {groups({0, 1, 1}), apart(3)}, per_chunk);
+    EXPECT_NEAR(ms[0], 80, 1e-6) << per_chunk;
+    EXPECT_NEAR(ms[1], 50, 1e-6) << per_chunk;
+  }
+}
+
+TEST(Replay, Barrier) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 35}, {2, 35}, {3, 35}}, 35);
+  const double work[] = {10, 20, 30};
+  for (uint32_t t = 1; t <= 3; ++t) {
+    Timeline w(t, r);
+    w.event(Type::thread_start, 0, 0).work(work[t - 1]);
+    w.event(Type::barrier_arrive, capture::kBarrier, kBarrier, t - 1, 3).until(30);
+    w.event(Type::barrier_depart, capture::kBarrier, kBarrier, 0, 3).work(5).exit();
+  }
+  const auto ms = replay_ms(r, 4, {apart(4), shared(4, 1), groups({0, 1, 2, 1})});
+  EXPECT_NEAR(ms[0], 35, 1e-6);
+  EXPECT_NEAR(ms[1], 75, 1e-6);  // all the work, one processor
+  // 1 and 3 share a processor: 1 done at 20, 3 at 40; the barrier opens at 40; then 1 and
+  // 3 share again for their 5 ms each: 50.
+  EXPECT_NEAR(ms[2], 50, 1e-6);
+}
+
+TEST(Replay, CreateJoinTree) {
+  std::vector<BuiltRecord> r;
+  Timeline main(0, r);
+  main.event(Type::thread_start, 0, trace::kNoThread).work(5).event(Type::create, 0, 1).work(5);
+  main.event(Type::create, 0, 2).work(5).event(Type::join_begin, capture::kJoin, 1).until(25);
+  main.event(Type::join_end, capture::kJoin, 1).event(Type::join_end, capture::kJoin, 2).work(5);
+  main.event(Type::process_end).exit();
+  Timeline a(1, r, 5);
+  a.event(Type::thread_start, 0, 0).work(20).exit();
+  Timeline b(2, r, 10);
+  b.event(Type::thread_start, 0, 0).work(10).exit();
+  const auto ms = replay_ms(r, 3, {apart(3), shared(3, 1), groups({0, 1, 1}), shared(3, 2)});
+  EXPECT_NEAR(ms[0], 30, 1e-6);  // main 5, a 20, main 5
+  EXPECT_NEAR(ms[1], 50, 1e-6);  // main 20 + a 20 + b 10 on one processor
+  // a alone 5-10, then a and b share: b done at 30, a at 35; main joins, works 5.
+  EXPECT_NEAR(ms[2], 40, 1e-6);
+  // Two processors for three threads: 10-17.5 all three at 2/3 (main's last 5 ms); then a
+  // and b at full speed: b done at 22.5, a at 27.5; main's last 5 ms: 32.5.
+  EXPECT_NEAR(ms[3], 32.5, 1e-6);
+}
+
+// The consumer waits on a condition for what the producer makes in context 1.
+std::vector<BuiltRecord> condition_hand_off() {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 10}, {2, 20}}, 20);
+  Timeline producer(1, r);
+  producer.event(Type::thread_start, 0, 0).sample(1).work(10).sample(1);
+  producer.event(Type::lock_acquire, capture::kMutex, kMutex, 2).event(Type::lock_release, capture::kMutex, kMutex, 2);
+  producer.event(Type::cond_signal, capture::kCondition, kCond, 1).exit();
+  Timeline consumer(2, r);
+  consumer.event(Type::thread_start, 0, 0).event(Type::lock_acquire, capture::kMutex, kMutex, 1);
+  consumer.event(Type::lock_release, capture::kMutex, kMutex, 1).event(Type::cond_wait, capture::kCondition, kCond, 0);
+  consumer.until(10).event(Type::cond_wake, capture::kCondition, kCond, 1);
+  consumer.event(Type::lock_acquire, capture::kMutex, kMutex, 3).event(Type::lock_release, capture::kMutex, kMutex, 3);
+  consumer.work(10).exit();
+  return r;
+}
+
+TEST(Replay, ConditionHandOff) {
+  SimulationConfig zero = apart(3);
+  zero.in_procedure = {0, 1};  // context 1 is in the procedure
+  zero.speedup = 1;
+  SimulationConfig half = apart(3);
+  half.in_procedure = {0, 1};
+  half.speedup = 0.5;
+  const auto ms = replay_ms(condition_hand_off(), 3, {apart(3), shared(3, 1), zero, half});
+  EXPECT_NEAR(ms[0], 20, 1e-6);
+  EXPECT_NEAR(ms[1], 20, 1e-6);  // the consumer waits while the producer works
+  EXPECT_NEAR(ms[2], 10, 1e-6);  // producing takes no time: the consumer starts at once
+  EXPECT_NEAR(ms[3], 15, 1e-6);
+}
+
+// Two clients (1, 2) send requests through one semaphore; the server (3) serves each in
+// 20 ms of its procedure (context 7) and posts the client's reply semaphore.
+std::vector<BuiltRecord> client_server() {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 30}, {2, 50}, {3, 50}}, 50);
+  const uint64_t replies[] = {kReply1, kReply2};
+  for (uint32_t c = 1; c <= 2; ++c) {
+    Timeline client(c, r);
+    client.event(Type::thread_start, 0, 0).work(10).event(Type::sem_post, capture::kSemaphore, kRequests, c);
+    client.event(Type::sem_wait_begin, capture::kSemaphore, replies[c - 1]).until(c == 1 ? 30 : 50);
+    client.event(Type::sem_acquire, capture::kSemaphore, replies[c - 1], 1, 0).exit();
+  }
+  Timeline server(3, r);
+  server.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, kRequests).until(10);
+  for (uint32_t n = 1; n <= 2; ++n) {
+    server.event(Type::sem_acquire, capture::kSemaphore, kRequests, n, 0).sample(7).work(20).sample(7);
+    server.event(Type::sem_post, capture::kSemaphore, replies[n - 1], 1);
+  }
+  server.exit();
+  return r;
+}
+
+TEST(Replay, ClientServerExchange) {
+  auto change = [](double speedup, bool migrate) {
+    SimulationConfig c = apart(4);
+    c.in_procedure.assign(8, 0);
+    c.in_procedure[7] = 1;
+    c.speedup = speedup;
+    c.migrate = migrate;
+    return c;
+  };
+  const auto ms = replay_ms(client_server(), 4,
+                            {apart(4), change(1, false), change(0.5, false), change(0, true), shared(4, 1)});
+  EXPECT_NEAR(ms[0], 50, 1e-6);  // the server serves one client after the other
+  EXPECT_NEAR(ms[1], 10, 1e-6);  // serving takes no time
+  EXPECT_NEAR(ms[2], 30, 1e-6);  // 10 ms each
+  // Procedure LBF: each client does its own 20 ms after the server answers at once.
+  EXPECT_NEAR(ms[3], 30, 1e-6);
+  EXPECT_NEAR(ms[4], 60, 1e-6);  // 2 x 10 thinking + 2 x 20 serving on one processor
+}
+
+TEST(Replay, CriticalPathComposition) {
+  SimulationConfig path = apart(4);
+  path.critical_path = true;
+  TraceBytes bytes;
+  bytes.chunks(client_server(), 5);
+  bytes.end();
+  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), 4, AssemblerCosts{}, {path});
+  ASSERT_TRUE(pass.results[0].path);
+  const PathComposition& p = *pass.results[0].path;
+  // client 1 thinks 10, the server serves 20 + 20 (context 7), then client 2 is answered.
+  EXPECT_NEAR(p.cpu_ns / 1e6, 50, 1e-6);
+  ASSERT_GE(p.thread_ns.size(), 4u);
+  EXPECT_NEAR(p.thread_ns[3] / 1e6, 40, 1e-6);
+  EXPECT_NEAR((p.thread_ns[1] + p.thread_ns[2]) / 1e6, 10, 1e-6);
+  EXPECT_NEAR(p.context_ns.at(7) / 1e6, 40, 1e-6);
+}
+
+TEST(Replay, ATimedOutWaitIsReplayedAsItsRecordedDelay) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 25}}, 25);
+  Timeline t(1, r);
+  // A condition wait that nobody signalled (its wake reads the count it started with).
+  t.event(Type::thread_start, 0, 0).work(5).event(Type::cond_wait, capture::kCondition, kCond, 4);
+  t.off(15).event(Type::cond_wake, capture::kCondition, kCond, 4).work(5).exit();
+  const auto ms = replay_ms(r, 2, {apart(2), shared(2, 1)});
+  EXPECT_NEAR(ms[0], 25, 1e-6);
+  EXPECT_NEAR(ms[1], 25, 1e-6);
+}
+
+TEST(Replay, KernelBlockedTimeIsKeptAndReadyTimeDropped) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 60}}, 60);
+  Timeline t(1, r);
+  // 10 ms of work spread over 30 ms (20 ms preempted: run queue), then 30 ms asleep.
+  t.event(Type::thread_start, 0, 0).sample(-1, 0).work(10).off(20).sample(-1, 20);
+  t.off(30).sample(-1, 20).exit();
+  const auto ms = replay_ms(r, 2, {apart(2)});
+  EXPECT_NEAR(ms[0], 40, 1e-6);  // 10 of work, 30 asleep; the 20 ready are the recording's
+}
+
+}  // namespace
+}  // namespace quartz::analysis
