@@ -102,6 +102,22 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       << " steps held\n";
 }
 
+void print_what_if(std::ostream& out, const std::string& made, const std::string& question, const Predictions& p) {
+  out << "  " << made << "  " << question << "\n"
+      << "    replayed as recorded " << seconds(p.recorded_s) << " (recorded " << seconds(p.observed_s)
+      << "); critical path " << seconds(p.critical_path.length_s) << "\n";
+  auto line = [&](const std::string& what, double s) {
+    out << "    " << pad(seconds(s), 10) << "  " << pad(change(s, p.recorded_s), 7) << "  " << what << "\n";
+  };
+  for (const auto& g : p.groupings) line(g.names, g.predicted_s);
+  for (const auto& s : p.searches) {
+    if (!s.best.empty()) line("best on " + std::to_string(s.cores) + ": " + s.best.front().names, s.best.front().predicted_s);
+  }
+  for (const auto& c : p.procedures) {
+    line(c.change + " " + c.procedure + (c.change == "speedup" ? text::format(" %.0f%%", c.percent) : ""), c.predicted_s);
+  }
+}
+
 std::string predictions_json(const Predictions& p) {
   nlohmann::json j;
   j["program"] = p.program;

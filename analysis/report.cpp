@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/prediction_report.h"
 #include "analysis/text_format.h"
 
 namespace quartz::analysis {
@@ -177,9 +178,13 @@ void print_text_report(std::ostream& out, const ProfileView& view, const ReportO
   print_locks(out, view, options.top);
   print_threads(out, view, options.top);
   print_quality(out, view);
+  if (!options.what_ifs.empty()) {
+    out << "\nWhat-ifs stored with this run (quartz predict)\n";
+    for (const StoredWhatIf& w : options.what_ifs) print_what_if(out, w.made, w.question, predictions_from_json(w.json));
+  }
 }
 
-void print_json_report(std::ostream& out, const ProfileView& v) {
+void print_json_report(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
   nlohmann::json j;
   j["program"] = v.program;
   j["arguments"] = v.arguments;
@@ -263,6 +268,10 @@ void print_json_report(std::ostream& out, const ProfileView& v) {
                    {"stack_overflows", q.stack_overflows},
                    {"unmatched_exits", q.unmatched_exits},
                    {"dropped", q.dropped}};
+  auto& what_ifs = j["what_ifs"] = nlohmann::json::array();
+  for (const StoredWhatIf& w : options.what_ifs) {
+    what_ifs.push_back({{"made", w.made}, {"question", w.question}, {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
+  }
   out << j.dump(2) << "\n";
 }
 

@@ -90,9 +90,14 @@ int report_command(const std::vector<std::string>& args) {
   analysis::ReportOptions options;
   options.top = top;
   options.run_label = opened.label;
+  if (opened.id) {
+    for (auto& p : profile::Store(store_path).predictions(*opened.id)) {
+      options.what_ifs.push_back({p.made, p.question, p.json});
+    }
+  }
   const analysis::ProfileView view = analysis::analyze(opened.run);
   if (json) {
-    analysis::print_json_report(std::cout, view);
+    analysis::print_json_report(std::cout, view, options);
   } else {
     analysis::print_text_report(std::cout, view, options);
   }

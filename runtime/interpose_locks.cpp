@@ -120,8 +120,15 @@ QUARTZ_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
 
 QUARTZ_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   if (!have_real<real::pthread_mutex_unlock>()) return ENOSYS;
+  // Traced only when it hands the mutex on: not a recursive mutex still held after it, not
+  // an unlock by a thread that does not own it (which fails).
   return release_object(
-      m, [m] { return relocked_mutex(m) ? EntryKind::procedure : EntryKind::mutex; },
+      m,
+      [m](const ThreadBlock& b) {
+        return relocked_mutex(m) || m->__data.__owner != b.tid.load(std::memory_order_relaxed)
+                   ? EntryKind::procedure
+                   : EntryKind::mutex;
+      },
       [m] { return real::pthread_mutex_unlock(m); });
 }
 
@@ -188,8 +195,9 @@ QUARTZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   // glibc keeps the writer's thread id while write-locked.
   return release_object(
       l,
-      [l] {
-        return l->__data.__cur_writer == gettid() ? EntryKind::rwlock_write : EntryKind::rwlock_read;
+      [l](const ThreadBlock& b) {
+        return l->__data.__cur_writer == b.tid.load(std::memory_order_relaxed) ? EntryKind::rwlock_write
+                                                                                : EntryKind::rwlock_read;
       },
       [l] { return real::pthread_rwlock_unlock(l); });
 }
@@ -213,5 +221,6 @@ QUARTZ_EXPORT int pthread_spin_trylock(pthread_spinlock_t* s) {
 QUARTZ_EXPORT int pthread_spin_unlock(pthread_spinlock_t* s) {
   if (!have_real<real::pthread_spin_unlock>()) return ENOSYS;
   return release_object(
-      s, [] { return EntryKind::spinlock; }, [s] { return real::pthread_spin_unlock(s); });
+      s, [](const ThreadBlock&) { return EntryKind::spinlock; },
+      [s] { return real::pthread_spin_unlock(s); });
 }

@@ -11,19 +11,21 @@ constexpr int kMaxMembers = 256;
 constexpr int kMemberBytes = 32;
 
 struct Member {
-  char text[kMemberBytes];
-  int group;
+  char text[kMemberBytes] = {};
+  int group = 0;
 };
 
 struct Placement {
   bool active = false;
   int members = 0;
   int groups = 0;
-  Member member[kMaxMembers];
-  int cpu_of_group[CPU_SETSIZE];
+  Member member[kMaxMembers] = {};
+  int cpu_of_group[CPU_SETSIZE] = {};
 };
 
-Placement g_placement;  // written once at start-up, read-only afterwards
+// Written once at start-up, read-only afterwards. Constant-initialised: it is configured
+// from our constructor, which may run before this library's dynamic initialisers.
+constinit Placement g_placement{};
 
 QUARTZ_NOINSTR void warn(const char* what) {
   const char prefix[] = "quartz: ignoring QUARTZ_PLACEMENT: ";

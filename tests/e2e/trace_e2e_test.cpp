@@ -1,0 +1,264 @@
+// End-to-end: `quartz run --trace` records what the program did, numbered so every
+// operation pairs exactly; `quartz predict` replays it; `quartz run --placement` pins
+// threads where a grouping says.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "harness.h"
+#include "profile/capture.h"
+#include "profile/trace_reader.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+using trace::Type;
+namespace fs = std::filesystem;
+
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
+std::string program(const std::string& name) { return std::string(QUARTZ_E2E_DIR) + "/" + name; }
+
+class TraceE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("quartz-trace-e2e-" + std::to_string(getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    store = (dir / "runs.db").string();
+  }
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(dir, error);
+  }
+  json predict(const std::vector<std::string>& questions) {
+    std::vector<std::string> argv{kQuartz, "predict", "--store", store, "--json"};
+    argv.insert(argv.end(), questions.begin(), questions.end());
+    const CommandResult r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+  fs::path dir;
+  std::string store;
+};
+
+std::vector<profile::TraceRecord> read_trace(const std::string& path, profile::TraceTotals* totals) {
+  profile::TraceReader reader(profile::open_trace_file(path));
+  std::vector<profile::TraceRecord> all, chunk;
+  while (reader.next_chunk(chunk)) all.insert(all.end(), chunk.begin(), chunk.end());
+  *totals = reader.totals();
+  return all;
+}
+
+std::multiset<uint32_t> sequences(const std::vector<profile::TraceRecord>& records, uint64_t object, Type type) {
+  std::multiset<uint32_t> out;
+  for (const auto& r : records) {
+    if (r.object == object && r.type == type) out.insert(r.sequence);
+  }
+  return out;
+}
+
+std::multiset<uint32_t> one_to(uint32_t n) {
+  std::multiset<uint32_t> out;
+  for (uint32_t i = 1; i <= n; ++i) out.insert(i);
+  return out;
+}
+
+// sync_objects does every kind of operation a known number of times (and checks errno and
+// return values itself, with the trace's extra work in every wrapper).
+TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
+  const std::string capture = (dir / "sync.qcap").string();
+  const CommandResult r =
+      run_command({kQuartz, "run", "--trace", "--no-import", "-o", capture, "--", program("sync_objects")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const profile::Run run = profile::read_capture(capture);
+  std::map<std::string, uint64_t> address;
+  for (const auto& o : run.objects) address[o.name] = o.address;
+  profile::TraceTotals totals;
+  const auto records = read_trace(capture + ".trace", &totals);
+  EXPECT_TRUE(totals.complete);
+  EXPECT_EQ(totals.dropped, 0u);
+  EXPECT_EQ(run.number(capture::run_keys::kTraceEvents), static_cast<double>(totals.events));
+
+  // 1000 lock/unlock pairs: acquisitions 1..1000, each released once.
+  EXPECT_EQ(sequences(records, address["normal"], Type::lock_acquire), one_to(1000));
+  EXPECT_EQ(sequences(records, address["normal"], Type::lock_release), one_to(1000));
+  // A recursive mutex taken 3 deep, twice: only the outer acquisitions hand it over.
+  EXPECT_EQ(sequences(records, address["recursive"], Type::lock_acquire), one_to(2));
+  EXPECT_EQ(sequences(records, address["recursive"], Type::lock_release), one_to(2));
+  // A relock that fails and an unlock by a non-owner that fails are not operations.
+  EXPECT_EQ(sequences(records, address["errcheck"], Type::lock_acquire), one_to(1));
+  EXPECT_EQ(sequences(records, address["errcheck"], Type::lock_release), one_to(1));
+  EXPECT_EQ(sequences(records, address["trylock"], Type::lock_acquire), one_to(2));
+  EXPECT_EQ(sequences(records, address["timed"], Type::lock_acquire), one_to(2));
+  EXPECT_EQ(sequences(records, address["spin"], Type::lock_acquire), one_to(100));
+  // rwlock: two readers in epoch 0, the writer opens epoch 1 after both, one reader in it.
+  EXPECT_EQ(sequences(records, address["rwlock"], Type::lock_acquire), (std::multiset<uint32_t>{0, 0, 1, 1}));
+  for (const auto& rec : records) {
+    if (rec.object == address["rwlock"] && rec.type == Type::lock_acquire && rec.kind == capture::kRwlockWrite) {
+      EXPECT_EQ(rec.sequence, 1u);
+      EXPECT_EQ(rec.aux, 2u);  // it followed two read releases
+    }
+  }
+  // 3 threads x 10 rounds: arrivals 0..29, each told the count; departures by generation.
+  std::multiset<uint32_t> arrivals, generations;
+  for (const auto& rec : records) {
+    if (rec.object != address["barrier"]) continue;
+    if (rec.type == Type::barrier_arrive) {
+      arrivals.insert(rec.sequence);
+      EXPECT_EQ(rec.aux, 3u);
+    }
+    if (rec.type == Type::barrier_depart) generations.insert(rec.sequence);
+  }
+  std::multiset<uint32_t> expected_arrivals, expected_generations;
+  for (uint32_t a = 0; a < 30; ++a) {
+    expected_arrivals.insert(a);
+    expected_generations.insert(a / 3);
+  }
+  EXPECT_EQ(arrivals, expected_arrivals);
+  EXPECT_EQ(generations, expected_generations);
+  // The semaphore: 6 posts, 6 successful waits (one blocked), numbered from 1.
+  EXPECT_EQ(sequences(records, address["sem"], Type::sem_post), one_to(6));
+  EXPECT_EQ(sequences(records, address["sem"], Type::sem_acquire), one_to(6));
+  EXPECT_EQ(sequences(records, address["sem"], Type::sem_wait_begin).size(), 1u);
+  // 100 signals and a broadcast; every wake names one of them.
+  EXPECT_EQ(sequences(records, address["queue_cond"], Type::cond_signal), one_to(100));
+  EXPECT_EQ(sequences(records, address["queue_cond"], Type::cond_broadcast), (std::multiset<uint32_t>{101}));
+  for (uint32_t wake : sequences(records, address["queue_cond"], Type::cond_wake)) {
+    EXPECT_GE(wake, 1u);
+    EXPECT_LE(wake, 101u);
+  }
+  // Every thread starts and ends once; all but main were created.
+  std::map<Type, size_t> count;
+  for (const auto& rec : records) ++count[rec.type];
+  EXPECT_EQ(count[Type::thread_start], run.threads.size());
+  EXPECT_EQ(count[Type::thread_exit], run.threads.size() - 1);  // main ends with the process
+  EXPECT_EQ(count[Type::create], run.threads.size() - 1);
+  EXPECT_EQ(count[Type::process_end], 1u);
+  EXPECT_GT(count[Type::cpu], 0u);
+  EXPECT_GT(count[Type::sample], 0u);
+}
+
+// The lock is held T x I x H in all, one thread at a time: the critical path is at least
+// that long and runs through the lock.
+TEST_F(TraceE2E, PredictionsOfALockBoundProgram) {
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--", sample("lock_contention"),
+                                       "--iterations", "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double held_s = 4 * 300 * 100e-6;
+  const json p = predict({"--cores", "1", "--group", "0|1,2|3,4"});
+  ASSERT_FALSE(p.is_discarded());
+  EXPECT_EQ(p["trace"]["dropped"], 0);
+  EXPECT_EQ(p["trace"]["forced_waits"], 0);
+  EXPECT_TRUE(p["trace"]["complete"]);
+  const double observed = p["observed_s"], recorded = p["recorded_s"];
+  EXPECT_NEAR(recorded, observed, 0.25 * observed);
+  const json& cp = p["critical_path"];
+  EXPECT_GE(cp["length_s"].get<double>(), 0.9 * held_s);
+  EXPECT_LE(cp["length_s"].get<double>(), 1.05 * observed);
+  ASSERT_FALSE(cp["locks"].empty());
+  EXPECT_EQ(cp["locks"][0]["name"], "work_queue");
+  // One processor for everything: at least all the processor time (W + H per iteration).
+  const double cpu_s = 4 * 300 * 200e-6;
+  ASSERT_EQ(p["searches"].size(), 1u);
+  const json& best = p["searches"][0]["best"];
+  ASSERT_FALSE(best.empty());
+  EXPECT_GE(best[0]["predicted_s"].get<double>(), 0.9 * cpu_s);
+  EXPECT_EQ(best[0]["spec"], "0,1,2,3,4");
+  ASSERT_EQ(p["groupings"].size(), 1u);
+  EXPECT_EQ(p["groupings"][0]["spec"], "0|1,2|3,4");
+  // Stored with the run; the report lists it.
+  const CommandResult report = run_command({kQuartz, "report", "--store", store});
+  EXPECT_NE(report.out.find("What-ifs"), std::string::npos) << report.out;
+}
+
+TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--", sample("client_server"),
+                                       "--requests", "120"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = predict({"--zero", "serve_class_b", "--migrate", "serve_class_b", "--speedup", "serve_class_a=50"});
+  ASSERT_FALSE(p.is_discarded());
+  const double recorded = p["recorded_s"];
+  ASSERT_EQ(p["procedures"].size(), 3u);
+  std::map<std::string, double> predicted;
+  for (const json& c : p["procedures"]) predicted[c["change"]] = c["predicted_s"];
+  // The server is the bottleneck: class B is 3 x 120 / 4 requests of 1 ms on it.
+  const double class_b_s = 3 * 120 / 4 * 1e-3;
+  EXPECT_LT(predicted["zero"], recorded - 0.5 * class_b_s);
+  EXPECT_LT(predicted["migrate"], recorded);
+  EXPECT_GE(predicted["migrate"], predicted["zero"] * 0.95);  // moving costs the client what zeroing saves
+  EXPECT_LT(predicted["speedup"], recorded);
+}
+
+TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
+  auto cpus_of = [](const std::string& out) {
+    std::map<std::string, std::string> cpus;
+    for (const auto& [key, value] : printed_values(out)) (void)key, (void)value;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto name = line.find("thread="), list = line.find("cpus=");
+      if (name == std::string::npos || list == std::string::npos) continue;
+      cpus[line.substr(name + 7, line.find(' ', name) - name - 7)] = line.substr(list + 5);
+    }
+    return cpus;
+  };
+  // By name (workers rename themselves: placed again when they do), without profiling.
+  CommandResult r = run_command({kQuartz, "run", "--placement", "main,0|w*", "--no-profile", "--", program("affinity")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto cpus = cpus_of(r.out);
+  EXPECT_EQ(cpus["main"], "0") << r.out;
+  EXPECT_EQ(cpus["w0"], "1") << r.out;
+  EXPECT_EQ(cpus["w2"], "1") << r.out;
+  // By index and '*', with profiling.
+  r = run_command({kQuartz, "run", "--store", store, "--placement", "2|*", "--", program("affinity")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  cpus = cpus_of(r.out);
+  EXPECT_EQ(cpus["w1"], "0") << r.out;  // thread index 2
+  EXPECT_EQ(cpus["main"], "1") << r.out;
+  EXPECT_EQ(cpus["w0"], "1") << r.out;
+}
+
+TEST_F(TraceE2E, BadQuestionsGiveOneLineAndStatusTwo) {
+  auto expect_error = [](const CommandResult& r, const std::string& fragment) {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  };
+  expect_error(run_command({kQuartz, "run", "--placement", "0||1", "--", "/bin/true"}), "empty");
+  expect_error(run_command({kQuartz, "run", "--trace", "--no-profile", "--", "/bin/true"}), "--trace");
+  // A run without a trace.
+  ASSERT_EQ(run_command({kQuartz, "run", "--store", store, "--", sample("lock_contention"), "--iterations", "20"}).exit_code, 0);
+  expect_error(run_command({kQuartz, "predict", "--store", store}), "no trace");
+  // A traced one, asked bad questions.
+  const std::string capture = (dir / "lc.qcap").string();
+  ASSERT_EQ(run_command({kQuartz, "run", "--trace", "--store", store, "-o", capture, "--", sample("lock_contention"),
+                         "--iterations", "20"})
+                .exit_code,
+            0);
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|nobody"}), "names no thread");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|1"}), "in no group");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--zero", "no_such_procedure"}), "no procedure");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--speedup", "worker"}), "PROC=PCT");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--speedup", "worker=0"}), "PCT");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--cores", "0"}), "--cores");
+  // The capture's own trace file, damaged.
+  EXPECT_EQ(run_command({kQuartz, "predict", capture, "--no-save"}).exit_code, 0);
+  std::fstream trace(capture + ".trace", std::ios::in | std::ios::out | std::ios::binary);
+  trace.seekp(40);
+  trace.put('\x5a');
+  trace.close();
+  expect_error(run_command({kQuartz, "predict", capture, "--no-save"}), "offset");
+  fs::remove(capture + ".trace");
+  expect_error(run_command({kQuartz, "predict", capture}), "no trace");
+}
+
+}  // namespace
+}  // namespace quartz::test
