@@ -152,23 +152,34 @@ constexpr size_t full_record_size(uint32_t processors, uint32_t runnable_bins) {
 }
 
 // CRC-32 (IEEE 802.3, reflected, as zlib), for sections, the whole file and trace chunks;
-// a byte at a time through a table (bit by bit was 8 times slower: traces run to
-// hundreds of MB).
-struct Crc32Table {
-  uint32_t entries[256];
-  constexpr Crc32Table() : entries() {
+// eight bytes at a time through eight tables ("slicing-by-8"): traces run to hundreds of MB,
+// and a byte at a time was a tenth of the predictor's time.
+struct Crc32Tables {
+  uint32_t t[8][256];
+  constexpr Crc32Tables() : t() {
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int bit = 0; bit < 8; ++bit) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-      entries[i] = c;
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i) {
+      for (int k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xffu];
     }
   }
 };
-inline constexpr Crc32Table kCrc32Table{};
+inline constexpr Crc32Tables kCrc32Tables{};
 
 constexpr uint32_t crc32_update(uint32_t crc, const unsigned char* data, size_t n) {
+  const auto& t = kCrc32Tables.t;
   crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = (crc >> 8) ^ kCrc32Table.entries[(crc ^ data[i]) & 0xffu];
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint32_t lo = crc ^ (uint32_t{data[i]} | uint32_t{data[i + 1]} << 8 |
+                               uint32_t{data[i + 2]} << 16 | uint32_t{data[i + 3]} << 24);
+    crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+          t[3][data[i + 4]] ^ t[2][data[i + 5]] ^ t[1][data[i + 6]] ^ t[0][data[i + 7]];
+  }
+  for (; i < n; ++i) crc = (crc >> 8) ^ t[0][(crc ^ data[i]) & 0xffu];
   return ~crc;
 }
 
