@@ -19,8 +19,13 @@
 // class_b_cpu_s (its CPU time in serve_class_a, serve_class_b), class_a, class_b (requests
 // served), client_<i>_wait_s (wall time client i waited for replies), elapsed_s.
 //
+// With --clients-serve-b 1, class B work moves to the clients: the server answers a class B
+// request at once and the client then runs serve_class_b itself (the LBF paper's check of
+// procedure migration: `quartz predict --migrate serve_class_b` predicts this variant).
+//
 //   client_server [--requests N] [--a-us A] [--b-us B] [--think-us K] [--b-every E]
-//   defaults:      800           200      1000     200          4
+//                 [--clients-serve-b 0|1]
+//   defaults:      800           200      1000     200          4          0
 #include <pthread.h>
 #include <time.h>
 
@@ -36,19 +41,7 @@
 
 constexpr int kClients = 3;
 
-static long requests = 800, a_us = 200, b_us = 1000, think_us = 200, b_every = 4;
-
-// extern "C": the procedures keep their plain names as symbols (serve_class_b, not
-// _Z13serve_class_bv), which is what reports and tests look for.
-extern "C" {
-
-
-
-// Burns `us` microseconds of the calling thread's processor time. The thread's CPU clock
-// decides when to stop, so the cost holds when the thread is preempted; the cheap wall
-// clock paces the loop between reads of the CPU clock (a system call).
-
-}  // extern "C"
+static long requests = 800, a_us = 200, b_us = 1000, think_us = 200, b_every = 4, clients_serve_b = 0;
 
 enum class RequestClass { kA, kB, kStop };
 
@@ -154,7 +147,9 @@ void client(int i) {
   pthread_setname_np(pthread_self(), name);
   for (long r = 1; r <= requests; r++) {
     client_think();
-    send_request(i, r % b_every == 0 ? RequestClass::kB : RequestClass::kA);
+    const RequestClass kind = r % b_every == 0 ? RequestClass::kB : RequestClass::kA;
+    send_request(i, kind);
+    if (kind == RequestClass::kB && clients_serve_b) serve_class_b();
   }
 }
 
@@ -169,7 +164,7 @@ void server(void) {
       class_a_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - start_s;
       class_a_served++;
     } else {
-      serve_class_b();
+      if (!clients_serve_b) serve_class_b();
       class_b_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - start_s;
       class_b_served++;
     }
@@ -185,7 +180,7 @@ int main(int argc, char** argv) {
   struct sample_flag flags[] = {
       {"--requests", &requests, 0, 100000000}, {"--a-us", &a_us, 0, 10000000},
       {"--b-us", &b_us, 0, 10000000},          {"--think-us", &think_us, 0, 10000000},
-      {"--b-every", &b_every, 1, 1000000},
+      {"--b-every", &b_every, 1, 1000000},     {"--clients-serve-b", &clients_serve_b, 0, 1},
   };
   if (!parse_sample_flags(argc, argv, flags, sizeof flags / sizeof flags[0])) return 2;
   RequestQueue queue;
