@@ -302,6 +302,10 @@ Quality quality_of(const Run& run) {
     q.unmatched_exits += t.unmatched_exits;
   }
   q.final = run.final;
+  q.traced = run.info.count(kTraceEvents) > 0;
+  q.trace_events = static_cast<uint64_t>(run.number(kTraceEvents));
+  q.trace_dropped = static_cast<uint64_t>(run.number(kTraceDropped));
+  q.trace_bytes = static_cast<uint64_t>(run.number(kTraceBytes));
   return q;
 }
 

@@ -86,6 +86,8 @@ struct Quality {
   uint64_t stack_overflows = 0, unmatched_exits = 0;
   uint64_t dropped = 0;         // objects, calls or contexts that found no room
   bool final = true;            // false: the run ended abnormally; data up to a checkpoint
+  bool traced = false;          // recorded with --trace (quartz predict can use it)
+  uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
 };
 
 struct ProfileView {

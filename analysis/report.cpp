@@ -142,6 +142,11 @@ void print_quality(std::ostream& out, const ProfileView& v) {
   if (q.stack_overflows) out << "; " << q.stack_overflows << " stack overflows";
   if (q.dropped) out << "; " << q.dropped << " entries dropped (tables full)";
   out << "\n";
+  if (q.traced) {
+    out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
+    if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED (queues full: raise --trace-capacity)";
+    out << "; ask 'quartz predict' what-ifs\n";
+  }
 }
 
 nlohmann::json totals_json(const Totals& t) {
@@ -268,6 +273,9 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                    {"stack_overflows", q.stack_overflows},
                    {"unmatched_exits", q.unmatched_exits},
                    {"dropped", q.dropped}};
+  if (q.traced) {
+    j["trace"] = {{"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};
+  }
   auto& what_ifs = j["what_ifs"] = nlohmann::json::array();
   for (const StoredWhatIf& w : options.what_ifs) {
     what_ifs.push_back({{"made", w.made}, {"question", w.question}, {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
