@@ -101,6 +101,8 @@ bool is_signal(Type type) {
 struct Simulation::State {
   SimulationConfig config;
   std::vector<StepLog>& logs;
+  const std::vector<Attribution>& attributions;
+  std::vector<double> share_of;  // procedure_share by attribution; < 0: not computed
   std::vector<SimThread> threads;
   std::vector<Group> groups;
   std::unordered_map<Key, KeyState, KeyHash> keys;
@@ -113,7 +115,8 @@ struct Simulation::State {
   std::shared_ptr<PathComposition> end_path;
   SimulationResult result;
 
-  State(SimulationConfig c, std::vector<StepLog>& l) : config(std::move(c)), logs(l) {
+  State(SimulationConfig c, std::vector<StepLog>& l, const std::vector<Attribution>& a)
+      : config(std::move(c)), logs(l), attributions(a) {
     groups.resize(config.cores.size());
     for (size_t g = 0; g < groups.size(); ++g) groups[g].cores = config.cores[g];
     grow();
@@ -179,18 +182,26 @@ struct Simulation::State {
     p.thread_ns[index] += cpu_ns + delay_ns;
     p.cpu_ns += cpu_ns;
     p.delay_ns += delay_ns;
-    if (s.context_begin != kNoContext) p.context_ns[s.context_begin] += cpu_ns / 2;
-    if (s.context_end != kNoContext) p.context_ns[s.context_end] += cpu_ns / 2;
+    if (s.attribution < attributions.size()) {
+      for (const auto& [context, weight] : attributions[s.attribution]) p.context_ns[context] += cpu_ns * weight;
+    }
     if (!t.held.empty()) p.lock_ns[t.held.back()] += cpu_ns + delay_ns;
   }
 
   // ---- procedure changes ----------------------------------------------------------------
 
-  double procedure_share(const Step& s) const {
-    auto in = [&](uint32_t c) {
-      return c < config.in_procedure.size() && config.in_procedure[c] ? 1.0 : 0.0;
-    };
-    return (in(s.context_begin) + in(s.context_end)) / 2;
+  // The part of a work step's time spent in the procedure (cached per attribution).
+  double procedure_share(const Step& s) {
+    if (s.attribution >= attributions.size()) return 0;
+    if (share_of.size() <= s.attribution) share_of.resize(attributions.size(), -1);
+    double& share = share_of[s.attribution];
+    if (share < 0) {
+      share = 0;
+      for (const auto& [c, weight] : attributions[s.attribution]) {
+        if (c < config.in_procedure.size() && config.in_procedure[c]) share += weight;
+      }
+    }
+    return share;
   }
 
   // Whether a signal or post follows in the thread's log (migration moves the procedure's
@@ -585,8 +596,9 @@ struct Simulation::State {
   }
 };
 
-Simulation::Simulation(SimulationConfig config, std::vector<StepLog>& logs)
-    : state_(std::make_unique<State>(std::move(config), logs)) {}
+Simulation::Simulation(SimulationConfig config, std::vector<StepLog>& logs,
+                       const std::vector<Attribution>& attributions)
+    : state_(std::make_unique<State>(std::move(config), logs, attributions)) {}
 
 Simulation::~Simulation() = default;
 

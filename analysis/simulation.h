@@ -57,7 +57,8 @@ struct SimulationResult {
 
 class Simulation {
  public:
-  Simulation(SimulationConfig config, std::vector<StepLog>& logs);
+  // `attributions`: where work steps' time belongs (StepAssembler::attributions).
+  Simulation(SimulationConfig config, std::vector<StepLog>& logs, const std::vector<Attribution>& attributions);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

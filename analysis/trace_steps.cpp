@@ -125,6 +125,7 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
   const bool ends_wait = t.waiting;
   const bool depends = paired(t, r);
   close_piece(t, time, overhead);
+  end_segment(t, r);
   Piece& p = t.pieces.back();
   if (ends_wait && !depends) {
     // Nothing to wait for in a replay: the recorded wait becomes a delay.
@@ -196,14 +197,52 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
   if (!totals_.process_end_seen) totals_.observed_end_ns = std::max(totals_.observed_end_ns, time);
 }
 
+// The segment that the event `r` ends: its readings vote for its path (the events that
+// begin and end it), and its pieces take the path's attribution.
+void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
+  const uint64_t here = (uint64_t{static_cast<uint8_t>(r.type)} << 56) ^ (r.object * 0x9E3779B97F4A7C15ull);
+  const uint64_t path = here ^ (t.segment_begin * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
+  t.segment_begin = here;
+  PathVotes& votes = paths_[path];
+  for (uint32_t c : t.segment_contexts) ++votes.contexts[c];
+  votes.total += static_cast<uint32_t>(t.segment_contexts.size());
+  t.segment_contexts.clear();
+  const size_t first = std::min(t.segment_first_piece, t.pieces.size());
+  t.segment_first_piece = t.pieces.size();
+  if (votes.total == 0) return;  // no reading on this path yet: the readings around it
+  // A new snapshot when the votes have grown by a quarter: snapshots stay few.
+  if (votes.snapshot == kNoAttribution || votes.total >= votes.snapshot_total + votes.snapshot_total / 4 + 1) {
+    Attribution a;
+    for (const auto& [context, n] : votes.contexts) a.emplace_back(context, static_cast<double>(n) / votes.total);
+    votes.snapshot = static_cast<uint32_t>(attributions_.size());
+    votes.snapshot_total = votes.total;
+    attributions_.push_back(std::move(a));
+  }
+  for (size_t i = first; i < t.pieces.size(); ++i) t.pieces[i].attribution = votes.snapshot;
+}
+
+uint32_t StepAssembler::attribution_between(uint32_t begin, uint32_t end) {
+  if (begin == kNoContext) begin = end;
+  if (end == kNoContext) end = begin;
+  if (begin == kNoContext) return kNoAttribution;
+  auto [it, inserted] = between_.try_emplace({begin, end}, static_cast<uint32_t>(attributions_.size()));
+  if (inserted) {
+    attributions_.push_back(begin == end ? Attribution{{begin, 1.0}} : Attribution{{begin, 0.5}, {end, 0.5}});
+  }
+  return it->second;
+}
+
 void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord& r) {
   const auto time = static_cast<double>(r.time_ns);
   if (time > t.last_ns && !t.exited) close_piece(t, time, 0);
-  if (r.has_context) {
+  // Only readings of the thread at work say where work goes (while waiting, it is in the
+  // wait's context).
+  if (r.has_context && !t.waiting && !t.exited) {
     for (size_t i = t.pieces.size(); i-- > 0 && t.pieces[i].context_end == kNoContext;) {
       t.pieces[i].context_end = r.context;
     }
     t.context = r.context;
+    t.segment_contexts.push_back(r.context);
   }
   if (r.cpu_ns != 0) resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
   t.cpu_anchor_ns = time;
@@ -273,8 +312,8 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
       s.cpu_ns = cpu - removed;
       s.delay_ns = std::max(0.0, wall - cpu) * (1 - ready_share);
       s.spinning = p.spinning;
-      s.context_begin = p.context_begin;
-      s.context_end = p.context_end == kNoContext ? p.context_begin : p.context_end;
+      s.attribution = p.attribution != kNoAttribution ? p.attribution
+                                                      : attribution_between(p.context_begin, p.context_end);
       s.observed_ns = p.start_ns;
       if (s.cpu_ns > 0 || s.delay_ns > 0) log.steps.push_back(s);
     }
@@ -282,6 +321,7 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
   }
   t.pieces.erase(t.pieces.begin(), t.pieces.begin() + static_cast<std::ptrdiff_t>(count));
   t.cpu_resolved -= count;
+  t.segment_first_piece -= std::min(t.segment_first_piece, count);
   pending_ -= std::min<uint64_t>(pending_, count);
 }
 

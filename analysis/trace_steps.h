@@ -16,6 +16,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profile/trace_format.h"
@@ -24,6 +27,11 @@
 namespace quartz::analysis {
 
 inline constexpr uint32_t kNoContext = 0xffffffffu;
+inline constexpr uint32_t kNoAttribution = 0xffffffffu;
+
+// Which calling contexts a work step's time belongs to: (context, weight), weights adding
+// up to 1.
+using Attribution = std::vector<std::pair<uint32_t, double>>;
 
 struct Step {
   enum Kind : uint8_t { work, sync };
@@ -36,9 +44,8 @@ struct Step {
   uint64_t object = 0;
   double cpu_ns = 0;    // work
   double delay_ns = 0;  // work
-  // Work: the calling contexts the sampler saw at the readings around it (its processor
-  // time is shared half and half between them, as the profile does).
-  uint32_t context_begin = kNoContext, context_end = kNoContext;
+  // Work: where its time belongs (StepAssembler::attributions), kNoAttribution if unknown.
+  uint32_t attribution = kNoAttribution;
   double observed_ns = 0;  // when it started in the recording
 };
 
@@ -84,6 +91,8 @@ class StepAssembler {
   void finish();
 
   std::vector<StepLog>& logs() { return logs_; }
+  // Indexed by Step::attribution; entries are only ever added.
+  const std::vector<Attribution>& attributions() const { return attributions_; }
   const AssemblerTotals& totals() const { return totals_; }
 
  private:
@@ -91,7 +100,8 @@ class StepAssembler {
     double start_ns = 0, end_ns = 0;
     bool waiting = false, spinning = false;
     double overhead_ns = 0;
-    uint32_t context_begin = kNoContext, context_end = kNoContext;
+    uint32_t context_begin = kNoContext, context_end = kNoContext;  // busy readings around it
+    uint32_t attribution = kNoAttribution;  // from its segment, once that ended
     double cpu_ns = -1;  // set at the CPU reading after it
     bool has_sync = false;  // the event that ended it follows
     Step sync;
@@ -112,6 +122,20 @@ class StepAssembler {
     bool has_runqueue_anchor = false;
     double last_ready_share = 0;
     double pending_overhead = 0;
+    // The segment since the last sync event: what began it, the contexts of the busy
+    // readings inside it, and its first piece.
+    uint64_t segment_begin = 0;
+    std::vector<uint32_t> segment_contexts;
+    size_t segment_first_piece = 0;
+  };
+  // Segments that begin and end with the same events (the same code path run again, by any
+  // thread) pool the sampler's readings: a segment shorter than the sampling period rarely
+  // holds a reading itself, but the path's readings say where such segments spend time.
+  struct PathVotes {
+    std::map<uint32_t, uint32_t> contexts;
+    uint32_t total = 0;
+    uint32_t snapshot = kNoAttribution;  // attributions_ index of the latest snapshot
+    uint32_t snapshot_total = 0;
   };
 
   void event(Thread& t, uint32_t index, const profile::TraceRecord& r);
@@ -122,12 +146,17 @@ class StepAssembler {
   void emit(Thread& t, uint32_t index, size_t count, double ready_share);
   bool paired(const Thread& t, const profile::TraceRecord& r) const;
   void flush_thread(Thread& t, uint32_t index);
+  void end_segment(Thread& t, const profile::TraceRecord& r);
+  uint32_t attribution_between(uint32_t begin, uint32_t end);
 
   AssemblerCosts costs_;
   std::vector<Thread> threads_;
   std::vector<StepLog> logs_;
   AssemblerTotals totals_;
   uint64_t pending_ = 0;
+  std::vector<Attribution> attributions_;
+  std::unordered_map<uint64_t, PathVotes> paths_;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> between_;  // fallback attributions
 };
 
 }  // namespace quartz::analysis
