@@ -217,8 +217,8 @@ class ModelTest : public QObject {
     LockTableModel model(run_);
     check_model(&model);
     QCOMPARE(print(model),
-             "queue lock | mutex | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60\n"
-             "phase barrier | barrier | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67\n");
+             "queue lock (mutex) | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60\n"
+             "phase barrier (barrier) | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67\n");
     QCOMPARE(model.row_of(test::kPhaseBarrier), 1);
   }
 
@@ -273,12 +273,12 @@ class ModelTest : public QObject {
     out.flush();
     const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines[0], "Object,Kind,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue");
+    QCOMPARE(lines[0], "Object,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue");
     const QStringList first = lines[1].split(',');
     QCOMPARE(first[0], "queue lock");
-    QCOMPARE(first[2].toDouble(), run_->view.locks[0].totals.normalized_s);
-    QCOMPARE(first[6], "40");
-    QCOMPARE(first[9].toDouble(), run_->view.locks[0].mean_queue);
+    QCOMPARE(first[1].toDouble(), run_->view.locks[0].totals.normalized_s);
+    QCOMPARE(first[5], "40");
+    QCOMPARE(first[8].toDouble(), run_->view.locks[0].mean_queue);
   }
 
   void csvWritesATreeDepthFirst() {

@@ -11,10 +11,13 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
   const analysis::ProfileView& v = run_->view;
   auto l = [&v](int row) -> const analysis::LockRow& { return v.locks[size_t(row)]; };
   set_columns({
-      {"Object", "Named with quartz_name_object, or by the procedure and line that first took it",
-       Format::Text, [=](int row) { return QString::fromStdString(l(row).name); }},
-      {"Kind", "mutex, rwlock, spinlock, condition, barrier, semaphore or join", Format::Text,
-       [=](int row) { return QString::fromStdString(analysis::kind_name(l(row).kind)); }},
+      {"Object",
+       "Named with quartz_name_object, or by the procedure and line that first took it; its kind in "
+       "parentheses (mutex, rwlock, spinlock, condition, barrier, semaphore or join)",
+       Format::Text, [=](int row) { return QString::fromStdString(l(row).name); },
+       [=](int row) {
+         return QString::fromStdString(l(row).name + " (" + analysis::kind_name(l(row).kind) + ")");
+       }},
       {"Normalized", "Normalized processor time of the work done holding the object", Format::Seconds,
        [=](int row) { return l(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,

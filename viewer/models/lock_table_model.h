@@ -12,8 +12,8 @@ namespace quartz::viewer {
 class LockTableModel : public ColumnTableModel {
  public:
   enum ColumnId {
-    kName, kKind, kNormalized, kShare, kWait, kHold, kAcquisitions, kContended, kMeanWait,
-    kMeanQueue, kColumnCount
+    kName, kNormalized, kShare, kWait, kHold, kAcquisitions, kContended, kMeanWait, kMeanQueue,
+    kColumnCount
   };
 
   explicit LockTableModel(std::shared_ptr<const RunData> run, QObject* parent = nullptr);
