@@ -57,7 +57,12 @@ int main(int argc, char** argv) {
     window.set_run(run);
     window.resize(1440, 900);
     window.show();
-    window.show_view(MainWindow::view_named(QString::fromStdString(options.view)));
+    const MainWindow::View view = MainWindow::view_named(QString::fromStdString(options.view));
+    window.show_view(view);
+    if (!options.select.empty() && !window.select_named(view, QString::fromStdString(options.select))) {
+      std::cerr << "quartz-view: --select: no '" << options.select << "' in the " << options.view << " view\n";
+      return 2;
+    }
     const QString path = QString::fromStdString(options.screenshot);
     if (!window.save_screenshot(path)) {
       std::cerr << "quartz-view: " << options.screenshot << ": cannot write the screenshot\n";

@@ -240,6 +240,40 @@ MainWindow::View MainWindow::view_named(const QString& name) {
   return kHierarchy;
 }
 
+bool MainWindow::select_named(View view, const QString& name) {
+  if (!run_) return false;
+  const analysis::ProfileView& v = run_->view;
+  const std::string wanted = name.toStdString();
+  switch (view) {
+    case kHierarchy: {
+      int best = -1;
+      for (size_t i = 0; i < v.contexts.size(); ++i) {
+        if (v.contexts[i].name == wanted && (best < 0 || v.contexts[i].normalized_s > v.contexts[size_t(best)].normalized_s)) {
+          best = int(i);
+        }
+      }
+      return best >= 0 && hierarchy_->select_node(best);
+    }
+    case kProcedures:
+      for (const analysis::ProcedureRow& p : v.procedures) {
+        if (p.name == wanted) return procedures_->select_procedure(p.address);
+      }
+      return false;
+    case kLocks:
+      for (const analysis::LockRow& l : v.locks) {
+        if (l.name == wanted) return locks_->select_lock(l.address);
+      }
+      return false;
+    case kThreads:
+      for (const analysis::ThreadRow& t : v.threads) {
+        if (t.name == wanted) return threads_->select_key(t.index);
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
 ProfileTab* MainWindow::current_tab() const { return views_[size_t(tabs_->currentIndex())]; }
 
 void MainWindow::update_details() {

@@ -50,6 +50,9 @@ class MainWindow : public QMainWindow {
   void show_view(View view);
   View current_view() const;
   static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
+  // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
+  // its heaviest calling context). False when there is none.
+  bool select_named(View view, const QString& name);
 
   bool save_screenshot(const QString& path);
   bool export_table(const QString& path, QString* error) const;  // the current view's table

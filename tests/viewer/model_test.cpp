@@ -91,7 +91,10 @@ class ModelTest : public QObject {
     ProfileFilterProxy proxy(ContextTreeModel::kName, ContextTreeModel::kNormalized);
     proxy.setSourceModel(&model);
     proxy.sort(ContextTreeModel::kSelf, Qt::AscendingOrder);
+    check_model(&proxy);  // unfiltered: hasChildren() answered by the source
     proxy.set_search("relax");
+    check_model(&proxy);
+    proxy.set_minimum(0.06);
     check_model(&proxy);
   }
 

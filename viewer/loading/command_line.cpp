@@ -9,12 +9,15 @@
 namespace quartz::viewer {
 
 std::string usage() {
-  return "usage: quartz-view [STORE | RUN] [--store FILE] [--screenshot FILE.png [--view VIEW]]\n"
+  return "usage: quartz-view [STORE | RUN] [--store FILE]\n"
+         "                   [--screenshot FILE.png [--view VIEW] [--select NAME]]\n"
          "  STORE: an experiment store: pick one of its runs.\n"
          "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
          "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
          "  --screenshot FILE  render the window to a PNG and exit (no display needed)\n"
-         "  --view VIEW        hierarchy (default), procedures, locks, threads or run\n";
+         "  --view VIEW        hierarchy (default), procedures, locks, threads or run\n"
+         "  --select NAME      select the procedure, object or thread named NAME (in the\n"
+         "                     hierarchy: its heaviest calling context)\n";
 }
 
 ViewerOptions parse_command_line(const std::vector<std::string>& args) {
@@ -41,6 +44,8 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("--view: '" + options.view +
                          "' is not one of hierarchy, procedures, locks, threads, run");
       }
+    } else if (is("--select")) {
+      options.select = value("--select");
     } else if (arg.size() > 1 && arg[0] == '-') {
       throw UsageError("unknown option '" + arg + "' (see --help)");
     } else if (!options.target.empty()) {

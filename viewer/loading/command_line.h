@@ -23,6 +23,7 @@ struct ViewerOptions {
   std::string store;       // --store FILE; empty when not given
   std::string screenshot;  // --screenshot FILE: render the window to this PNG and exit
   std::string view = "hierarchy";
+  std::string select;  // --select NAME: the row to select in that view
   bool help = false;
 };
 

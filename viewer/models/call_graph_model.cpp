@@ -20,7 +20,12 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
   set_columns({
       {callers ? "Caller" : "Callee",
        callers ? "Procedures it runs under" : "Where its normalized time goes: its children, and itself (self)",
-       Format::Text, [this](int row) { return entries_[size_t(row)].name; }},
+       Format::Text, [this](int row) { return entries_[size_t(row)].name; },
+       [this](int row) {
+         const Entry& e = entries_[size_t(row)];
+         if (e.kind == capture::kProcedure) return e.name;
+         return e.name + " (" + QString::fromStdString(analysis::kind_name(e.kind)) + ")";
+       }},
       {"Normalized", callers ? "Its normalized time under this caller" : "The child's normalized time under it",
        Format::Seconds, [this](int row) { return entries_[size_t(row)].child->normalized_s; }},
       {callers ? "% of caller" : "% of it",
@@ -65,9 +70,7 @@ void CallGraphModel::show(uint64_t address, bool object) {
     auto it = run_->view.children.find(address);
     if (it != run_->view.children.end()) {
       for (const analysis::ChildRow& child : it->second) {
-        QString name = QString::fromStdString(child.name);
-        if (child.kind != capture::kProcedure) name += " (" + QString::fromStdString(analysis::kind_name(child.kind)) + ")";
-        entries.push_back({child.address, child.kind, name, &child});
+        entries.push_back({child.address, child.kind, QString::fromStdString(child.name), &child});
       }
     }
   } else if (run_ && direction_ == kCallers) {

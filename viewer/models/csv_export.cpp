@@ -59,14 +59,14 @@ void write_csv(const QAbstractItemModel& model, QTextStream& out) {
 bool write_csv_file(const QAbstractItemModel& model, const QString& path, QString* error) {
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    if (error) *error = file.errorString();
+    if (error) *error = path + ": " + file.errorString();
     return false;
   }
   QTextStream out(&file);
   write_csv(model, out);
   out.flush();
   if (!file.commit()) {
-    if (error) *error = file.errorString();
+    if (error) *error = path + ": " + file.errorString();
     return false;
   }
   return true;

@@ -24,6 +24,11 @@ void ProfileFilterProxy::set_minimum(double value) {
   invalidateRowsFilter();
 }
 
+bool ProfileFilterProxy::hasChildren(const QModelIndex& parent) const {
+  if (search_.isEmpty() && minimum_ <= 0) return sourceModel() && sourceModel()->hasChildren(mapToSource(parent));
+  return QSortFilterProxyModel::hasChildren(parent);
+}
+
 bool ProfileFilterProxy::name_matches(const QModelIndex& source_index) const {
   return source_index.data(NumberRole).toString().contains(search_, Qt::CaseInsensitive);
 }

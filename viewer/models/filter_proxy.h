@@ -18,6 +18,10 @@ class ProfileFilterProxy : public QSortFilterProxyModel {
   const QString& search() const { return search_; }
   double minimum() const { return minimum_; }
 
+  // Without a filter, the source's answer: the base class would sort every child of each
+  // collapsed row the view shows just to learn whether it has one.
+  bool hasChildren(const QModelIndex& parent = {}) const override;
+
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
 
