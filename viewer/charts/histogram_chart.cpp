@@ -54,7 +54,7 @@ void HistogramChart::show_histogram(const Histogram& histogram) {
   x->setTitleText(tr("processors busy"));
   auto* y = new QValueAxis;
   y->setTitleText(tr("normalized time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.3g"));
+  y->setLabelFormat(QStringLiteral("%.4g"));
   y->setMin(0);
   y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
   y->applyNiceNumbers();

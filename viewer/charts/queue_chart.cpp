@@ -39,7 +39,7 @@ void QueueChart::show_queue(const QueueLengths& queue) {
   x->setTitleText(tr("threads waiting"));
   auto* y = new QValueAxis;
   y->setTitleText(tr("time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.3g"));
+  y->setLabelFormat(QStringLiteral("%.4g"));
   y->setMin(0);
   y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
   y->applyNiceNumbers();

@@ -50,7 +50,7 @@ void RunnableChart::show_runnable(const StateBreakdown& breakdown, uint32_t proc
   x->setTitleText(tr("runnable threads"));
   auto* y = new QValueAxis;
   y->setTitleText(tr("time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.3g"));
+  y->setLabelFormat(QStringLiteral("%.4g"));
   y->setMin(0);
   y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
   y->applyNiceNumbers();

@@ -52,7 +52,7 @@ void StateChart::show_states(const StateBreakdown& breakdown) {
   y->append(categories);
   auto* x = new QValueAxis;
   x->setTitleText(tr("thread-time (%1)").arg(unit.name));
-  x->setLabelFormat(QStringLiteral("%.3g"));
+  x->setLabelFormat(QStringLiteral("%.4g"));
   x->setMin(0);
   x->setMax(largest > 0 ? largest * unit.per_second * 1.05 : 1);
   x->applyNiceNumbers();

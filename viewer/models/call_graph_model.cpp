@@ -4,6 +4,8 @@
 #include <QColor>
 #include <algorithm>
 
+#include "viewer/palette.h"
+
 namespace quartz::viewer {
 
 namespace {
@@ -28,8 +30,9 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
        }},
       {"Normalized", callers ? "Its normalized time under this caller" : "The child's normalized time under it",
        Format::Seconds, [this](int row) { return entries_[size_t(row)].child->normalized_s; }},
-      {callers ? "% of caller" : "% of it",
-       callers ? "Share of the caller's normalized time" : "Share of its normalized time", Format::Percent,
+      {callers ? "% of caller" : "Share",
+       callers ? "Share of the caller's normalized time" : "Share of the procedure's normalized time",
+       Format::Percent,
        [this](int row) { return entries_[size_t(row)].child->share; }},
       {"Calls", callers ? "Calls from the caller" : "Calls to the callee", Format::Count,
        [this](int row) {
@@ -42,7 +45,7 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
   set_row_role([this](int row, int role) -> QVariant {
     if (role != Qt::ForegroundRole) return {};
     const Entry& e = entries_[size_t(row)];
-    if (e.kind != capture::kProcedure) return QBrush(QColor(0x9c, 0x2a, 0x1f));
+    if (e.kind != capture::kProcedure) return QBrush(palette::kObject);
     if (e.child && is_self(*e.child, e.address) && direction_ == kCallees) return QBrush(QColor(0x60, 0x60, 0x60));
     return {};
   });

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "viewer/models/roles.h"
+#include "viewer/palette.h"
 
 namespace quartz::viewer {
 
@@ -115,7 +116,7 @@ QVariant ContextTreeModel::data(const QModelIndex& index, int role) const {
   const analysis::ContextRow* context = n < 0 ? nullptr : &run_->view.contexts[size_t(n)];
   if (role == KindRole) return context ? QVariant(context->kind) : QVariant();
   if (role == Qt::ForegroundRole && context && context->kind != capture::kProcedure) {
-    return QBrush(QColor(0x9c, 0x2a, 0x1f));  // objects stand out from procedures
+    return QBrush(palette::kObject);  // objects stand out from procedures
   }
   if (role == Qt::ToolTipRole && index.column() == kName) {
     return column_data(columns_[kName], n, Qt::DisplayRole);

@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 
+#include "viewer/palette.h"
+
 namespace quartz::viewer {
 
 LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* parent)
@@ -39,7 +41,7 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
   set_key([=](int row) { return static_cast<qulonglong>(l(row).address); });
   set_kind([=](int row) { return l(row).kind; });
   set_row_role([](int, int role) {
-    return role == Qt::ForegroundRole ? QVariant(QBrush(QColor(0x9c, 0x2a, 0x1f))) : QVariant();
+    return role == Qt::ForegroundRole ? QVariant(QBrush(palette::kObject)) : QVariant();
   });
   reset_rows(static_cast<int>(v.locks.size()));
 }

@@ -39,9 +39,9 @@ HierarchyView::HierarchyView(QWidget* parent)
   layout->addWidget(filter_);
   layout->addWidget(tree_, 1);
 
-  connect(filter_, &FilterBar::search_changed, this, &HierarchyView::apply_search);
+  connect(filter_, &FilterBar::search_changed, this, &HierarchyView::search);
   connect(filter_, &FilterBar::minimum_changed, this, [this](double fraction) {
-    proxy_->set_minimum(run_ ? fraction * run_->view.elapsed_s : 0);
+    refilter([&] { proxy_->set_minimum(run_ ? fraction * run_->view.elapsed_s : 0); });
   });
   connect(filter_, &FilterBar::done, this, [this] { tree_->setFocus(Qt::OtherFocusReason); });
   connect(tree_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
@@ -155,8 +155,22 @@ void HierarchyView::expand_heaviest_path() {
   tree_->scrollTo(at);
 }
 
-void HierarchyView::apply_search(const QString& text) {
-  proxy_->set_search(text);
+void HierarchyView::refilter(const std::function<void()>& change) {
+  // Refiltering under thousands of expanded rows makes the view relayout once per parent
+  // (seconds for a tree of 100,000): close them first.
+  const int current = current_node();
+  tree_->collapseAll();
+  change();
+  const QModelIndex index = proxy_->mapFromSource(model_->index_of(current));
+  if (!index.isValid()) return;
+  for (QModelIndex up = index.parent(); up.isValid(); up = up.parent()) tree_->expand(up);
+  tree_->setCurrentIndex(index);
+  tree_->scrollTo(index);
+}
+
+void HierarchyView::search(const QString& text) {
+  if (text == proxy_->search()) return;
+  refilter([&] { proxy_->set_search(text); });
   if (!run_ || text.isEmpty()) return;
   // Open the way to the heaviest matches, and select the heaviest.
   const auto& contexts = run_->view.contexts;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QTreeView>
+#include <functional>
 #include <memory>
 
 #include "viewer/models/context_tree_model.h"
@@ -46,10 +47,14 @@ class HierarchyView : public ProfileTab {
   void expand_heaviest_path();
   // The next context (by normalized time) of the selected row's procedure or object.
   bool next_context();
+  // Shows only the contexts whose name contains `text` (with the way to them and what is
+  // below them), opens the way to the heaviest matches and selects the heaviest.
+  void search(const QString& text);
 
  private:
-  void apply_search(const QString& text);
   void expand_initial_path();
+  // Changes the filter with the tree closed, then reopens the way to the selected row.
+  void refilter(const std::function<void()>& change);
 
   std::shared_ptr<const RunData> run_;
   std::unique_ptr<ContextTreeModel> model_;
