@@ -19,8 +19,7 @@ LockView::LockView(QWidget* parent)
   bottom_->addWidget(queue_);
   bottom_->addWidget(taken_in_);
   bottom_->setChildrenCollapsible(false);
-  bottom_->setStretchFactor(0, 1);
-  bottom_->setStretchFactor(1, 1);
+  bottom_->setSizes({1000, 1000});  // halves, whatever the width
   splitter_->addWidget(table_);
   splitter_->addWidget(bottom_);
   splitter_->setStretchFactor(0, 1);

@@ -8,12 +8,15 @@ namespace quartz::viewer {
 
 namespace {
 
+// A time that a wrapped line does not split from its unit.
+QString unbroken(double s) { return format_seconds(s).replace(QLatin1Char(' '), QChar(0x00a0)); }
+
 QString summary(const RunData& run, double normalized_s, std::optional<double> self_s, double processor_s) {
   const double elapsed = run.view.elapsed_s;
-  QString text = QObject::tr("%1 normalized").arg(format_seconds(normalized_s));
+  QString text = QObject::tr("%1 normalized").arg(unbroken(normalized_s));
   if (elapsed > 0) text += QObject::tr(" (%1 of elapsed)").arg(format_percent(normalized_s / elapsed));
-  if (self_s) text += QObject::tr(" · self %1").arg(format_seconds(*self_s));
-  text += QObject::tr(" · processor %1").arg(format_seconds(processor_s));
+  if (self_s) text += QObject::tr(" · self %1").arg(unbroken(*self_s));
+  text += QObject::tr(" · processor %1").arg(unbroken(processor_s));
   return text;
 }
 
@@ -47,7 +50,7 @@ Selection program_selection(const RunData& run) {
   Selection s;
   const std::string& program = v.arguments.empty() ? v.program : v.arguments.front();
   s.name = QObject::tr("The whole program (%1)").arg(QString::fromStdString(program.substr(program.rfind('/') + 1)));
-  s.summary = QObject::tr("elapsed %1 on %2 processors · ").arg(format_seconds(v.elapsed_s)).arg(v.processors) +
+  s.summary = QObject::tr("elapsed %1 on %2 processors · ").arg(unbroken(v.elapsed_s)).arg(v.processors) +
               summary(run, v.program_totals.normalized_s, std::nullopt, v.program_totals.processor_s);
   // The program's record is all "self": one part, the run's parallelism.
   s.histogram = {QObject::tr("Parallelism of the program"), v.parallelism_s, {}};
