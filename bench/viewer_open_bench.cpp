@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/profile/capture_builder.h"
 #include "profile/capture.h"
+#include "tests/profile/capture_builder.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/main_window.h"
 #include "viewer/models/filter_proxy.h"
@@ -42,7 +42,8 @@ struct Figures {
 };
 
 void print(const char* what, Figures& f) {
-  std::printf("  %-34s median %9.2f ms   worst %9.2f ms   (%zu runs)\n", what, f.median(), f.worst(), f.ms.size());
+  std::printf("  %-34s median %9.2f ms   worst %9.2f ms   (%zu runs)\n", what, f.median(),
+              f.worst(), f.ms.size());
 }
 
 }  // namespace
@@ -56,12 +57,15 @@ int main(int argc, char** argv) {
   {
     const std::vector<unsigned char> bytes =
         profile::test_support::CaptureBuilder::of(test::large_run(contexts)).bytes();
-    std::ofstream(capture, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    std::printf("quartz-view with a run of %zu calling contexts (capture %.1f MB)\n", contexts, double(bytes.size()) / 1e6);
+    std::ofstream(capture, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::printf("quartz-view with a run of %zu calling contexts (capture %.1f MB)\n", contexts,
+                double(bytes.size()) / 1e6);
   }
   QSettings settings(dir.filePath("bench.ini"), QSettings::IniFormat);
 
-  const int kRepetitions = qEnvironmentVariableIntValue("REPS") ? qEnvironmentVariableIntValue("REPS") : 5;
+  const int kRepetitions =
+      qEnvironmentVariableIntValue("REPS") ? qEnvironmentVariableIntValue("REPS") : 5;
   Figures read, analyze, load, window, open, expand, step, search, search_collapsed, sort;
   for (int rep = 0; rep < kRepetitions; ++rep) {
     QElapsedTimer total, t;

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
     if (screenshot) {
       qputenv("QT_QPA_PLATFORM", "offscreen");  // screenshots need no display
-    } else if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    } else if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+               qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
       std::cerr << "quartz-view: no display (set DISPLAY, or use --screenshot FILE)\n";
       return 2;
     }
@@ -59,8 +60,10 @@ int main(int argc, char** argv) {
     window.show();
     const MainWindow::View view = MainWindow::view_named(QString::fromStdString(options.view));
     window.show_view(view);
-    if (!options.select.empty() && !window.select_named(view, QString::fromStdString(options.select))) {
-      std::cerr << "quartz-view: --select: no '" << options.select << "' in the " << options.view << " view\n";
+    if (!options.select.empty() &&
+        !window.select_named(view, QString::fromStdString(options.select))) {
+      std::cerr << "quartz-view: --select: no '" << options.select << "' in the " << options.view
+                << " view\n";
       return 2;
     }
     const QString path = QString::fromStdString(options.screenshot);

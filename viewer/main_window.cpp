@@ -38,9 +38,17 @@ const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks", "&Threa
 }  // namespace
 
 MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* parent)
-    : QMainWindow(parent), settings_(settings), remember_layout_(remember_layout), tabs_(new QTabWidget(this)),
-      hierarchy_(new HierarchyView), procedures_(new ProcedureView), locks_(new LockView), threads_(new ThreadView),
-      run_view_(new RunView), details_(new DetailPanel), dock_(new QDockWidget(tr("Details"), this)),
+    : QMainWindow(parent),
+      settings_(settings),
+      remember_layout_(remember_layout),
+      tabs_(new QTabWidget(this)),
+      hierarchy_(new HierarchyView),
+      procedures_(new ProcedureView),
+      locks_(new LockView),
+      threads_(new ThreadView),
+      run_view_(new RunView),
+      details_(new DetailPanel),
+      dock_(new QDockWidget(tr("Details"), this)),
       run_summary_(new QLabel(this)) {
   views_ = {hierarchy_, procedures_, locks_, threads_, run_view_};
   for (size_t i = 0; i < views_.size(); ++i) {
@@ -75,23 +83,25 @@ MainWindow::~MainWindow() = default;
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open capture or store…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a capture or a store"), QString(),
-                                                      tr("Quartz captures and stores (*.qcap *.db);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a capture or a store"), QString(),
+                                     tr("Quartz captures and stores (*.qcap *.db);;All files (*)"));
     if (!path.isEmpty()) open_path(path);
   });
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
   QAction* csv = file->addAction(tr("Export &table as CSV…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), QStringLiteral("table.csv"),
-                                                      tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export table"), QStringLiteral("table.csv"), tr("CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !export_table(path, &error)) report_error(error);
   });
   csv->setShortcut(QKeySequence(QStringLiteral("Ctrl+S")));
   QAction* chart = file->addAction(tr("Export &histogram as PNG or SVG…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export histogram"), QStringLiteral("histogram.png"),
-                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export histogram"), QStringLiteral("histogram.png"),
+                                     tr("PNG image (*.png);;SVG image (*.svg)"));
     QString error;
     if (!path.isEmpty() && !export_histogram(path, &error)) report_error(error);
   });
@@ -102,11 +112,13 @@ void MainWindow::build_menus() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < kViewCount; ++i) {
-    QAction* a = view->addAction(tabs_->tabText(i).remove('&'), this, [this, i] { show_view(View(i)); });
+    QAction* a =
+        view->addAction(tabs_->tabText(i).remove('&'), this, [this, i] { show_view(View(i)); });
     a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
   }
   view->addSeparator();
-  QAction* find = view->addAction(tr("&Search names"), this, [this] { current_tab()->focus_search(); });
+  QAction* find =
+      view->addAction(tr("&Search names"), this, [this] { current_tab()->focus_search(); });
   find->setShortcut(QKeySequence::Find);
   QAction* hot = view->addAction(tr("&Expand the heaviest path"), this, [this] {
     show_view(kHierarchy);
@@ -162,7 +174,8 @@ void MainWindow::set_run(std::shared_ptr<const RunData> run) {
                               .arg(v.processors)
                               .arg(format_count(v.quality.samples))
                               .arg(format_seconds(v.quality.period_s)));
-    if (!v.quality.final) statusBar()->showMessage(tr("This run did not end normally: its last checkpoint"));
+    if (!v.quality.final)
+      statusBar()->showMessage(tr("This run did not end normally: its last checkpoint"));
   } else {
     setWindowTitle(tr("quartz-view"));
     run_summary_->setText(tr("No run open: File ▸ Open (Ctrl+O)"));
@@ -220,7 +233,8 @@ void MainWindow::rebuild_recent_menu() {
   recent_menu_->clear();
   for (int i = 0; i < recent_.size(); ++i) {
     const QString path = recent_[i];
-    QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this, [this, path] { open_path(path); });
+    QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
+                                         [this, path] { open_path(path); });
     a->setToolTip(path);
   }
   recent_menu_->setEnabled(!recent_.isEmpty());
@@ -231,7 +245,9 @@ void MainWindow::show_view(View view) {
   views_[size_t(view)]->main_widget()->setFocus(Qt::ShortcutFocusReason);
 }
 
-MainWindow::View MainWindow::current_view() const { return View(tabs_->currentIndex()); }
+MainWindow::View MainWindow::current_view() const {
+  return View(tabs_->currentIndex());
+}
 
 MainWindow::View MainWindow::view_named(const QString& name) {
   for (int i = 0; i < kViewCount; ++i) {
@@ -248,7 +264,8 @@ bool MainWindow::select_named(View view, const QString& name) {
     case kHierarchy: {
       int best = -1;
       for (size_t i = 0; i < v.contexts.size(); ++i) {
-        if (v.contexts[i].name == wanted && (best < 0 || v.contexts[i].normalized_s > v.contexts[size_t(best)].normalized_s)) {
+        if (v.contexts[i].name == wanted &&
+            (best < 0 || v.contexts[i].normalized_s > v.contexts[size_t(best)].normalized_s)) {
           best = int(i);
         }
       }
@@ -274,7 +291,9 @@ bool MainWindow::select_named(View view, const QString& name) {
   }
 }
 
-ProfileTab* MainWindow::current_tab() const { return views_[size_t(tabs_->currentIndex())]; }
+ProfileTab* MainWindow::current_tab() const {
+  return views_[size_t(tabs_->currentIndex())];
+}
 
 void MainWindow::update_details() {
   const std::optional<Selection> selection = current_tab()->selection();
@@ -315,7 +334,8 @@ void MainWindow::go_forward() {
 void MainWindow::open_in_hierarchy(uint64_t address, bool object) {
   remember_place();
   show_view(kHierarchy);
-  const bool found = address == 0 && !object ? hierarchy_->select_node(-1) : hierarchy_->show_contexts_of(address, object);
+  const bool found = address == 0 && !object ? hierarchy_->select_node(-1)
+                                             : hierarchy_->show_contexts_of(address, object);
   if (!found) statusBar()->showMessage(tr("No calling context recorded for it"), 5000);
 }
 
@@ -351,13 +371,15 @@ void MainWindow::restore_layout() {
   rebuild_recent_menu();
   restoreGeometry(settings_.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings_.value(QStringLiteral("window/state")).toByteArray());
-  details_->splitter()->restoreState(settings_.value(QStringLiteral("details/splitter")).toByteArray());
+  details_->splitter()->restoreState(
+      settings_.value(QStringLiteral("details/splitter")).toByteArray());
   for (int i = 0; i < kViewCount; ++i) {
     settings_.beginGroup(QLatin1String(kViewNames[i]));
     views_[size_t(i)]->restore_state(settings_);
     settings_.endGroup();
   }
-  tabs_->setCurrentIndex(std::clamp(settings_.value(QStringLiteral("window/view"), 0).toInt(), 0, kViewCount - 1));
+  tabs_->setCurrentIndex(
+      std::clamp(settings_.value(QStringLiteral("window/view"), 0).toInt(), 0, kViewCount - 1));
 }
 
 void MainWindow::save_layout() {

@@ -56,7 +56,7 @@ class MainWindow : public QMainWindow {
 
   bool save_screenshot(const QString& path);
   bool export_table(const QString& path, QString* error) const;  // the current view's table
-  bool export_histogram(const QString& path, QString* error);     // PNG or SVG by suffix
+  bool export_histogram(const QString& path, QString* error);    // PNG or SVG by suffix
   QStringList recent_files() const { return recent_; }
   void add_recent(const QString& path);  // a capture or store just opened
   void save_layout();

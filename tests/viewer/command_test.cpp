@@ -72,7 +72,8 @@ class CommandTest : public QObject {
     capture_ = dir_.filePath("run.qcap");
     write_file(capture_, bytes);
     corrupt_ = dir_.filePath("corrupt.qcap");
-    write_file(corrupt_, std::vector<unsigned char>(bytes.begin(), bytes.begin() + long(bytes.size() / 2)));
+    write_file(corrupt_,
+               std::vector<unsigned char>(bytes.begin(), bytes.begin() + long(bytes.size() / 2)));
     store_ = dir_.filePath("runs.db");
     profile::Store(store_.toStdString()).add_run(bytes, run, capture_.toStdString(), "");
     empty_store_ = dir_.filePath("empty.db");
@@ -92,28 +93,34 @@ class CommandTest : public QObject {
     QTest::newRow("missing file") << QStringList{"/nonexistent/run.qcap"}
                                   << "/nonexistent/run.qcap: no such file" << true;
     QTest::newRow("corrupt capture") << QStringList{corrupt_} << corrupt_ + ": offset …" << true;
-    QTest::newRow("neither capture nor store") << QStringList{text_}
-                                               << "'" + text_ + "' is neither a run number nor a capture file" << true;
-    QTest::newRow("not a store (--store)") << QStringList{"--store", text_, "1"} << text_ + ": not a Quartz store"
-                                           << true;
-    QTest::newRow("another database") << QStringList{foreign_} << foreign_ + ": not a Quartz store" << true;
-    QTest::newRow("empty store") << QStringList{empty_store_} << empty_store_ + " holds no runs" << true;
+    QTest::newRow("neither capture nor store")
+        << QStringList{text_} << "'" + text_ + "' is neither a run number nor a capture file"
+        << true;
+    QTest::newRow("not a store (--store)")
+        << QStringList{"--store", text_, "1"} << text_ + ": not a Quartz store" << true;
+    QTest::newRow("another database")
+        << QStringList{foreign_} << foreign_ + ": not a Quartz store" << true;
+    QTest::newRow("empty store") << QStringList{empty_store_} << empty_store_ + " holds no runs"
+                                 << true;
     QTest::newRow("missing store") << QStringList{"--store", dir_.filePath("absent.db"), "1"}
                                    << "no store at " + dir_.filePath("absent.db") + " …" << true;
-    QTest::newRow("no such run") << QStringList{"--store", store_, "9"} << store_ + ": no run 9" << true;
-    QTest::newRow("unknown option") << QStringList{"--frobnicate"} << "unknown option '--frobnicate' (see --help)"
-                                    << true;
-    QTest::newRow("two runs") << QStringList{"1", "2"} << "more than one run given ('1', '2')" << true;
-    QTest::newRow("unknown view") << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
-                                  << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run"
-                                  << true;
+    QTest::newRow("no such run") << QStringList{"--store", store_, "9"} << store_ + ": no run 9"
+                                 << true;
+    QTest::newRow("unknown option")
+        << QStringList{"--frobnicate"} << "unknown option '--frobnicate' (see --help)" << true;
+    QTest::newRow("two runs") << QStringList{"1", "2"} << "more than one run given ('1', '2')"
+                              << true;
+    QTest::newRow("unknown view")
+        << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
+        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run" << true;
     QTest::newRow("unwritable screenshot")
         << QStringList{capture_, "--screenshot", "/nonexistent/dir/x.png"}
         << "/nonexistent/dir/x.png: cannot write the screenshot" << true;
-    QTest::newRow("nothing to select") << QStringList{capture_, "--screenshot", dir_.filePath("x.png"), "--select", "nope"}
-                                       << "--select: no 'nope' in the hierarchy view" << true;
-    QTest::newRow("no display") << QStringList{capture_} << "no display (set DISPLAY, or use --screenshot FILE)"
-                                << false;
+    QTest::newRow("nothing to select")
+        << QStringList{capture_, "--screenshot", dir_.filePath("x.png"), "--select", "nope"}
+        << "--select: no 'nope' in the hierarchy view" << true;
+    QTest::newRow("no display") << QStringList{capture_}
+                                << "no display (set DISPLAY, or use --screenshot FILE)" << false;
   }
 
   void badInputGivesOneLineAndStatus2() {
@@ -145,13 +152,16 @@ class CommandTest : public QObject {
     QTest::addColumn<QString>("view");
     QTest::addColumn<QColor>("drawn");  // a colour the view's charts must show
     for (const char* view : {"hierarchy", "procedures", "locks", "threads", "run"}) {
-      const QColor color = QString(view) == "locks"        ? palette::kQueue
-                           : QString(view) == "procedures" ? palette::kBehalf  // main: all on its behalf
-                                                           : palette::kSelf;
+      const QColor color = QString(view) == "locks" ? palette::kQueue
+                           : QString(view) == "procedures"
+                               ? palette::kBehalf  // main: all on its behalf
+                               : palette::kSelf;
       QTest::addRow("capture %s", view) << QStringList{capture_} << view << color;
     }
-    QTest::newRow("store, latest run") << QStringList{store_} << "threads" << QColor(palette::kSelf);
-    QTest::newRow("store, run 1") << QStringList{"--store", store_, "1"} << "run" << QColor(palette::kSelf);
+    QTest::newRow("store, latest run")
+        << QStringList{store_} << "threads" << QColor(palette::kSelf);
+    QTest::newRow("store, run 1") << QStringList{"--store", store_, "1"} << "run"
+                                  << QColor(palette::kSelf);
   }
 
   void screenshotOfEachView() {

@@ -41,7 +41,8 @@ QString print(const QAbstractItemModel& model, const QModelIndex& parent = {}, i
 
 QStringList column_text(const QAbstractItemModel& model, int column) {
   QStringList values;
-  for (int row = 0; row < model.rowCount(); ++row) values << model.index(row, column).data().toString();
+  for (int row = 0; row < model.rowCount(); ++row)
+    values << model.index(row, column).data().toString();
   return values;
 }
 
@@ -118,7 +119,8 @@ class ModelTest : public QObject {
     for (QModelIndex at = model.index(0, 0); at.isValid(); at = model.heaviest_child(at)) {
       path << at.data(NumberRole).toString();
     }
-    QCOMPARE(path, (QStringList{"<program>", "main", "worker(void*)", "solve(Grid&)", "relax(Row&, int)"}));
+    QCOMPARE(path, (QStringList{"<program>", "main", "worker(void*)", "solve(Grid&)",
+                                "relax(Row&, int)"}));
   }
 
   void treeSearchKeepsThePathToMatchesAndTheirSubtrees() {
@@ -155,7 +157,8 @@ class ModelTest : public QObject {
     const QModelIndex main = proxy.index(0, 0, proxy.index(0, 0));
     // Self: log_message 100 ms, solve 30 ms, worker 0 s ("100.00 ms" < "30.00 ms" as text).
     QStringList order;
-    for (int row = 0; row < proxy.rowCount(main); ++row) order << proxy.index(row, 0, main).data(NumberRole).toString();
+    for (int row = 0; row < proxy.rowCount(main); ++row)
+      order << proxy.index(row, 0, main).data(NumberRole).toString();
     QCOMPARE(order, (QStringList{"log_message", "solve(Grid&)", "worker(void*)"}));
   }
 
@@ -179,13 +182,15 @@ class ModelTest : public QObject {
     proxy.setSourceModel(&model);
     check_model(&proxy);
     proxy.sort(ProcedureTableModel::kCalls, Qt::DescendingOrder);
-    QCOMPARE(column_text(proxy, ProcedureTableModel::kName),
-             (QStringList{"log_message", "relax(Row&, int)", "solve(Grid&)", "worker(void*)", "main"}));
+    QCOMPARE(
+        column_text(proxy, ProcedureTableModel::kName),
+        (QStringList{"log_message", "relax(Row&, int)", "solve(Grid&)", "worker(void*)", "main"}));
     proxy.set_search("L");  // relax, solve, log_message
     QCOMPARE(column_text(proxy, ProcedureTableModel::kName),
              (QStringList{"log_message", "relax(Row&, int)", "solve(Grid&)"}));
     proxy.set_minimum(0.3);  // not log_message's 100 ms
-    QCOMPARE(column_text(proxy, ProcedureTableModel::kName), (QStringList{"relax(Row&, int)", "solve(Grid&)"}));
+    QCOMPARE(column_text(proxy, ProcedureTableModel::kName),
+             (QStringList{"relax(Row&, int)", "solve(Grid&)"}));
   }
 
   void calleesDivideAProceduresTime() {
@@ -219,9 +224,10 @@ class ModelTest : public QObject {
   void lockTableMatchesGolden() {
     LockTableModel model(run_);
     check_model(&model);
-    QCOMPARE(print(model),
-             "queue lock (mutex) | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60\n"
-             "phase barrier (barrier) | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67\n");
+    QCOMPARE(
+        print(model),
+        "queue lock (mutex) | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60\n"
+        "phase barrier (barrier) | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67\n");
     QCOMPARE(model.row_of(test::kPhaseBarrier), 1);
   }
 
@@ -229,9 +235,12 @@ class ModelTest : public QObject {
     ThreadTableModel model(run_);
     check_model(&model);
     QCOMPARE(print(model),
-             "0 | solver |  | 200.00 ms | 23.2% | 230.00 ms | 0 s | 620.00 ms | 11.00 ms | 230.00 ms | 1,403\n"
-             "1 | worker | #0 | 340.50 ms | 39.5% | 600.00 ms | 0 s | 100.00 ms | 50.00 ms | 600.00 ms | 221\n"
-             "2 | worker | #0 | 310.50 ms | 36.1% | 600.00 ms | 0 s | 100.00 ms | 50.00 ms | 590.00 ms | 220\n");
+             "0 | solver |  | 200.00 ms | 23.2% | 230.00 ms | 0 s | 620.00 ms | 11.00 ms | 230.00 "
+             "ms | 1,403\n"
+             "1 | worker | #0 | 340.50 ms | 39.5% | 600.00 ms | 0 s | 100.00 ms | 50.00 ms | "
+             "600.00 ms | 221\n"
+             "2 | worker | #0 | 310.50 ms | 36.1% | 600.00 ms | 0 s | 100.00 ms | 50.00 ms | "
+             "590.00 ms | 220\n");
   }
 
   void runDetailsShowSamplingQuality() {
@@ -239,7 +248,8 @@ class ModelTest : public QObject {
     check_model(&model);
     auto value = [&](const QString& property) {
       const int row = model.row_of(property);
-      return row < 0 ? QString("(missing)") : model.index(row, RunDetailsModel::kValue).data().toString();
+      return row < 0 ? QString("(missing)")
+                     : model.index(row, RunDetailsModel::kValue).data().toString();
     };
     QCOMPARE(value("Command"), "/opt/demo/solver --threads 2");
     QCOMPARE(value("Machine topology"), "Machine:1 Package:1 Core:2 PU:2");
@@ -276,7 +286,8 @@ class ModelTest : public QObject {
     out.flush();
     const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines[0], "Object,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue");
+    QCOMPARE(lines[0],
+             "Object,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue");
     const QStringList first = lines[1].split(',');
     QCOMPARE(first[0], "queue lock");
     QCOMPARE(first[1].toDouble(), run_->view.locks[0].totals.normalized_s);
@@ -293,7 +304,8 @@ class ModelTest : public QObject {
     QTextStream out(&text);
     write_csv(proxy, out);
     out.flush();
-    QCOMPARE(text.section('\n', 0, 0), "depth,Calling context,Normalized,% elapsed,Self,Processor,Calls");
+    QCOMPARE(text.section('\n', 0, 0),
+             "depth,Calling context,Normalized,% elapsed,Self,Processor,Calls");
     QCOMPARE(text.count('\n'), 4);  // header, <program>, main, log_message
     QVERIFY(text.section('\n', 3, 3).startsWith("2,log_message,0.1"));
   }
@@ -318,7 +330,8 @@ class ModelTest : public QObject {
   }
 
   void commandLineParses() {
-    ViewerOptions o = parse_command_line({"--store", "x.db", "3", "--screenshot=out.png", "--view", "locks"});
+    ViewerOptions o =
+        parse_command_line({"--store", "x.db", "3", "--screenshot=out.png", "--view", "locks"});
     QCOMPARE(o.store, "x.db");
     QCOMPARE(o.target, "3");
     QCOMPARE(o.screenshot, "out.png");
@@ -340,10 +353,12 @@ class ModelTest : public QObject {
     QCOMPARE(r.store, store);
     r = resolve_request(parse_command_line({}), absent);
     QCOMPARE(r.kind, OpenRequest::kNothing);
-    QVERIFY_THROWS_EXCEPTION(UsageError, resolve_request(parse_command_line({"--screenshot", "x.png"}), absent));
+    QVERIFY_THROWS_EXCEPTION(
+        UsageError, resolve_request(parse_command_line({"--screenshot", "x.png"}), absent));
     { profile::Store created(store); }  // empty
     QVERIFY_THROWS_EXCEPTION(LoadError, resolve_request(parse_command_line({}), store));
-    QVERIFY_THROWS_EXCEPTION(LoadError, resolve_request(parse_command_line({"--store", absent}), store));
+    QVERIFY_THROWS_EXCEPTION(LoadError,
+                             resolve_request(parse_command_line({"--store", absent}), store));
     try {
       list_runs(store);
       QFAIL("an empty store has no runs to pick");
@@ -363,11 +378,13 @@ class ModelTest : public QObject {
 
  private:
   // Names only (NumberRole of column 0), indented.
-  static QString names(const QAbstractItemModel& model, const QModelIndex& parent = {}, int depth = 0) {
+  static QString names(const QAbstractItemModel& model, const QModelIndex& parent = {},
+                       int depth = 0) {
     QString text;
     for (int row = 0; row < model.rowCount(parent); ++row) {
       const QModelIndex index = model.index(row, 0, parent);
-      text += QString(depth * 2, ' ') + index.data(NumberRole).toString() + "\n" + names(model, index, depth + 1);
+      text += QString(depth * 2, ' ') + index.data(NumberRole).toString() + "\n" +
+              names(model, index, depth + 1);
     }
     return text;
   }

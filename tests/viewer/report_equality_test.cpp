@@ -40,7 +40,9 @@ QVariant number(const QAbstractItemModel& model, int row, int column) {
 }
 
 // Charts hold values in a display unit (ms, µs): equal to the JSON within rounding.
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+bool close(double a, double b) {
+  return std::fabs(a - b) <= 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
 
 std::vector<double> doubles(const QJsonValue& value) {
   std::vector<double> out;
@@ -62,8 +64,8 @@ class ReportEqualityTest : public QObject {
     store_ = dir_.filePath("runs.db");
     profile::Store(store_.toStdString()).add_run(bytes, run, "synthetic.qcap", "");
     capture_ = dir_.filePath("synthetic.qcap");
-    std::ofstream(capture_.toStdString(), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                                  std::streamsize(bytes.size()));
+    std::ofstream(capture_.toStdString(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     // A real run of a sample, written without importing it.
     real_ = dir_.filePath("lock_contention.qcap");
     QProcess quartz;
@@ -89,7 +91,8 @@ class ReportEqualityTest : public QObject {
     QVERIFY(report.waitForFinished(60000));
     QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
     QJsonParseError error;
-    const QJsonObject json = QJsonDocument::fromJson(report.readAllStandardOutput(), &error).object();
+    const QJsonObject json =
+        QJsonDocument::fromJson(report.readAllStandardOutput(), &error).object();
     QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
     const std::shared_ptr<const RunData> run = load_run(which.toStdString(), store.toStdString());
     elapsed_ = json["elapsed_s"].toDouble();
@@ -127,9 +130,11 @@ class ReportEqualityTest : public QObject {
       QCOMPARE(column(ContextTreeModel::kNormalized).toDouble(), c["normalized_s"].toDouble());
       QCOMPARE(column(ContextTreeModel::kSelf).toDouble(), c["normalized_self_s"].toDouble());
       QCOMPARE(column(ContextTreeModel::kProcessor).toDouble(), c["processor_s"].toDouble());
-      QCOMPARE(column(ContextTreeModel::kShare).toDouble(), c["normalized_s"].toDouble() / elapsed_);
+      QCOMPARE(column(ContextTreeModel::kShare).toDouble(),
+               c["normalized_s"].toDouble() / elapsed_);
       if (c["kind"].toString() == "procedure") {
-        QCOMPARE(column(ContextTreeModel::kCalls).toULongLong(), qulonglong(c["calls"].toInteger()));
+        QCOMPARE(column(ContextTreeModel::kCalls).toULongLong(),
+                 qulonglong(c["calls"].toInteger()));
       } else {
         QVERIFY(!column(ContextTreeModel::kCalls).isValid());
       }
@@ -152,12 +157,18 @@ class ReportEqualityTest : public QObject {
     for (int row = 0; row < procedures.size(); ++row) {
       const QJsonObject p = procedures[row].toObject();
       QCOMPARE(number(model, row, ProcedureTableModel::kName).toString(), p["name"].toString());
-      QCOMPARE(number(model, row, ProcedureTableModel::kNormalized).toDouble(), p["normalized_s"].toDouble());
-      QCOMPARE(number(model, row, ProcedureTableModel::kShare).toDouble(), p["normalized_s"].toDouble() / elapsed_);
-      QCOMPARE(number(model, row, ProcedureTableModel::kSelf).toDouble(), p["normalized_self_s"].toDouble());
-      QCOMPARE(number(model, row, ProcedureTableModel::kProcessor).toDouble(), p["processor_s"].toDouble());
-      QCOMPARE(number(model, row, ProcedureTableModel::kCalls).toULongLong(), qulonglong(p["calls"].toInteger()));
-      QCOMPARE(number(model, row, ProcedureTableModel::kLocation).toString(), p["location"].toString());
+      QCOMPARE(number(model, row, ProcedureTableModel::kNormalized).toDouble(),
+               p["normalized_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kShare).toDouble(),
+               p["normalized_s"].toDouble() / elapsed_);
+      QCOMPARE(number(model, row, ProcedureTableModel::kSelf).toDouble(),
+               p["normalized_self_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kProcessor).toDouble(),
+               p["processor_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kCalls).toULongLong(),
+               qulonglong(p["calls"].toInteger()));
+      QCOMPARE(number(model, row, ProcedureTableModel::kLocation).toString(),
+               p["location"].toString());
     }
   }
 
@@ -172,9 +183,11 @@ class ReportEqualityTest : public QObject {
       for (int row = 0; row < children.size(); ++row) {
         const QJsonObject c = children[row].toObject();
         QCOMPARE(number(callees, row, CallGraphModel::kName).toString(), c["name"].toString());
-        QCOMPARE(number(callees, row, CallGraphModel::kNormalized).toDouble(), c["normalized_s"].toDouble());
+        QCOMPARE(number(callees, row, CallGraphModel::kNormalized).toDouble(),
+                 c["normalized_s"].toDouble());
         QCOMPARE(number(callees, row, CallGraphModel::kShare).toDouble(), c["share"].toDouble());
-        QCOMPARE(number(callees, row, CallGraphModel::kCalls).toULongLong(), qulonglong(c["calls"].toInteger()));
+        QCOMPARE(number(callees, row, CallGraphModel::kCalls).toULongLong(),
+                 qulonglong(c["calls"].toInteger()));
       }
     }
   }
@@ -186,14 +199,22 @@ class ReportEqualityTest : public QObject {
     for (int row = 0; row < locks.size(); ++row) {
       const QJsonObject l = locks[row].toObject();
       QCOMPARE(number(model, row, LockTableModel::kName).toString(), l["name"].toString());
-      QVERIFY(model.index(row, LockTableModel::kName).data().toString().endsWith("(" + l["kind"].toString() + ")"));
-      QCOMPARE(number(model, row, LockTableModel::kNormalized).toDouble(), l["normalized_s"].toDouble());
+      QVERIFY(model.index(row, LockTableModel::kName)
+                  .data()
+                  .toString()
+                  .endsWith("(" + l["kind"].toString() + ")"));
+      QCOMPARE(number(model, row, LockTableModel::kNormalized).toDouble(),
+               l["normalized_s"].toDouble());
       QCOMPARE(number(model, row, LockTableModel::kWait).toDouble(), l["wait_s"].toDouble());
       QCOMPARE(number(model, row, LockTableModel::kHold).toDouble(), l["hold_s"].toDouble());
-      QCOMPARE(number(model, row, LockTableModel::kAcquisitions).toULongLong(), qulonglong(l["acquisitions"].toInteger()));
-      QCOMPARE(number(model, row, LockTableModel::kContended).toULongLong(), qulonglong(l["contended"].toInteger()));
-      QCOMPARE(number(model, row, LockTableModel::kMeanWait).toDouble(), l["mean_wait_s"].toDouble());
-      QCOMPARE(number(model, row, LockTableModel::kMeanQueue).toDouble(), l["mean_queue"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kAcquisitions).toULongLong(),
+               qulonglong(l["acquisitions"].toInteger()));
+      QCOMPARE(number(model, row, LockTableModel::kContended).toULongLong(),
+               qulonglong(l["contended"].toInteger()));
+      QCOMPARE(number(model, row, LockTableModel::kMeanWait).toDouble(),
+               l["mean_wait_s"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kMeanQueue).toDouble(),
+               l["mean_queue"].toDouble());
     }
   }
 
@@ -206,14 +227,18 @@ class ReportEqualityTest : public QObject {
       QCOMPARE(number(model, row, ThreadTableModel::kIndex).toInt(), t["index"].toInt());
       QCOMPARE(number(model, row, ThreadTableModel::kName).toString(), t["name"].toString());
       QCOMPARE(number(model, row, ThreadTableModel::kParent).isValid(), !t["parent"].isNull());
-      if (!t["parent"].isNull()) QCOMPARE(number(model, row, ThreadTableModel::kParent).toInt(), t["parent"].toInt());
-      QCOMPARE(number(model, row, ThreadTableModel::kNormalized).toDouble(), t["normalized_s"].toDouble());
+      if (!t["parent"].isNull())
+        QCOMPARE(number(model, row, ThreadTableModel::kParent).toInt(), t["parent"].toInt());
+      QCOMPARE(number(model, row, ThreadTableModel::kNormalized).toDouble(),
+               t["normalized_s"].toDouble());
       QCOMPARE(number(model, row, ThreadTableModel::kBusy).toDouble(), t["busy_s"].toDouble());
       QCOMPARE(number(model, row, ThreadTableModel::kSpinning).toDouble(), t["spin_s"].toDouble());
-      QCOMPARE(number(model, row, ThreadTableModel::kBlocked).toDouble(), t["blocked_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kBlocked).toDouble(),
+               t["blocked_s"].toDouble());
       QCOMPARE(number(model, row, ThreadTableModel::kReady).toDouble(), t["ready_s"].toDouble());
       QCOMPARE(number(model, row, ThreadTableModel::kCpu).toDouble(), t["cpu_s"].toDouble());
-      QCOMPARE(number(model, row, ThreadTableModel::kCalls).toULongLong(), qulonglong(t["calls"].toInteger()));
+      QCOMPARE(number(model, row, ThreadTableModel::kCalls).toULongLong(),
+               qulonglong(t["calls"].toInteger()));
     }
   }
 
@@ -227,17 +252,20 @@ class ReportEqualityTest : public QObject {
     QCOMPARE(value("Processors (P)").toInt(), json["processors"].toInt());
     QCOMPARE(value("Elapsed").toDouble(), elapsed_);
     QCOMPARE(value("Samples").toULongLong(), qulonglong(sampling["samples"].toInteger()));
-    QCOMPARE(value("Thread samples").toULongLong(), qulonglong(sampling["thread_samples"].toInteger()));
+    QCOMPARE(value("Thread samples").toULongLong(),
+             qulonglong(sampling["thread_samples"].toInteger()));
     QCOMPARE(value("Period").toDouble(), sampling["period_s"].toDouble());
     QCOMPARE(value("Torn rate").toDouble(), sampling["torn_rate"].toDouble());
     QCOMPARE(value("Dilation removed").toDouble(), sampling["dilation_removed_s"].toDouble());
     QCOMPARE(value("Hook cost per call").toDouble(), sampling["hook_pair_ns"].toDouble());
     QCOMPARE(value("Sampler CPU").toDouble(), sampling["sampler_cpu_s"].toDouble());
-    QCOMPARE(value("Stack overflows").toULongLong(), qulonglong(sampling["stack_overflows"].toInteger()));
+    QCOMPARE(value("Stack overflows").toULongLong(),
+             qulonglong(sampling["stack_overflows"].toInteger()));
     QCOMPARE(value("Ended normally").toBool(), json["final"].toBool());
     QStringList arguments;
     for (const QJsonValue& a : json["arguments"].toArray()) arguments << a.toString();
-    QCOMPARE(value("Command").toString(), arguments.isEmpty() ? json["program"].toString() : arguments.join(' '));
+    QCOMPARE(value("Command").toString(),
+             arguments.isEmpty() ? json["program"].toString() : arguments.join(' '));
   }
 
   // The detail panel's charts for the program and every procedure, lock and thread.
@@ -270,10 +298,12 @@ class ReportEqualityTest : public QObject {
     check(program_selection(run), json["program_totals"].toObject(), false);
     const QJsonArray procedures = json["procedures"].toArray();
     for (int i = 0; i < procedures.size(); ++i) {
-      check(procedure_selection(run, run.view.procedures[size_t(i)]), procedures[i].toObject(), true);
+      check(procedure_selection(run, run.view.procedures[size_t(i)]), procedures[i].toObject(),
+            true);
     }
     const QJsonArray locks = json["locks"].toArray();
-    for (int i = 0; i < locks.size(); ++i) check(lock_selection(run, run.view.locks[size_t(i)]), locks[i].toObject(), true);
+    for (int i = 0; i < locks.size(); ++i)
+      check(lock_selection(run, run.view.locks[size_t(i)]), locks[i].toObject(), true);
     const QJsonArray threads = json["threads"].toArray();
     for (int i = 0; i < threads.size(); ++i) {
       check(thread_selection(run, run.view.threads[size_t(i)]), threads[i].toObject(), true);

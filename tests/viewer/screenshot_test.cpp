@@ -31,14 +31,15 @@ class ScreenshotTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    out_ = QDir(qEnvironmentVariable("QUARTZ_VIEW_SCREENSHOT_DIR", QUARTZ_DEFAULT_SCREENSHOT_DIR)).absolutePath();
+    out_ = QDir(qEnvironmentVariable("QUARTZ_VIEW_SCREENSHOT_DIR", QUARTZ_DEFAULT_SCREENSHOT_DIR))
+               .absolutePath();
     QVERIFY(QDir().mkpath(out_));
     store_ = "samples.db";  // relative: the screenshots show "run 1 (samples.db)"
     for (const char* sample : {"serial_init", "lock_contention"}) {  // runs 1 and 2
       QProcess quartz;
       quartz.setWorkingDirectory(dir_.path());
-      quartz.start(QUARTZ_BIN_DIR "/quartz",
-                   {"run", "-q", "--store", store_, "--", QString(QUARTZ_SAMPLES_DIR "/") + sample});
+      quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--store", store_, "--",
+                                              QString(QUARTZ_SAMPLES_DIR "/") + sample});
       QVERIFY(quartz.waitForFinished(120000));
       QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
     }
@@ -50,14 +51,24 @@ class ScreenshotTest : public QObject {
     QTest::addColumn<QString>("select");
     QTest::addColumn<QList<QColor>>("drawn");  // colours its charts must show
     // serial_init's logging routine: all of it with one processor busy (the paper's point).
-    QTest::newRow("hierarchy") << "1" << "hierarchy" << "log_message"
-                               << QList<QColor>{palette::kSelf, palette::kBusy};
+    QTest::newRow("hierarchy") << "1"
+                               << "hierarchy"
+                               << "log_message" << QList<QColor>{palette::kSelf, palette::kBusy};
     // Self and on-behalf parts stacked: the lock is taken inside update_shared_state.
-    QTest::newRow("procedures") << "2" << "procedures" << "update_shared_state"
-                                << QList<QColor>{palette::kSelf, palette::kBehalf, palette::kBlocked};
-    QTest::newRow("locks") << "2" << "locks" << "work_queue" << QList<QColor>{palette::kQueue, palette::kSelf};
-    QTest::newRow("threads") << "2" << "threads" << "" << QList<QColor>{palette::kSelf, palette::kReady};
-    QTest::newRow("run") << "1" << "run" << "" << QList<QColor>{palette::kSelf, palette::kBusy};
+    QTest::newRow("procedures") << "2"
+                                << "procedures"
+                                << "update_shared_state"
+                                << QList<QColor>{palette::kSelf, palette::kBehalf,
+                                                 palette::kBlocked};
+    QTest::newRow("locks") << "2"
+                           << "locks"
+                           << "work_queue" << QList<QColor>{palette::kQueue, palette::kSelf};
+    QTest::newRow("threads") << "2"
+                             << "threads"
+                             << "" << QList<QColor>{palette::kSelf, palette::kReady};
+    QTest::newRow("run") << "1"
+                         << "run"
+                         << "" << QList<QColor>{palette::kSelf, palette::kBusy};
   }
 
   void eachView() {
@@ -75,7 +86,8 @@ class ScreenshotTest : public QObject {
     QVERIFY2(viewer.exitCode() == 0, viewer.readAllStandardError().constData());
     const QImage image(png);
     QCOMPARE(image.size(), QSize(1440, 900));
-    for (const QColor& color : drawn) QVERIFY2(count_color(image, color) > 300, qPrintable(color.name()));
+    for (const QColor& color : drawn)
+      QVERIFY2(count_color(image, color) > 300, qPrintable(color.name()));
   }
 
  private:

@@ -20,13 +20,14 @@
 
 namespace quartz::viewer::test {
 
-inline constexpr uint64_t kMain = 0x401000, kWorker = 0x401100, kSolve = 0x401200, kRelax = 0x401300,
-                          kLog = 0x401400;
+inline constexpr uint64_t kMain = 0x401000, kWorker = 0x401100, kSolve = 0x401200,
+                          kRelax = 0x401300, kLog = 0x401400;
 inline constexpr uint64_t kQueueLock = 0x7f0000a000, kPhaseBarrier = 0x7f0000a100;
 
 inline profile::FullRecord empty_record(uint32_t processors, uint32_t runnable_bins) {
   profile::FullRecord r;
-  for (auto* v : {&r.processor_self, &r.processor_behalf, &r.normalized_self, &r.normalized_behalf}) {
+  for (auto* v :
+       {&r.processor_self, &r.processor_behalf, &r.normalized_self, &r.normalized_behalf}) {
     v->assign(processors + 1, 0);
   }
   for (auto& hist : r.runnable) hist.assign(runnable_bins, 0);
@@ -55,11 +56,13 @@ inline void derive_records(profile::Run& run) {
     const profile::ContextRecord& record = run.contexts[i].record;
     charge(run.program, record, true);
     std::set<uint64_t> seen;
-    for (uint32_t j = static_cast<uint32_t>(i); j != capture::kNoParent; j = run.contexts[j].parent) {
+    for (uint32_t j = static_cast<uint32_t>(i); j != capture::kNoParent;
+         j = run.contexts[j].parent) {
       const profile::ContextInfo& at = run.contexts[j];
       if (!seen.insert(at.address).second) continue;  // a recursive entry counts once
       auto& records = at.kind == capture::kProcedure ? procedures : objects;
-      auto it = records.try_emplace(at.address, empty_record(run.processors, run.runnable_bins)).first;
+      auto it =
+          records.try_emplace(at.address, empty_record(run.processors, run.runnable_bins)).first;
       charge(it->second, record, j == i);
     }
   }
@@ -80,7 +83,8 @@ inline profile::ContextInfo context(uint32_t id, uint32_t parent, uint64_t addre
   c.kind = kind;
   c.record.normalized = normalized;
   c.record.processor.resize(normalized.size());
-  for (size_t b = 0; b < normalized.size(); ++b) c.record.processor[b] = normalized[b] * static_cast<double>(b);
+  for (size_t b = 0; b < normalized.size(); ++b)
+    c.record.processor[b] = normalized[b] * static_cast<double>(b);
   return c;
 }
 
@@ -128,8 +132,8 @@ inline profile::Run small_run() {
       context(7, 6, kRelax, kProcedure, {0, 0.04, 0.01}),
       context(8, 1, kPhaseBarrier, kBarrier, {0.001, 0, 0}),
   };
-  run.edges = {{0, kMain, 1}, {kMain, kWorker, 2}, {kWorker, kSolve, 40}, {kSolve, kRelax, 400},
-               {kMain, kLog, 1000}, {kMain, kSolve, 1}};
+  run.edges = {{0, kMain, 1},         {kMain, kWorker, 2}, {kWorker, kSolve, 40},
+               {kSolve, kRelax, 400}, {kMain, kLog, 1000}, {kMain, kSolve, 1}};
   profile::ObjectInfo lock;
   lock.address = kQueueLock;
   lock.kind = kMutex;
@@ -210,8 +214,8 @@ inline profile::Run large_run(size_t contexts) {
     const uint64_t address = lock ? 0x7f0000b000 + (i % 50) * 64 : 0x500000 + (i % 2000) * 16;
     std::vector<double> normalized(run.processors + 1);
     for (double& v : normalized) v = next() * 1e-4;
-    run.contexts.push_back(context(static_cast<uint32_t>(i), parent, address, lock ? kMutex : kProcedure,
-                                   std::move(normalized)));
+    run.contexts.push_back(context(static_cast<uint32_t>(i), parent, address,
+                                   lock ? kMutex : kProcedure, std::move(normalized)));
     if (parent != kNoParent) run.edges.push_back({run.contexts[parent].address, address, 1});
   }
   for (size_t k = 0; k < 50; ++k) {
@@ -230,7 +234,8 @@ inline profile::Run large_run(size_t contexts) {
   return run;
 }
 
-inline std::shared_ptr<const RunData> analyzed(profile::Run run, std::string label = "synthetic run") {
+inline std::shared_ptr<const RunData> analyzed(profile::Run run,
+                                               std::string label = "synthetic run") {
   auto data = std::make_shared<RunData>();
   data->label = std::move(label);
   data->run = std::move(run);

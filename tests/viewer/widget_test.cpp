@@ -16,6 +16,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <fstream>
 #include <set>
@@ -38,6 +39,7 @@
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/ranked_table.h"
+#include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/thread_view.h"
 
 using namespace quartz;
@@ -90,8 +92,9 @@ class WidgetTest : public QObject {
     HierarchyView* h = window_->hierarchy();
     QCOMPARE(window_->current_view(), MainWindow::kHierarchy);
     QCOMPARE(h->current_node(), ContextTreeModel::kProgramNode);
-    for (int node : {0, 1, 2}) QVERIFY(h->tree()->isExpanded(proxy_index(node)));  // main, worker, solve
-    QVERIFY(!h->tree()->isExpanded(proxy_index(6)));  // the serial solve: 9% of elapsed
+    for (int node : {0, 1, 2})
+      QVERIFY(h->tree()->isExpanded(proxy_index(node)));  // main, worker, solve
+    QVERIFY(!h->tree()->isExpanded(proxy_index(6)));      // the serial solve: 9% of elapsed
     // The program's histogram is the run's parallelism, in one part.
     const auto parts = window_->details()->histogram()->bar_parts_s();
     QCOMPARE(parts.size(), size_t(1));
@@ -114,16 +117,22 @@ class WidgetTest : public QObject {
     QVERIFY(window_->threads()->select_key(2u));
     QVERIFY(close(window_->details()->states()->bars_s(), states(run_->view.threads[2].totals)));
     // Runnable counts up to the last with time in it: k = 3 while ready.
-    QVERIFY(close(window_->details()->runnable()->bars_s()[0], run_->view.threads[2].totals.runnable_s[capture::kBusy]));
-    QVERIFY(close(window_->details()->runnable()->bars_s()[3], run_->view.threads[2].totals.runnable_s[capture::kReady]));
+    QVERIFY(close(window_->details()->runnable()->bars_s()[0],
+                  run_->view.threads[2].totals.runnable_s[capture::kBusy]));
+    QVERIFY(close(window_->details()->runnable()->bars_s()[3],
+                  run_->view.threads[2].totals.runnable_s[capture::kReady]));
 
     window_->show_view(MainWindow::kLocks);
     QVERIFY(window_->locks()->select_lock(test::kPhaseBarrier));
     QCOMPARE(window_->details()->histogram()->chart()->title(), "Parallelism of phase barrier");
     QVERIFY(close(window_->locks()->queue_chart()->bars_s(), run_->view.locks[1].queue_s));
-    QCOMPARE(window_->locks()->taken_in()->table()->proxy()->index(0, 0).data(NumberRole).toString(), "worker(void*)");
+    QCOMPARE(
+        window_->locks()->taken_in()->table()->proxy()->index(0, 0).data(NumberRole).toString(),
+        "worker(void*)");
     QVERIFY(window_->locks()->select_lock(test::kQueueLock));
-    QCOMPARE(window_->locks()->taken_in()->table()->proxy()->index(0, 0).data(NumberRole).toString(), "solve(Grid&)");
+    QCOMPARE(
+        window_->locks()->taken_in()->table()->proxy()->index(0, 0).data(NumberRole).toString(),
+        "solve(Grid&)");
 
     // Back on the hierarchy the panel shows the hierarchy's selection again.
     window_->show_view(MainWindow::kHierarchy);
@@ -131,7 +140,8 @@ class WidgetTest : public QObject {
     QVERIFY(window_->hierarchy()->select_node(4));
     parts = window_->details()->histogram()->bar_parts_s();
     QVERIFY(close(parts[0], run_->view.contexts[4].histogram_self_s));
-    QCOMPARE(window_->details()->states()->chart()->title(), "States of queue lock (all its contexts)");
+    QCOMPARE(window_->details()->states()->chart()->title(),
+             "States of queue lock (all its contexts)");
   }
 
   void enterJumpsBetweenViewsAndAltLeftComesBack() {
@@ -161,7 +171,8 @@ class WidgetTest : public QObject {
     QTest::keyClick(window_->hierarchy()->tree(), Qt::Key_Return);
     QCOMPARE(window_->current_view(), MainWindow::kProcedures);
     QCOMPARE(window_->procedures()->current_key().toULongLong(), test::kLog);
-    QCOMPARE(window_->procedures()->callers()->model()->index(0, 0).data(NumberRole).toString(), "main");
+    QCOMPARE(window_->procedures()->callers()->model()->index(0, 0).data(NumberRole).toString(),
+             "main");
   }
 
   void callersAndCalleesWalkTheCallGraph() {
@@ -219,7 +230,8 @@ class WidgetTest : public QObject {
     QCOMPARE(window_->procedures()->table()->proxy()->rowCount(), 3);  // main, solve, worker
     // Arrow keys move the selection, and the panel follows.
     window_->procedures()->table()->setFocus();
-    window_->procedures()->table()->setCurrentIndex(window_->procedures()->table()->proxy()->index(0, 0));
+    window_->procedures()->table()->setCurrentIndex(
+        window_->procedures()->table()->proxy()->index(0, 0));
     QTest::keyClick(window_->procedures()->table(), Qt::Key_Down);
     QCOMPARE(window_->details()->histogram()->chart()->title(), "Parallelism of solve(Grid&)");
   }
@@ -294,8 +306,10 @@ class WidgetTest : public QObject {
     QCOMPARE(again.recent_files(), QStringList{dir_.filePath("a.qcap")});
     again.set_run(run_);
     QCOMPARE(again.procedures()->table()->columnWidth(ProcedureTableModel::kCalls), 211);
-    QCOMPARE(again.procedures()->table()->horizontalHeader()->sortIndicatorSection(), int(ProcedureTableModel::kSelf));
-    QCOMPARE(again.procedures()->table()->proxy()->index(0, 0).data(NumberRole).toString(), "worker(void*)");
+    QCOMPARE(again.procedures()->table()->horizontalHeader()->sortIndicatorSection(),
+             int(ProcedureTableModel::kSelf));
+    QCOMPARE(again.procedures()->table()->proxy()->index(0, 0).data(NumberRole).toString(),
+             "worker(void*)");
     // Only the given settings file was used.
     QVERIFY(QFile::exists(dir_.filePath("viewer.ini")));
     QVERIFY(QSettings().allKeys().isEmpty());
@@ -317,25 +331,54 @@ class WidgetTest : public QObject {
     QVERIFY(!window_->open_path("/nonexistent/run.qcap"));
     QCOMPARE(window_->last_error(), "/nonexistent/run.qcap: no such file");
     const QString corrupt = dir_.filePath("corrupt.qcap");
-    std::vector<unsigned char> bytes = profile::test_support::CaptureBuilder::of(test::small_run()).bytes();
+    std::vector<unsigned char> bytes =
+        profile::test_support::CaptureBuilder::of(test::small_run()).bytes();
     bytes.resize(bytes.size() / 2);
-    std::ofstream(corrupt.toStdString(), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                                 std::streamsize(bytes.size()));
+    std::ofstream(corrupt.toStdString(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     QVERIFY(!window_->open_path(corrupt));
-    QVERIFY2(window_->last_error().startsWith(corrupt + ": offset"), qPrintable(window_->last_error()));
+    QVERIFY2(window_->last_error().startsWith(corrupt + ": offset"),
+             qPrintable(window_->last_error()));
     QCOMPARE(window_->run(), run_);
   }
 
   void opensARunOfAStore() {
     const QString store = dir_.filePath("runs.db");
     profile::Run run = test::small_run();
-    profile::Store(store.toStdString()).add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+    profile::Store(store.toStdString())
+        .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
     QVERIFY(window_->open_run("1", store));
     QCOMPARE(window_->windowTitle(), "run 1 (" + store + ") — quartz-view");
     QCOMPARE(window_->recent_files().first(), store);
-    QCOMPARE(window_->procedures()->table()->proxy()->index(0, 0).data(NumberRole).toString(), "main");
+    QCOMPARE(window_->procedures()->table()->proxy()->index(0, 0).data(NumberRole).toString(),
+             "main");
     QVERIFY(!window_->open_run("7", store));
     QCOMPARE(window_->last_error(), store + ": no run 7");
+  }
+
+  void aStoreAsksWhichRun() {
+    const QString store = dir_.filePath("two.db");
+    profile::Run run = test::small_run();
+    const auto bytes = profile::test_support::CaptureBuilder::of(run).bytes();
+    profile::Store(store.toStdString()).add_run(bytes, run, "first", "");
+    run.info[capture::run_keys::kElapsedNs] = "900000000";
+    profile::Store(store.toStdString())
+        .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "second", "");
+    int offered = -1;
+    QTimer answer;  // the picker is modal: answer it from its event loop
+    connect(&answer, &QTimer::timeout, this, [&] {
+      auto* picker = qobject_cast<RunPicker*>(QApplication::activeModalWidget());
+      if (!picker) return;
+      answer.stop();
+      offered = int(picker->chosen().value_or(-1));  // the latest, by default
+      QTest::keyClick(picker->table(), Qt::Key_Up);  // run 1
+      QTest::keyClick(picker->table(), Qt::Key_Return);
+    });
+    answer.start(20);
+    QVERIFY(window_->open_path(store));
+    QCOMPARE(offered, 2);
+    QCOMPARE(window_->run()->store_id, std::optional<int64_t>(1));
+    QCOMPARE(window_->run()->view.elapsed_s, 0.861);
   }
 
   void aTreeOf100000ContextsIsReadLazily() {
@@ -359,7 +402,8 @@ class WidgetTest : public QObject {
       std::vector<QModelIndex> next;
       for (const QModelIndex& index : level) {
         view.expand(index);
-        for (int row = 0; row < proxy.rowCount(index); ++row) next.push_back(proxy.index(row, 0, index));
+        for (int row = 0; row < proxy.rowCount(index); ++row)
+          next.push_back(proxy.index(row, 0, index));
       }
       level = std::move(next);
     }
@@ -371,13 +415,15 @@ class WidgetTest : public QObject {
     }
     QVERIFY(depth >= 8);
     QCoreApplication::processEvents();  // the view lays out the expanded rows
-    QVERIFY2(view.verticalScrollBar()->maximum() > 1000, qPrintable(QString::number(view.verticalScrollBar()->maximum())));
+    QVERIFY2(view.verticalScrollBar()->maximum() > 1000,
+             qPrintable(QString::number(view.verticalScrollBar()->maximum())));
     for (int step = 0; step <= 50; ++step) {
       view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum() * step / 50);
       view.viewport()->repaint();
     }
     // Only the rows opened (sorted, painted) were read: not the other 94,500 contexts.
-    QVERIFY2(recorder.rows_read.size() < 6000, qPrintable(QString::number(recorder.rows_read.size())));
+    QVERIFY2(recorder.rows_read.size() < 6000,
+             qPrintable(QString::number(recorder.rows_read.size())));
     QVERIFY(recorder.rows_read.size() > 5000);
   }
 

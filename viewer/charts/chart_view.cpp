@@ -41,7 +41,8 @@ void ChartView::clear_chart(const QString& title) {
   delete old;
 }
 
-void ChartView::append_seconds(QBarSet* set, const std::vector<double>& values_s, const TimeUnit& unit) {
+void ChartView::append_seconds(QBarSet* set, const std::vector<double>& values_s,
+                               const TimeUnit& unit) {
   for (double v : values_s) set->append(v * unit.per_second);
 }
 
@@ -49,8 +50,9 @@ void ChartView::contextMenuEvent(QContextMenuEvent* event) {
   QMenu menu(this);
   QAction* save = menu.addAction(tr("Export chart as PNG or SVG…"));
   if (menu.exec(event->globalPos()) != save) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("chart.png"),
-                                                    tr("PNG image (*.png);;SVG image (*.svg)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("chart.png"),
+                                   tr("PNG image (*.png);;SVG image (*.svg)"));
   if (path.isEmpty()) return;
   QString error;
   if (!export_chart(*this, path, &error)) QMessageBox::warning(this, tr("Export chart"), error);

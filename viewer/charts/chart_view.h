@@ -30,7 +30,8 @@ class ChartView : public QChartView {
   // Replaces the chart by an empty one in the viewer's style, ready for new data.
   void clear_chart(const QString& title);
   // Values in seconds as a bar set in `unit`.
-  static void append_seconds(QBarSet* set, const std::vector<double>& values_s, const TimeUnit& unit);
+  static void append_seconds(QBarSet* set, const std::vector<double>& values_s,
+                             const TimeUnit& unit);
 
  protected:
   void contextMenuEvent(QContextMenuEvent* event) override;

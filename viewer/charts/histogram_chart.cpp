@@ -17,7 +17,9 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartView(parent) {}
 void HistogramChart::show_histogram(const Histogram& histogram) {
   shown_ = histogram;
   clear_chart(histogram.title);
-  const double largest = histogram.total_s.empty() ? 0 : *std::max_element(histogram.total_s.begin(), histogram.total_s.end());
+  const double largest = histogram.total_s.empty() ? 0
+                                                   : *std::max_element(histogram.total_s.begin(),
+                                                                       histogram.total_s.end());
   const TimeUnit unit = time_unit_for(largest);
   per_second_ = unit.per_second;
 
@@ -31,7 +33,8 @@ void HistogramChart::show_histogram(const Histogram& histogram) {
     // The stack's height is the analysis' total; its lower part the self time.
     std::vector<double> behalf(histogram.total_s.size());
     for (size_t i = 0; i < behalf.size(); ++i) {
-      behalf[i] = std::max(0.0, histogram.total_s[i] - (i < histogram.self_s.size() ? histogram.self_s[i] : 0));
+      behalf[i] = std::max(
+          0.0, histogram.total_s[i] - (i < histogram.self_s.size() ? histogram.self_s[i] : 0));
     }
     auto* upper = new QBarSet(tr("on its behalf"));
     upper->setColor(palette::kBehalf);
@@ -65,10 +68,12 @@ void HistogramChart::show_histogram(const Histogram& histogram) {
 
   connect(series, &QStackedBarSeries::hovered, this, [this](bool on, int bin, QBarSet*) {
     if (!on || bin < 0 || size_t(bin) >= shown_.total_s.size()) return QToolTip::hideText();
-    QString text = tr("%1 processors busy: %2").arg(bin).arg(format_seconds(shown_.total_s[size_t(bin)]));
+    QString text =
+        tr("%1 processors busy: %2").arg(bin).arg(format_seconds(shown_.total_s[size_t(bin)]));
     if (!shown_.self_s.empty()) {
       const double self = shown_.self_s[size_t(bin)];
-      text += tr("\nself %1, on its behalf %2").arg(format_seconds(self), format_seconds(shown_.total_s[size_t(bin)] - self));
+      text += tr("\nself %1, on its behalf %2")
+                  .arg(format_seconds(self), format_seconds(shown_.total_s[size_t(bin)] - self));
     }
     QToolTip::showText(QCursor::pos(), text, this);
   });

@@ -18,7 +18,8 @@ void QueueChart::show_queue(const QueueLengths& queue) {
   for (size_t k = 0; k < queue.queue_s.size(); ++k) {
     if (queue.queue_s[k] > 0) bins = std::max(bins, k + 1);
   }
-  const double largest = queue.queue_s.empty() ? 0 : *std::max_element(queue.queue_s.begin(), queue.queue_s.end());
+  const double largest =
+      queue.queue_s.empty() ? 0 : *std::max_element(queue.queue_s.begin(), queue.queue_s.end());
   const TimeUnit unit = time_unit_for(largest);
   per_second_ = unit.per_second;
   auto* set = new QBarSet(tr("time in use"));

@@ -36,7 +36,8 @@ void RunnableChart::show_runnable(const StateBreakdown& breakdown, uint32_t proc
     set->setBorderColor(s.color);
     const std::vector<double> empty;
     const auto& hist = s.state < runnable.size() ? runnable[s.state] : empty;
-    for (size_t k = 0; k < bins; ++k) set->append(k < hist.size() ? hist[k] * unit.per_second : 0.0);
+    for (size_t k = 0; k < bins; ++k)
+      set->append(k < hist.size() ? hist[k] * unit.per_second : 0.0);
     series->append(set);
   }
   chart()->addSeries(series);

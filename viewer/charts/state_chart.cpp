@@ -10,10 +10,11 @@
 namespace quartz::viewer {
 
 const std::vector<StateStyle>& state_styles() {
-  static const std::vector<StateStyle> kStyles = {{capture::kBusy, "busy", palette::kBusy},
-                                                  {capture::kSpinning, "spinning", palette::kSpinning},
-                                                  {capture::kBlocked, "blocked", palette::kBlocked},
-                                                  {capture::kReady, "ready", palette::kReady}};
+  static const std::vector<StateStyle> kStyles = {
+      {capture::kBusy, "busy", palette::kBusy},
+      {capture::kSpinning, "spinning", palette::kSpinning},
+      {capture::kBlocked, "blocked", palette::kBlocked},
+      {capture::kReady, "ready", palette::kReady}};
   return kStyles;
 }
 
@@ -67,7 +68,8 @@ std::vector<double> StateChart::bars_s() const {
   const auto series = chart()->series();
   if (series.isEmpty()) return bars;
   const auto sets = static_cast<QHorizontalStackedBarSeries*>(series.first())->barSets();
-  for (int row = int(sets.size()) - 1; row >= 0; --row) bars.push_back(sets[row]->at(row) / per_second_);
+  for (int row = int(sets.size()) - 1; row >= 0; --row)
+    bars.push_back(sets[row]->at(row) / per_second_);
   return bars;
 }
 

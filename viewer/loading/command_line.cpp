@@ -40,7 +40,8 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
       options.screenshot = value("--screenshot");
     } else if (is("--view")) {
       options.view = value("--view");
-      if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) == std::end(kViewNames)) {
+      if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) ==
+          std::end(kViewNames)) {
         throw UsageError("--view: '" + options.view +
                          "' is not one of hierarchy, procedures, locks, threads, run");
       }

@@ -16,9 +16,11 @@ std::string one_line(const std::string& message) {
 }
 
 std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path) {
-  const bool run_number = !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
+  const bool run_number =
+      !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
   std::error_code error;
-  if (!which.empty() && which != "latest" && !run_number && !std::filesystem::exists(which, error)) {
+  if (!which.empty() && which != "latest" && !run_number &&
+      !std::filesystem::exists(which, error)) {
     throw LoadError(which + ": no such file");
   }
   auto data = std::make_shared<RunData>();

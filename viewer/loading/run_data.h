@@ -20,11 +20,11 @@ class LoadError : public std::runtime_error {
 };
 
 struct RunData {
-  std::string label;               // "run 3 (quartz.db)" or the capture's path
-  std::string source;              // the capture file or the store it came from
+  std::string label;                // "run 3 (quartz.db)" or the capture's path
+  std::string source;               // the capture file or the store it came from
   std::optional<int64_t> store_id;  // the run's number in its store
-  profile::Run run;                // for what is not a metric: host, topology, start routines
-  analysis::ProfileView view;      // every number the viewer shows
+  profile::Run run;                 // for what is not a metric: host, topology, start routines
+  analysis::ProfileView view;       // every number the viewer shows
 };
 
 // `which`: a capture file, a run number, "latest" or "" (the store's latest run), as

@@ -16,24 +16,27 @@ bool is_self(const analysis::ChildRow& row, uint64_t parent) {
 
 }  // namespace
 
-CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction direction, QObject* parent)
+CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction direction,
+                               QObject* parent)
     : ColumnTableModel(parent), run_(std::move(run)), direction_(direction) {
   const bool callers = direction == kCallers;
   set_columns({
       {callers ? "Caller" : "Callee",
-       callers ? "Procedures it runs under" : "Where its normalized time goes: its children, and itself (self)",
+       callers ? "Procedures it runs under"
+               : "Where its normalized time goes: its children, and itself (self)",
        Format::Text, [this](int row) { return entries_[size_t(row)].name; },
        [this](int row) {
          const Entry& e = entries_[size_t(row)];
          if (e.kind == capture::kProcedure) return e.name;
          return e.name + " (" + QString::fromStdString(analysis::kind_name(e.kind)) + ")";
        }},
-      {"Normalized", callers ? "Its normalized time under this caller" : "The child's normalized time under it",
+      {"Normalized",
+       callers ? "Its normalized time under this caller" : "The child's normalized time under it",
        Format::Seconds, [this](int row) { return entries_[size_t(row)].child->normalized_s; }},
       {callers ? "% of caller" : "Share",
-       callers ? "Share of the caller's normalized time" : "Share of the procedure's normalized time",
-       Format::Percent,
-       [this](int row) { return entries_[size_t(row)].child->share; }},
+       callers ? "Share of the caller's normalized time"
+               : "Share of the procedure's normalized time",
+       Format::Percent, [this](int row) { return entries_[size_t(row)].child->share; }},
       {"Calls", callers ? "Calls from the caller" : "Calls to the callee", Format::Count,
        [this](int row) {
          const uint64_t calls = entries_[size_t(row)].child->calls;
@@ -46,7 +49,8 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
     if (role != Qt::ForegroundRole) return {};
     const Entry& e = entries_[size_t(row)];
     if (e.kind != capture::kProcedure) return QBrush(palette::kObject);
-    if (e.child && is_self(*e.child, e.address) && direction_ == kCallees) return QBrush(QColor(0x60, 0x60, 0x60));
+    if (e.child && is_self(*e.child, e.address) && direction_ == kCallees)
+      return QBrush(QColor(0x60, 0x60, 0x60));
     return {};
   });
   if (!run_) return;
@@ -81,8 +85,9 @@ void CallGraphModel::show(uint64_t address, bool object) {
     if (it != callers_.end()) {
       for (const auto& [caller, child] : it->second) {
         auto name = procedure_names_.find(caller);
-        entries.push_back({caller, capture::kProcedure,
-                           name != procedure_names_.end() ? name->second : QString::number(caller, 16), child});
+        entries.push_back(
+            {caller, capture::kProcedure,
+             name != procedure_names_.end() ? name->second : QString::number(caller, 16), child});
       }
     }
   }

@@ -19,7 +19,8 @@ class CallGraphModel : public ColumnTableModel {
   enum Direction { kCallers, kCallees };
   enum ColumnId { kName, kNormalized, kShare, kCalls, kColumnCount };
 
-  CallGraphModel(std::shared_ptr<const RunData> run, Direction direction, QObject* parent = nullptr);
+  CallGraphModel(std::shared_ptr<const RunData> run, Direction direction,
+                 QObject* parent = nullptr);
 
   // Shows the callers or callees of a procedure (object = false; address 0 is the program
   // root) or of an object (callers only: objects have no callees).
@@ -37,7 +38,8 @@ class CallGraphModel : public ColumnTableModel {
   Direction direction_;
   std::vector<Entry> entries_;
   // (callee, is object) -> (caller, the callee's ChildRow under that caller), heaviest first.
-  std::map<std::pair<uint64_t, bool>, std::vector<std::pair<uint64_t, const analysis::ChildRow*>>> callers_;
+  std::map<std::pair<uint64_t, bool>, std::vector<std::pair<uint64_t, const analysis::ChildRow*>>>
+      callers_;
   std::map<uint64_t, QString> procedure_names_;
 };
 

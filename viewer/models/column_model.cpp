@@ -45,8 +45,9 @@ QVariant column_header(const Column& column, int role) {
   if (role == Qt::DisplayRole) return column.header;
   if (role == Qt::ToolTipRole) return column.tooltip;
   if (role == Qt::TextAlignmentRole) {
-    return column.format == Format::Text ? QVariant(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter))
-                                         : QVariant(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+    return column.format == Format::Text
+               ? QVariant(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter))
+               : QVariant(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
   }
   return {};
 }
@@ -60,7 +61,8 @@ int ColumnTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant ColumnTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    return {};
   const int row = index.row();
   if (role == KeyRole) return key_ ? key_(row) : QVariant();
   if (role == KindRole) return kind_ ? kind_(row) : QVariant();

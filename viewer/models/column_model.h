@@ -16,7 +16,10 @@ enum class Format { Text, Seconds, Percent, Count, Decimal };
 struct Column {
   Column(QString header, QString tooltip, Format format, std::function<QVariant(int row)> value,
          std::function<QString(int row)> text = {})
-      : header(std::move(header)), tooltip(std::move(tooltip)), format(format), value(std::move(value)),
+      : header(std::move(header)),
+        tooltip(std::move(tooltip)),
+        format(format),
+        value(std::move(value)),
         text(std::move(text)) {}
 
   QString header;

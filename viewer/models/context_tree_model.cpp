@@ -15,28 +15,45 @@ constexpr quintptr kProgramSlot = 0;
 
 std::vector<Column> tree_columns(const analysis::ProfileView& v) {
   // node: ContextTreeModel::kProgramNode or a context index.
-  auto context = [&v](int node) -> const analysis::ContextRow& { return v.contexts[static_cast<size_t>(node)]; };
+  auto context = [&v](int node) -> const analysis::ContextRow& {
+    return v.contexts[static_cast<size_t>(node)];
+  };
   auto share = [&v](double s) { return v.elapsed_s > 0 ? QVariant(s / v.elapsed_s) : QVariant(); };
   return {
-      {"Calling context", "The procedures and synchronization objects on the way from the program's start", Format::Text,
-       [=](int node) { return node < 0 ? QVariant("<program>") : QVariant(QString::fromStdString(context(node).name)); },
+      {"Calling context",
+       "The procedures and synchronization objects on the way from the program's start",
+       Format::Text,
+       [=](int node) {
+         return node < 0 ? QVariant("<program>")
+                         : QVariant(QString::fromStdString(context(node).name));
+       },
        [=](int node) {
          if (node < 0) return QStringLiteral("<program>");
          const analysis::ContextRow& c = context(node);
          QString name = QString::fromStdString(c.name);
-         if (c.kind != capture::kProcedure) name += " (" + QString::fromStdString(analysis::kind_name(c.kind)) + ")";
+         if (c.kind != capture::kProcedure)
+           name += " (" + QString::fromStdString(analysis::kind_name(c.kind)) + ")";
          return name;
        }},
-      {"Normalized", "Normalized processor time of this context and everything below it (self and on its behalf)",
+      {"Normalized",
+       "Normalized processor time of this context and everything below it (self and on its behalf)",
        Format::Seconds,
-       [=](int node) { return node < 0 ? v.program_totals.normalized_s : context(node).normalized_s; }},
+       [=](int node) {
+         return node < 0 ? v.program_totals.normalized_s : context(node).normalized_s;
+       }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
-       [=](int node) { return share(node < 0 ? v.program_totals.normalized_s : context(node).normalized_s); }},
+       [=](int node) {
+         return share(node < 0 ? v.program_totals.normalized_s : context(node).normalized_s);
+       }},
       {"Self", "Normalized processor time in this context's own code", Format::Seconds,
        [=](int node) { return node < 0 ? QVariant() : QVariant(context(node).normalized_self_s); }},
       {"Processor", "Plain processor time of the context and everything below it", Format::Seconds,
-       [=](int node) { return node < 0 ? v.program_totals.processor_s : context(node).processor_s; }},
-      {"Calls", "Calls to this procedure from its caller (from the call graph: all of the caller's contexts)",
+       [=](int node) {
+         return node < 0 ? v.program_totals.processor_s : context(node).processor_s;
+       }},
+      {"Calls",
+       "Calls to this procedure from its caller (from the call graph: all of the caller's "
+       "contexts)",
        Format::Count,
        [=](int node) {
          if (node < 0 || context(node).kind != capture::kProcedure) return QVariant();
@@ -62,10 +79,12 @@ ContextTreeModel::ContextTreeModel(std::shared_ptr<const RunData> run, QObject* 
   for (size_t s = 1; s < child_begin_.size(); ++s) child_begin_[s] += child_begin_[s - 1];
   children_.resize(n);
   std::vector<uint32_t> next(child_begin_.begin(), child_begin_.end() - 1);
-  for (size_t i = 0; i < n; ++i) children_[next[slot_of_parent(contexts[i])]++] = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < n; ++i)
+    children_[next[slot_of_parent(contexts[i])]++] = static_cast<uint32_t>(i);
   row_.resize(n);
   for (size_t s = 0; s + 1 < child_begin_.size(); ++s) {
-    auto first = children_.begin() + child_begin_[s], last = children_.begin() + child_begin_[s + 1];
+    auto first = children_.begin() + child_begin_[s],
+         last = children_.begin() + child_begin_[s + 1];
     std::stable_sort(first, last, [&](uint32_t a, uint32_t b) {
       return contexts[a].normalized_s > contexts[b].normalized_s;
     });
@@ -105,9 +124,13 @@ int ContextTreeModel::rowCount(const QModelIndex& parent) const {
   return static_cast<int>(child_count(parent.internalId()));
 }
 
-int ContextTreeModel::columnCount(const QModelIndex&) const { return static_cast<int>(columns_.size()); }
+int ContextTreeModel::columnCount(const QModelIndex&) const {
+  return static_cast<int>(columns_.size());
+}
 
-bool ContextTreeModel::hasChildren(const QModelIndex& parent) const { return rowCount(parent) > 0; }
+bool ContextTreeModel::hasChildren(const QModelIndex& parent) const {
+  return rowCount(parent) > 0;
+}
 
 QVariant ContextTreeModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};

@@ -13,7 +13,8 @@ QString csv_field(const QVariant& value) {
   if (!value.isValid()) return {};
   QString text = value.typeId() == QMetaType::Double ? QString::number(value.toDouble(), 'g', 17)
                                                      : value.toString();
-  if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n'))) {
+  if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
+      text.contains(QLatin1Char('\n'))) {
     text.replace(QLatin1String("\""), QLatin1String("\"\""));
     text = QLatin1Char('"') + text + QLatin1Char('"');
   }

@@ -25,7 +25,8 @@ void ProfileFilterProxy::set_minimum(double value) {
 }
 
 bool ProfileFilterProxy::hasChildren(const QModelIndex& parent) const {
-  if (search_.isEmpty() && minimum_ <= 0) return sourceModel() && sourceModel()->hasChildren(mapToSource(parent));
+  if (search_.isEmpty() && minimum_ <= 0)
+    return sourceModel() && sourceModel()->hasChildren(mapToSource(parent));
   return QSortFilterProxyModel::hasChildren(parent);
 }
 

@@ -14,7 +14,9 @@ QString format_seconds(double s) {
   return QString::asprintf("%.1f", s * 1e6) + QStringLiteral(" µs");
 }
 
-QString format_percent(double fraction) { return QString::asprintf("%.1f%%", 100 * fraction); }
+QString format_percent(double fraction) {
+  return QString::asprintf("%.1f%%", 100 * fraction);
+}
 
 QString format_count(uint64_t n) {
   return QLocale(QLocale::English).toString(static_cast<qulonglong>(n));

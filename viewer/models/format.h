@@ -7,7 +7,7 @@
 
 namespace quartz::viewer {
 
-QString format_seconds(double s);        // "1.308 s", "95.00 ms", "11.8 µs", "0 s"
+QString format_seconds(double s);         // "1.308 s", "95.00 ms", "11.8 µs", "0 s"
 QString format_percent(double fraction);  // 0.995 -> "99.5%"
 QString format_count(uint64_t n);         // 6000 -> "6,000"
 

@@ -14,21 +14,23 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
   auto l = [&v](int row) -> const analysis::LockRow& { return v.locks[size_t(row)]; };
   set_columns({
       {"Object",
-       "Named with quartz_name_object, or by the procedure and line that first took it; its kind in "
+       "Named with quartz_name_object, or by the procedure and line that first took it; its kind "
+       "in "
        "parentheses (mutex, rwlock, spinlock, condition, barrier, semaphore or join)",
        Format::Text, [=](int row) { return QString::fromStdString(l(row).name); },
        [=](int row) {
          return QString::fromStdString(l(row).name + " (" + analysis::kind_name(l(row).kind) + ")");
        }},
-      {"Normalized", "Normalized processor time of the work done holding the object", Format::Seconds,
-       [=](int row) { return l(row).totals.normalized_s; }},
+      {"Normalized", "Normalized processor time of the work done holding the object",
+       Format::Seconds, [=](int row) { return l(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
        [=, &v](int row) {
          return v.elapsed_s > 0 ? QVariant(l(row).totals.normalized_s / v.elapsed_s) : QVariant();
        }},
       {"Wait", "Thread-time spent waiting for it (spinning or blocked)", Format::Seconds,
        [=](int row) { return l(row).wait_s; }},
-      {"Hold", "Thread-time spent holding it", Format::Seconds, [=](int row) { return l(row).hold_s; }},
+      {"Hold", "Thread-time spent holding it", Format::Seconds,
+       [=](int row) { return l(row).hold_s; }},
       {"Acquired", "Acquisitions (exact)", Format::Count,
        [=](int row) { return static_cast<qulonglong>(l(row).acquisitions); }},
       {"Contended", "Acquisitions that found it taken (exact)", Format::Count,

@@ -12,7 +12,15 @@ namespace quartz::viewer {
 class LockTableModel : public ColumnTableModel {
  public:
   enum ColumnId {
-    kName, kNormalized, kShare, kWait, kHold, kAcquisitions, kContended, kMeanWait, kMeanQueue,
+    kName,
+    kNormalized,
+    kShare,
+    kWait,
+    kHold,
+    kAcquisitions,
+    kContended,
+    kMeanWait,
+    kMeanQueue,
     kColumnCount
   };
 

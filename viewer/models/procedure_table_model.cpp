@@ -10,7 +10,8 @@ ProcedureTableModel::ProcedureTableModel(std::shared_ptr<const RunData> run, QOb
   set_columns({
       {"Procedure", "The procedure (demangled)", Format::Text,
        [=](int row) { return QString::fromStdString(p(row).name); }},
-      {"Normalized", "Normalized processor time: the procedure's own and everything done on its behalf",
+      {"Normalized",
+       "Normalized processor time: the procedure's own and everything done on its behalf",
        Format::Seconds, [=](int row) { return p(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
        [=, &v](int row) {
@@ -18,8 +19,8 @@ ProcedureTableModel::ProcedureTableModel(std::shared_ptr<const RunData> run, QOb
        }},
       {"Self", "Normalized processor time in the procedure's own code", Format::Seconds,
        [=](int row) { return p(row).totals.normalized_self_s; }},
-      {"Processor", "Plain processor time, self and on its behalf (what gprof ranks by)", Format::Seconds,
-       [=](int row) { return p(row).totals.processor_s; }},
+      {"Processor", "Plain processor time, self and on its behalf (what gprof ranks by)",
+       Format::Seconds, [=](int row) { return p(row).totals.processor_s; }},
       {"Calls", "Calls to the procedure, from the call graph", Format::Count,
        [=](int row) { return static_cast<qulonglong>(p(row).calls); }},
       {"Location", "Source file and line, or the module", Format::Text,

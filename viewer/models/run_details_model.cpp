@@ -22,7 +22,8 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
   const analysis::Quality& q = v.quality;
   auto text = [](const std::string& s) { return QString::fromStdString(s); };
   auto add = [this](QString property, QVariant value, QString shown, QString tooltip = {}) {
-    entries_.push_back({std::move(property), std::move(value), std::move(shown), std::move(tooltip)});
+    entries_.push_back(
+        {std::move(property), std::move(value), std::move(shown), std::move(tooltip)});
   };
   auto seconds = [&](QString property, double s, QString tooltip = {}) {
     add(std::move(property), s, format_seconds(s), std::move(tooltip));
@@ -39,9 +40,10 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
   const std::string host = run_->run.text(capture::run_keys::kHost);
   add("Host", text(host), text(host));
   const double start_ns = run_->run.number(capture::run_keys::kStartRealtimeNs);
-  const QString started =
-      start_ns > 0 ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(start_ns / 1e6)).toString("yyyy-MM-dd HH:mm:ss")
-                   : QString();
+  const QString started = start_ns > 0
+                              ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(start_ns / 1e6))
+                                    .toString("yyyy-MM-dd HH:mm:ss")
+                              : QString();
   add("Started", started, started);
   const std::string topology = run_->run.text(capture::run_keys::kTopology);
   add("Machine topology", text(topology), text(topology), "hwloc's view of the machine");
@@ -55,15 +57,18 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
   seconds("Period", q.period_s, "Time between snapshots");
   add("Torn rate", q.torn_rate, QString::asprintf("%.3f%%", 100 * q.torn_rate),
       "Stack copies torn by the thread changing its stack while read, per thread sample");
-  seconds("Dilation removed", q.dilation_removed_s, "Processor time taken out as the hooks' own cost");
+  seconds("Dilation removed", q.dilation_removed_s,
+          "Processor time taken out as the hooks' own cost");
   add("Hook cost per call", q.hook_pair_ns, QString::asprintf("%.1f ns", q.hook_pair_ns),
       "Calibrated cost of one enter/exit hook pair");
   seconds("Sampler CPU", q.sampler_cpu_s);
   add("Sampler core", q.reserved_core, q.reserved_core ? "reserved" : "shared with the program");
-  add("CPU shares", text(q.cpu_measurement), q.cpu_measurement == "schedstat" ? "measured (schedstat)" : "modelled");
+  add("CPU shares", text(q.cpu_measurement),
+      q.cpu_measurement == "schedstat" ? "measured (schedstat)" : "modelled");
   count("Stack overflows", q.stack_overflows, "Calls deeper than the profile stack's capacity");
   count("Unmatched exits", q.unmatched_exits);
-  count("Entries dropped", q.dropped, "Objects, calls or contexts that found no room in the tables");
+  count("Entries dropped", q.dropped,
+        "Objects, calls or contexts that found no room in the tables");
   add("Ended normally", q.final, q.final ? "yes" : "no: this is the run's last checkpoint");
   reset_rows(static_cast<int>(entries_.size()));
 }

@@ -8,16 +8,22 @@ RunListModel::RunListModel(std::vector<profile::RunSummary> runs, QObject* paren
   set_columns({
       {"Run", "The run's number in the store", Format::Count,
        [=](int row) { return static_cast<qlonglong>(r(row).id); }},
-      {"Started", "", Format::Text, [=](int row) { return QString::fromStdString(r(row).started); }},
+      {"Started", "", Format::Text,
+       [=](int row) { return QString::fromStdString(r(row).started); }},
       {"Command", "", Format::Text,
        [=](int row) {
-         return QString::fromStdString(r(row).arguments.empty() ? r(row).program : r(row).arguments);
+         return QString::fromStdString(r(row).arguments.empty() ? r(row).program
+                                                                : r(row).arguments);
        }},
-      {"P", "Processors available to the program", Format::Count, [=](int row) { return r(row).processors; }},
+      {"P", "Processors available to the program", Format::Count,
+       [=](int row) { return r(row).processors; }},
       {"Elapsed", "", Format::Seconds, [=](int row) { return r(row).elapsed_s; }},
-      {"Samples", "", Format::Count, [=](int row) { return static_cast<qulonglong>(r(row).samples); }},
+      {"Samples", "", Format::Count,
+       [=](int row) { return static_cast<qulonglong>(r(row).samples); }},
       {"Ended", "Whether the program ended normally (else: its last checkpoint)", Format::Text,
-       [=](int row) { return r(row).final ? QStringLiteral("normally") : QStringLiteral("abnormally"); }},
+       [=](int row) {
+         return r(row).final ? QStringLiteral("normally") : QStringLiteral("abnormally");
+       }},
   });
   set_key([=](int row) { return static_cast<qlonglong>(r(row).id); });
   reset_rows(static_cast<int>(runs_.size()));

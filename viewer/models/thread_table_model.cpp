@@ -17,7 +17,8 @@ ThreadTableModel::ThreadTableModel(std::shared_ptr<const RunData> run, QObject* 
          return t(row).parent == capture::kNoParent ? QVariant() : QVariant(t(row).parent);
        },
        [=](int row) {
-         return t(row).parent == capture::kNoParent ? QString() : "#" + QString::number(t(row).parent);
+         return t(row).parent == capture::kNoParent ? QString()
+                                                    : "#" + QString::number(t(row).parent);
        }},
       {"Normalized", "Normalized processor time of the thread's work", Format::Seconds,
        [=](int row) { return t(row).totals.normalized_s; }},
@@ -25,9 +26,12 @@ ThreadTableModel::ThreadTableModel(std::shared_ptr<const RunData> run, QObject* 
        [=, &v](int row) {
          return v.elapsed_s > 0 ? QVariant(t(row).totals.normalized_s / v.elapsed_s) : QVariant();
        }},
-      {"Busy", "Thread-seconds running program code", Format::Seconds, [=](int row) { return t(row).busy_s; }},
-      {"Spinning", "Thread-seconds busy-waiting", Format::Seconds, [=](int row) { return t(row).spinning_s; }},
-      {"Blocked", "Thread-seconds waiting on a lock, condition, barrier, semaphore or join, or in the kernel",
+      {"Busy", "Thread-seconds running program code", Format::Seconds,
+       [=](int row) { return t(row).busy_s; }},
+      {"Spinning", "Thread-seconds busy-waiting", Format::Seconds,
+       [=](int row) { return t(row).spinning_s; }},
+      {"Blocked",
+       "Thread-seconds waiting on a lock, condition, barrier, semaphore or join, or in the kernel",
        Format::Seconds, [=](int row) { return t(row).blocked_s; }},
       {"Ready", "Thread-seconds runnable, but with no processor free", Format::Seconds,
        [=](int row) { return t(row).ready_s; }},

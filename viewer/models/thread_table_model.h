@@ -12,7 +12,17 @@ namespace quartz::viewer {
 class ThreadTableModel : public ColumnTableModel {
  public:
   enum ColumnId {
-    kIndex, kName, kParent, kNormalized, kShare, kBusy, kSpinning, kBlocked, kReady, kCpu, kCalls,
+    kIndex,
+    kName,
+    kParent,
+    kNormalized,
+    kShare,
+    kBusy,
+    kSpinning,
+    kBlocked,
+    kReady,
+    kCpu,
+    kCalls,
     kColumnCount
   };
 

@@ -9,8 +9,11 @@
 namespace quartz::viewer {
 
 CallGraphPanel::CallGraphPanel(CallGraphModel::Direction direction, QWidget* parent)
-    : QWidget(parent), direction_(direction), title_(new QLabel(this)),
-      table_(new RankedTable(CallGraphModel::kName, CallGraphModel::kNormalized, CallGraphModel::kShare, this)) {
+    : QWidget(parent),
+      direction_(direction),
+      title_(new QLabel(this)),
+      table_(new RankedTable(CallGraphModel::kName, CallGraphModel::kNormalized,
+                             CallGraphModel::kShare, this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 4, 0, 0);
   layout->addWidget(title_);
@@ -20,7 +23,8 @@ CallGraphPanel::CallGraphPanel(CallGraphModel::Direction direction, QWidget* par
   bold.setBold(true);
   title_->setFont(bold);
   connect(table_, &RankedTable::row_activated, this, [this](const QModelIndex& index) {
-    if (index.isValid()) emit activated(index.data(KeyRole).toULongLong(), index.data(KindRole).toUInt());
+    if (index.isValid())
+      emit activated(index.data(KeyRole).toULongLong(), index.data(KindRole).toUInt());
   });
   set_run(nullptr);
 }

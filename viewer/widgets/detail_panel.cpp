@@ -11,9 +11,13 @@
 namespace quartz::viewer {
 
 DetailPanel::DetailPanel(QWidget* parent)
-    : QWidget(parent), name_(new QLabel(this)), summary_(new QLabel(this)),
-      splitter_(new QSplitter(Qt::Vertical, this)), histogram_(new HistogramChart),
-      states_(new StateChart), runnable_(new RunnableChart) {
+    : QWidget(parent),
+      name_(new QLabel(this)),
+      summary_(new QLabel(this)),
+      splitter_(new QSplitter(Qt::Vertical, this)),
+      histogram_(new HistogramChart),
+      states_(new StateChart),
+      runnable_(new RunnableChart) {
   QFont bold = name_->font();
   bold.setBold(true);
   bold.setPointSizeF(bold.pointSizeF() * 1.15);

@@ -21,8 +21,10 @@ constexpr size_t kExpandedMatches = 100;
 }  // namespace
 
 HierarchyView::HierarchyView(QWidget* parent)
-    : ProfileTab(parent), proxy_(new ProfileFilterProxy(ContextTreeModel::kName, ContextTreeModel::kNormalized, this)),
-      filter_(new FilterBar(this)), tree_(new QTreeView(this)) {
+    : ProfileTab(parent),
+      proxy_(new ProfileFilterProxy(ContextTreeModel::kName, ContextTreeModel::kNormalized, this)),
+      filter_(new FilterBar(this)),
+      tree_(new QTreeView(this)) {
   tree_->setModel(proxy_);
   tree_->setUniformRowHeights(true);  // scrolling 100,000 rows must not measure each one
   tree_->setSortingEnabled(true);
@@ -45,7 +47,8 @@ HierarchyView::HierarchyView(QWidget* parent)
   });
   connect(filter_, &FilterBar::done, this, [this] { tree_->setFocus(Qt::OtherFocusReason); });
   connect(tree_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
-    const int node = model_ ? model_->node(proxy_->mapToSource(index)) : ContextTreeModel::kProgramNode;
+    const int node =
+        model_ ? model_->node(proxy_->mapToSource(index)) : ContextTreeModel::kProgramNode;
     if (node < 0) return;
     const analysis::ContextRow& c = run_->view.contexts[size_t(node)];
     if (c.kind == capture::kProcedure) {
@@ -70,7 +73,8 @@ void HierarchyView::set_run(std::shared_ptr<const RunData> run) {
   if (saved_header_.isEmpty() || !header->restoreState(saved_header_)) {
     const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
     tree_->setColumnWidth(ContextTreeModel::kName, 30 * em);
-    for (int column = ContextTreeModel::kNormalized; column < ContextTreeModel::kColumnCount; ++column) {
+    for (int column = ContextTreeModel::kNormalized; column < ContextTreeModel::kColumnCount;
+         ++column) {
       tree_->setColumnWidth(column, 8 * em);
     }
     header->setSortIndicator(ContextTreeModel::kNormalized, Qt::DescendingOrder);
@@ -87,7 +91,8 @@ void HierarchyView::expand_initial_path() {
     tree_->expand(at);
     const QModelIndex next = proxy_->mapFromSource(model_->heaviest_child(proxy_->mapToSource(at)));
     if (!next.isValid() || elapsed <= 0 ||
-        next.siblingAtColumn(ContextTreeModel::kNormalized).data(NumberRole).toDouble() < kInitialPathShare * elapsed) {
+        next.siblingAtColumn(ContextTreeModel::kNormalized).data(NumberRole).toDouble() <
+            kInitialPathShare * elapsed) {
       break;
     }
     at = next;
@@ -96,7 +101,8 @@ void HierarchyView::expand_initial_path() {
 
 int HierarchyView::current_node() const {
   const QModelIndex current = tree_->currentIndex();
-  return model_ && current.isValid() ? model_->node(proxy_->mapToSource(current)) : ContextTreeModel::kProgramNode;
+  return model_ && current.isValid() ? model_->node(proxy_->mapToSource(current))
+                                     : ContextTreeModel::kProgramNode;
 }
 
 std::optional<Selection> HierarchyView::selection() const {
@@ -105,9 +111,13 @@ std::optional<Selection> HierarchyView::selection() const {
   return node < 0 ? program_selection(*run_) : context_selection(*run_, node);
 }
 
-QVariant HierarchyView::current_key() const { return run_ ? QVariant(current_node()) : QVariant(); }
+QVariant HierarchyView::current_key() const {
+  return run_ ? QVariant(current_node()) : QVariant();
+}
 
-bool HierarchyView::select_key(const QVariant& key) { return key.isValid() && select_node(key.toInt()); }
+bool HierarchyView::select_key(const QVariant& key) {
+  return key.isValid() && select_node(key.toInt());
+}
 
 bool HierarchyView::select_node(int node) {
   if (!run_ || node >= static_cast<int>(run_->view.contexts.size())) return false;
@@ -144,7 +154,8 @@ bool HierarchyView::next_context() {
 
 void HierarchyView::expand_heaviest_path() {
   if (!model_) return;
-  QModelIndex at = tree_->currentIndex().isValid() ? tree_->currentIndex().siblingAtColumn(0) : proxy_->index(0, 0);
+  QModelIndex at = tree_->currentIndex().isValid() ? tree_->currentIndex().siblingAtColumn(0)
+                                                   : proxy_->index(0, 0);
   for (int depth = 0; at.isValid() && depth < kMaxPathDepth; ++depth) {
     const QModelIndex next = proxy_->mapFromSource(model_->heaviest_child(proxy_->mapToSource(at)));
     if (!next.isValid()) break;
@@ -176,12 +187,14 @@ void HierarchyView::search(const QString& text) {
   const auto& contexts = run_->view.contexts;
   std::vector<int> matches;
   for (size_t i = 0; i < contexts.size(); ++i) {
-    if (QString::fromStdString(contexts[i].name).contains(text, Qt::CaseInsensitive)) matches.push_back(int(i));
+    if (QString::fromStdString(contexts[i].name).contains(text, Qt::CaseInsensitive))
+      matches.push_back(int(i));
   }
   const size_t shown = std::min(matches.size(), kExpandedMatches);
-  std::partial_sort(matches.begin(), matches.begin() + long(shown), matches.end(), [&](int a, int b) {
-    return contexts[size_t(a)].normalized_s > contexts[size_t(b)].normalized_s;
-  });
+  std::partial_sort(matches.begin(), matches.begin() + long(shown), matches.end(),
+                    [&](int a, int b) {
+                      return contexts[size_t(a)].normalized_s > contexts[size_t(b)].normalized_s;
+                    });
   for (size_t i = 0; i < shown; ++i) {
     const QModelIndex index = proxy_->mapFromSource(model_->index_of(matches[i]));
     for (QModelIndex up = index.parent(); up.isValid(); up = up.parent()) tree_->expand(up);
@@ -193,7 +206,9 @@ void HierarchyView::search(const QString& text) {
   }
 }
 
-void HierarchyView::focus_search() { filter_->focus_search(); }
+void HierarchyView::focus_search() {
+  filter_->focus_search();
+}
 
 void HierarchyView::save_state(QSettings& settings) const {
   settings.setValue(QStringLiteral("header"), run_ ? tree_->header()->saveState() : saved_header_);
@@ -203,6 +218,8 @@ void HierarchyView::restore_state(const QSettings& settings) {
   saved_header_ = settings.value(QStringLiteral("header")).toByteArray();
 }
 
-QWidget* HierarchyView::main_widget() const { return tree_; }
+QWidget* HierarchyView::main_widget() const {
+  return tree_;
+}
 
 }  // namespace quartz::viewer

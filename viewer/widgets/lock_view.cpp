@@ -12,10 +12,14 @@
 namespace quartz::viewer {
 
 LockView::LockView(QWidget* parent)
-    : ProfileTab(parent), filter_(new FilterBar(this)),
-      table_(new RankedTable(LockTableModel::kName, LockTableModel::kNormalized, LockTableModel::kShare)),
-      taken_in_(new CallGraphPanel(CallGraphModel::kCallers)), queue_(new QueueChart),
-      splitter_(new QSplitter(Qt::Vertical, this)), bottom_(new QSplitter(Qt::Horizontal)) {
+    : ProfileTab(parent),
+      filter_(new FilterBar(this)),
+      table_(new RankedTable(LockTableModel::kName, LockTableModel::kNormalized,
+                             LockTableModel::kShare)),
+      taken_in_(new CallGraphPanel(CallGraphModel::kCallers)),
+      queue_(new QueueChart),
+      splitter_(new QSplitter(Qt::Vertical, this)),
+      bottom_(new QSplitter(Qt::Horizontal)) {
   bottom_->addWidget(queue_);
   bottom_->addWidget(taken_in_);
   bottom_->setChildrenCollapsible(false);
@@ -40,7 +44,8 @@ LockView::LockView(QWidget* parent)
     if (index.isValid()) {
       const QString name = index.siblingAtColumn(LockTableModel::kName).data().toString();
       taken_in_->show_for(index.data(KeyRole).toULongLong(), true, name);
-      queue_->show_queue({tr("Queue length of %1").arg(name), run_->view.locks[size_t(index.row())].queue_s});
+      queue_->show_queue(
+          {tr("Queue length of %1").arg(name), run_->view.locks[size_t(index.row())].queue_s});
     }
     queue_->setVisible(index.isValid());
     emit selection_changed();
@@ -48,9 +53,8 @@ LockView::LockView(QWidget* parent)
   connect(table_, &RankedTable::row_activated, this, [this](const QModelIndex& index) {
     if (index.isValid()) emit show_in_hierarchy(index.data(KeyRole).toULongLong(), true);
   });
-  connect(taken_in_, &CallGraphPanel::activated, this, [this](uint64_t address, uint32_t) {
-    emit open_procedure(address);
-  });
+  connect(taken_in_, &CallGraphPanel::activated, this,
+          [this](uint64_t address, uint32_t) { emit open_procedure(address); });
   set_run(nullptr);
 }
 
@@ -70,15 +74,25 @@ std::optional<Selection> LockView::selection() const {
   return lock_selection(*run_, run_->view.locks[size_t(row)]);
 }
 
-QVariant LockView::current_key() const { return table_->current_key(); }
+QVariant LockView::current_key() const {
+  return table_->current_key();
+}
 
-bool LockView::select_key(const QVariant& key) { return table_->select_key(key); }
+bool LockView::select_key(const QVariant& key) {
+  return table_->select_key(key);
+}
 
-bool LockView::select_lock(uint64_t address) { return table_->select_key(QVariant::fromValue<qulonglong>(address)); }
+bool LockView::select_lock(uint64_t address) {
+  return table_->select_key(QVariant::fromValue<qulonglong>(address));
+}
 
-const QAbstractItemModel* LockView::export_model() const { return table_->proxy(); }
+const QAbstractItemModel* LockView::export_model() const {
+  return table_->proxy();
+}
 
-void LockView::focus_search() { filter_->focus_search(); }
+void LockView::focus_search() {
+  filter_->focus_search();
+}
 
 void LockView::save_state(QSettings& settings) const {
   settings.setValue(QStringLiteral("header"), table_->header_state());
@@ -92,6 +106,8 @@ void LockView::restore_state(const QSettings& settings) {
   bottom_->restoreState(settings.value(QStringLiteral("bottom_splitter")).toByteArray());
 }
 
-QWidget* LockView::main_widget() const { return table_; }
+QWidget* LockView::main_widget() const {
+  return table_;
+}
 
 }  // namespace quartz::viewer

@@ -11,10 +11,14 @@
 namespace quartz::viewer {
 
 ProcedureView::ProcedureView(QWidget* parent)
-    : ProfileTab(parent), filter_(new FilterBar(this)),
-      table_(new RankedTable(ProcedureTableModel::kName, ProcedureTableModel::kNormalized, ProcedureTableModel::kShare)),
-      callers_(new CallGraphPanel(CallGraphModel::kCallers)), callees_(new CallGraphPanel(CallGraphModel::kCallees)),
-      vertical_(new QSplitter(Qt::Vertical, this)), horizontal_(new QSplitter(Qt::Horizontal)) {
+    : ProfileTab(parent),
+      filter_(new FilterBar(this)),
+      table_(new RankedTable(ProcedureTableModel::kName, ProcedureTableModel::kNormalized,
+                             ProcedureTableModel::kShare)),
+      callers_(new CallGraphPanel(CallGraphModel::kCallers)),
+      callees_(new CallGraphPanel(CallGraphModel::kCallees)),
+      vertical_(new QSplitter(Qt::Vertical, this)),
+      horizontal_(new QSplitter(Qt::Horizontal)) {
   horizontal_->addWidget(callers_);
   horizontal_->addWidget(callees_);
   vertical_->addWidget(table_);
@@ -79,17 +83,25 @@ std::optional<Selection> ProcedureView::selection() const {
   return procedure_selection(*run_, run_->view.procedures[size_t(row)]);
 }
 
-QVariant ProcedureView::current_key() const { return table_->current_key(); }
+QVariant ProcedureView::current_key() const {
+  return table_->current_key();
+}
 
-bool ProcedureView::select_key(const QVariant& key) { return table_->select_key(key); }
+bool ProcedureView::select_key(const QVariant& key) {
+  return table_->select_key(key);
+}
 
 bool ProcedureView::select_procedure(uint64_t address) {
   return table_->select_key(QVariant::fromValue<qulonglong>(address));
 }
 
-const QAbstractItemModel* ProcedureView::export_model() const { return table_->proxy(); }
+const QAbstractItemModel* ProcedureView::export_model() const {
+  return table_->proxy();
+}
 
-void ProcedureView::focus_search() { filter_->focus_search(); }
+void ProcedureView::focus_search() {
+  filter_->focus_search();
+}
 
 void ProcedureView::save_state(QSettings& settings) const {
   settings.setValue(QStringLiteral("header"), table_->header_state());
@@ -103,6 +115,8 @@ void ProcedureView::restore_state(const QSettings& settings) {
   horizontal_->restoreState(settings.value(QStringLiteral("call_graph_splitter")).toByteArray());
 }
 
-QWidget* ProcedureView::main_widget() const { return table_; }
+QWidget* ProcedureView::main_widget() const {
+  return table_;
+}
 
 }  // namespace quartz::viewer

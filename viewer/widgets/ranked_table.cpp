@@ -9,7 +9,9 @@
 namespace quartz::viewer {
 
 RankedTable::RankedTable(int name_column, int value_column, int share_column, QWidget* parent)
-    : QTableView(parent), name_column_(name_column), value_column_(value_column),
+    : QTableView(parent),
+      name_column_(name_column),
+      value_column_(value_column),
       proxy_(new ProfileFilterProxy(name_column, value_column, this)) {
   setModel(proxy_);
   setSortingEnabled(true);
@@ -26,8 +28,9 @@ RankedTable::RankedTable(int name_column, int value_column, int share_column, QW
   if (share_column >= 0) setItemDelegateForColumn(share_column, new ShareBarDelegate(this));
   connect(this, &QAbstractItemView::activated, this,
           [this](const QModelIndex& index) { emit row_activated(proxy_->mapToSource(index)); });
-  connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) { emit current_changed(proxy_->mapToSource(current)); });
+  connect(
+      selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+      [this](const QModelIndex& current) { emit current_changed(proxy_->mapToSource(current)); });
 }
 
 void RankedTable::set_source(QAbstractItemModel* model) {

@@ -36,7 +36,7 @@ class RankedTable : public QTableView {
  signals:
   void current_changed(const QModelIndex& source_index);  // invalid when nothing is selected
   void row_activated(const QModelIndex& source_index);    // Enter or double-click
-  void filters_cleared();  // select_key() showed hidden rows again
+  void filters_cleared();                                 // select_key() showed hidden rows again
 
  private:
   int name_column_, value_column_;

@@ -12,7 +12,9 @@
 namespace quartz::viewer {
 
 RunPicker::RunPicker(const QString& store, std::vector<profile::RunSummary> runs, QWidget* parent)
-    : QDialog(parent), model_(new RunListModel(std::move(runs), this)), table_(new QTableView(this)) {
+    : QDialog(parent),
+      model_(new RunListModel(std::move(runs), this)),
+      table_(new QTableView(this)) {
   setWindowTitle(tr("Open a run of %1").arg(store));
   table_->setModel(model_);
   table_->verticalHeader()->hide();

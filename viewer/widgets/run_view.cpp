@@ -23,7 +23,8 @@ void RunView::set_run(std::shared_ptr<const RunData> run) {
   table_->setModel(model.get());
   model_ = std::move(model);
   table_->resizeColumnToContents(RunDetailsModel::kProperty);
-  table_->setColumnWidth(RunDetailsModel::kProperty, table_->columnWidth(RunDetailsModel::kProperty) + 24);
+  table_->setColumnWidth(RunDetailsModel::kProperty,
+                         table_->columnWidth(RunDetailsModel::kProperty) + 24);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 }
 
@@ -36,6 +37,8 @@ void RunView::save_state(QSettings&) const {}
 
 void RunView::restore_state(const QSettings&) {}
 
-QWidget* RunView::main_widget() const { return table_; }
+QWidget* RunView::main_widget() const {
+  return table_;
+}
 
 }  // namespace quartz::viewer

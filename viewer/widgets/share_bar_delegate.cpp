@@ -8,7 +8,8 @@
 
 namespace quartz::viewer {
 
-void ShareBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+void ShareBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                             const QModelIndex& index) const {
   const QVariant share = index.data(NumberRole);
   if (share.isValid() && !(option.state & QStyle::State_Selected)) {
     const double fraction = std::clamp(share.toDouble(), 0.0, 1.0);

@@ -9,8 +9,10 @@
 namespace quartz::viewer {
 
 ThreadView::ThreadView(QWidget* parent)
-    : ProfileTab(parent), filter_(new FilterBar(this)),
-      table_(new RankedTable(ThreadTableModel::kName, ThreadTableModel::kNormalized, ThreadTableModel::kShare, this)) {
+    : ProfileTab(parent),
+      filter_(new FilterBar(this)),
+      table_(new RankedTable(ThreadTableModel::kName, ThreadTableModel::kNormalized,
+                             ThreadTableModel::kShare, this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(filter_);
@@ -53,13 +55,21 @@ std::optional<Selection> ThreadView::selection() const {
   return thread_selection(*run_, *thread);
 }
 
-QVariant ThreadView::current_key() const { return table_->current_key(); }
+QVariant ThreadView::current_key() const {
+  return table_->current_key();
+}
 
-bool ThreadView::select_key(const QVariant& key) { return table_->select_key(key); }
+bool ThreadView::select_key(const QVariant& key) {
+  return table_->select_key(key);
+}
 
-const QAbstractItemModel* ThreadView::export_model() const { return table_->proxy(); }
+const QAbstractItemModel* ThreadView::export_model() const {
+  return table_->proxy();
+}
 
-void ThreadView::focus_search() { filter_->focus_search(); }
+void ThreadView::focus_search() {
+  filter_->focus_search();
+}
 
 void ThreadView::save_state(QSettings& settings) const {
   settings.setValue(QStringLiteral("header"), table_->header_state());
@@ -69,6 +79,8 @@ void ThreadView::restore_state(const QSettings& settings) {
   table_->set_header_state(settings.value(QStringLiteral("header")).toByteArray());
 }
 
-QWidget* ThreadView::main_widget() const { return table_; }
+QWidget* ThreadView::main_widget() const {
+  return table_;
+}
 
 }  // namespace quartz::viewer
