@@ -65,9 +65,7 @@ class MainWindow : public QMainWindow {
   ProcedureView* procedures() const { return procedures_; }
   LockView* locks() const { return locks_; }
   ThreadView* threads() const { return threads_; }
-  RunView* run_view() const { return run_view_; }
   DetailPanel* details() const { return details_; }
-  QTabWidget* tabs() const { return tabs_; }
 
  public slots:
   void go_back();

@@ -23,7 +23,6 @@ class HistogramChart : public ChartView {
   explicit HistogramChart(QWidget* parent = nullptr);
 
   void show_histogram(const Histogram& histogram);
-  const Histogram& shown() const { return shown_; }
   // The shown bars' parts in seconds, lower part first: {self, on behalf}, or {total}.
   std::vector<std::vector<double>> bar_parts_s() const;
 

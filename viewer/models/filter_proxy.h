@@ -16,7 +16,6 @@ class ProfileFilterProxy : public QSortFilterProxyModel {
   void set_search(const QString& text);
   void set_minimum(double value);  // 0: no minimum
   const QString& search() const { return search_; }
-  double minimum() const { return minimum_; }
 
   // Without a filter, the source's answer: the base class would sort every child of each
   // collapsed row the view shows just to learn whether it has one.

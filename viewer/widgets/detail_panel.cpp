@@ -58,7 +58,6 @@ void DetailPanel::show_selection(const Selection& selection) {
                          static_cast<QWidget*>(runnable_)}) {
     chart->setVisible(true);
   }
-  shown_ = selection;
 }
 
 void DetailPanel::clear() {
@@ -68,7 +67,6 @@ void DetailPanel::clear() {
                          static_cast<QWidget*>(runnable_)}) {
     chart->setVisible(false);
   }
-  shown_.reset();
 }
 
 }  // namespace quartz::viewer

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QWidget>
-#include <optional>
 
 #include "viewer/widgets/selection.h"
 
@@ -25,7 +24,6 @@ class DetailPanel : public QWidget {
   void set_processors(uint32_t processors) { processors_ = processors; }
   void show_selection(const Selection& selection);
   void clear();
-  const std::optional<Selection>& shown() const { return shown_; }
 
   HistogramChart* histogram() const { return histogram_; }
   StateChart* states() const { return states_; }
@@ -40,7 +38,6 @@ class DetailPanel : public QWidget {
   StateChart* states_;
   RunnableChart* runnable_;
   uint32_t processors_ = 1;
-  std::optional<Selection> shown_;
 };
 
 }  // namespace quartz::viewer

@@ -35,7 +35,6 @@ class LockView : public ProfileTab {
   void restore_state(const QSettings& settings) override;
 
   bool select_lock(uint64_t address);
-  RankedTable* table() const { return table_; }
   CallGraphPanel* taken_in() const { return taken_in_; }
   QueueChart* queue_chart() const { return queue_; }
 

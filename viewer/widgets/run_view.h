@@ -25,8 +25,6 @@ class RunView : public ProfileTab {
   void save_state(QSettings& settings) const override;
   void restore_state(const QSettings& settings) override;
 
-  QTableView* table() const { return table_; }
-  RunDetailsModel* model() const { return model_.get(); }
 
  private:
   std::shared_ptr<const RunData> run_;
