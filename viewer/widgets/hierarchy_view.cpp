@@ -41,6 +41,8 @@ HierarchyView::HierarchyView(QWidget* parent)
   layout->addWidget(filter_);
   layout->addWidget(tree_, 1);
 
+  connect(tree_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &HierarchyView::selection_changed);
   connect(filter_, &FilterBar::search_changed, this, &HierarchyView::search);
   connect(filter_, &FilterBar::minimum_changed, this, [this](double fraction) {
     refilter([&] { proxy_->set_minimum(run_ ? fraction * run_->view.elapsed_s : 0); });
@@ -66,8 +68,6 @@ void HierarchyView::set_run(std::shared_ptr<const RunData> run) {
   auto model = std::make_unique<ContextTreeModel>(run_);
   proxy_->setSourceModel(model.get());
   model_ = std::move(model);
-  connect(tree_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          &HierarchyView::selection_changed, Qt::UniqueConnection);
   if (!run_) return;
   QHeaderView* header = tree_->header();
   if (saved_header_.isEmpty() || !header->restoreState(saved_header_)) {
