@@ -193,15 +193,26 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
 
 std::vector<ContextRow> context_rows(const Run& run) {
   const size_t n = run.contexts.size();
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> edge_calls;  // (caller, callee)
+  for (const Edge& e : run.edges) edge_calls[{e.caller, e.callee}] += e.calls;
   std::vector<ContextRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
     const ContextInfo& c = run.contexts[i];
     ContextRow& row = rows[i];
     row.id = c.id;
     row.parent = c.parent;
+    row.address = c.address;
     row.kind = c.kind;
     if (c.kind == capture::kProcedure) {
       row.name = display_name(run, c.address);
+      // The caller is the nearest procedure above: objects held in between do not call.
+      uint32_t up = c.parent;
+      while (up != capture::kNoParent && run.contexts[up].kind != capture::kProcedure) {
+        up = run.contexts[up].parent;
+      }
+      const uint64_t caller = up == capture::kNoParent ? 0 : run.contexts[up].address;
+      auto it = edge_calls.find({caller, c.address});
+      if (it != edge_calls.end()) row.calls = it->second;
     } else {
       row.name = kind_name(c.kind) + "@" + hex(c.address);
       for (const ObjectInfo& o : run.objects) {
@@ -210,6 +221,7 @@ std::vector<ContextRow> context_rows(const Run& run) {
     }
     row.normalized_self_s = sum(c.record.normalized);
     row.histogram_s = c.record.normalized;
+    row.histogram_self_s = c.record.normalized;
     row.processor_s = sum(c.record.processor);
   }
   // Inclusive values: children come after their parents.

@@ -55,12 +55,18 @@ struct LockRow {
 struct ContextRow {
   uint32_t id = 0;
   uint32_t parent = capture::kNoParent;
+  uint64_t address = 0;  // the procedure or object
   std::string name;
   uint32_t kind = capture::kProcedure;
   double normalized_s = 0;       // with its subtree
   double normalized_self_s = 0;  // at this context itself
   double processor_s = 0;        // with its subtree
-  std::vector<double> histogram_s;  // normalized, with its subtree, by processors busy
+  std::vector<double> histogram_s;       // normalized, with its subtree, by processors busy
+  std::vector<double> histogram_self_s;  // the part at this context itself
+  // Calls to this procedure from the parent context's procedure (the thread's root for a
+  // top context), from the call graph: a caller seen in several contexts counts them all.
+  // 0 for objects.
+  uint64_t calls = 0;
 };
 
 struct ThreadRow {

@@ -253,12 +253,15 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   for (const ContextRow& c : v.contexts) {
     contexts.push_back({{"id", c.id},
                         {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(c.parent)},
+                        {"address", c.address},
                         {"name", c.name},
                         {"kind", kind_name(c.kind)},
                         {"normalized_s", c.normalized_s},
                         {"normalized_self_s", c.normalized_self_s},
                         {"processor_s", c.processor_s},
-                        {"histogram_s", c.histogram_s}});
+                        {"calls", c.calls},
+                        {"histogram_s", c.histogram_s},
+                        {"histogram_self_s", c.histogram_self_s}});
   }
   const Quality& q = v.quality;
   j["sampling"] = {{"samples", q.samples},

@@ -7,7 +7,7 @@ packages="
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
-  qt6-base-dev qt6-charts-dev libgl-dev xvfb xauth
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils
 "
 missing=""

@@ -1,0 +1,330 @@
+// The viewer shows the numbers `quartz report --json` prints, for the same run: every
+// row of every model (NumberRole), and the bars of every chart, against the JSON of the
+// real `quartz` command. Runs: a synthetic run in a store (with symbols), the same run as
+// a bare capture file (names are addresses), and a real capture of the lock_contention
+// sample.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <fstream>
+
+#include "profile/store.h"
+#include "tests/profile/capture_builder.h"
+#include "tests/viewer/synthetic_run.h"
+#include "viewer/charts/histogram_chart.h"
+#include "viewer/charts/runnable_chart.h"
+#include "viewer/charts/state_chart.h"
+#include "viewer/models/call_graph_model.h"
+#include "viewer/models/context_tree_model.h"
+#include "viewer/models/lock_table_model.h"
+#include "viewer/models/procedure_table_model.h"
+#include "viewer/models/roles.h"
+#include "viewer/models/run_details_model.h"
+#include "viewer/models/thread_table_model.h"
+#include "viewer/widgets/detail_panel.h"
+
+using namespace quartz;
+using namespace quartz::viewer;
+
+namespace {
+
+const char* const kStates[] = {"busy", "spinning", "blocked", "ready"};
+
+QVariant number(const QAbstractItemModel& model, int row, int column) {
+  return model.index(row, column).data(NumberRole);
+}
+
+// Charts hold values in a display unit (ms, µs): equal to the JSON within rounding.
+bool close(double a, double b) {
+  return std::fabs(a - b) <= 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+std::vector<double> doubles(const QJsonValue& value) {
+  std::vector<double> out;
+  for (const QJsonValue& v : value.toArray()) out.push_back(v.toDouble());
+  return out;
+}
+
+}  // namespace
+
+class ReportEqualityTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    // The synthetic run, stored with its symbols, and as a bare capture.
+    profile::Run run = test::small_run();
+    const std::vector<unsigned char> bytes = profile::test_support::CaptureBuilder::of(run).bytes();
+    store_ = dir_.filePath("runs.db");
+    profile::Store(store_.toStdString()).add_run(bytes, run, "synthetic.qcap", "");
+    capture_ = dir_.filePath("synthetic.qcap");
+    std::ofstream(capture_.toStdString(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    // A real run of a sample, written without importing it.
+    real_ = dir_.filePath("lock_contention.qcap");
+    QProcess quartz;
+    quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--no-import", "-o", real_, "--",
+                                            QUARTZ_SAMPLES_DIR "/lock_contention"});
+    QVERIFY(quartz.waitForFinished(120000));
+    QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
+  }
+
+  void viewerEqualsReport_data() {
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<QString>("store");
+    QTest::newRow("store run") << "1" << store_;
+    QTest::newRow("capture file") << capture_ << store_;
+    QTest::newRow("real capture") << real_ << store_;
+  }
+
+  void viewerEqualsReport() {
+    QFETCH(QString, which);
+    QFETCH(QString, store);
+    QProcess report;
+    report.start(QUARTZ_BIN_DIR "/quartz", {"report", "--json", "--store", store, which});
+    QVERIFY(report.waitForFinished(60000));
+    QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
+    QJsonParseError error;
+    const QJsonObject json =
+        QJsonDocument::fromJson(report.readAllStandardOutput(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    const std::shared_ptr<const RunData> run = load_run(which.toStdString(), store.toStdString());
+    elapsed_ = json["elapsed_s"].toDouble();
+    QCOMPARE(run->view.elapsed_s, elapsed_);
+
+    compare_tree(run, json);
+    compare_procedures(run, json);
+    compare_call_graph(run, json);
+    compare_locks(run, json);
+    compare_threads(run, json);
+    compare_run_details(run, json);
+    compare_charts(run, json);
+  }
+
+ private:
+  void compare_tree(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    const RunData& run = *shared;
+    ContextTreeModel model(shared);
+    const QJsonArray contexts = json["contexts"].toArray();
+    QCOMPARE(int(run.view.contexts.size()), contexts.size());
+    const QModelIndex root = model.index(0, 0);
+    const QJsonObject program = json["program_totals"].toObject();
+    QCOMPARE(root.siblingAtColumn(ContextTreeModel::kNormalized).data(NumberRole).toDouble(),
+             program["normalized_s"].toDouble());
+    QCOMPARE(root.siblingAtColumn(ContextTreeModel::kProcessor).data(NumberRole).toDouble(),
+             program["processor_s"].toDouble());
+    int top = 0;
+    for (const QJsonValue& value : contexts) {
+      const QJsonObject c = value.toObject();
+      const int id = c["id"].toInt();
+      const QModelIndex index = model.index_of(id);
+      QVERIFY(index.isValid());
+      auto column = [&](int col) { return index.siblingAtColumn(col).data(NumberRole); };
+      QCOMPARE(column(ContextTreeModel::kName).toString(), c["name"].toString());
+      QCOMPARE(column(ContextTreeModel::kNormalized).toDouble(), c["normalized_s"].toDouble());
+      QCOMPARE(column(ContextTreeModel::kSelf).toDouble(), c["normalized_self_s"].toDouble());
+      QCOMPARE(column(ContextTreeModel::kProcessor).toDouble(), c["processor_s"].toDouble());
+      QCOMPARE(column(ContextTreeModel::kShare).toDouble(),
+               c["normalized_s"].toDouble() / elapsed_);
+      if (c["kind"].toString() == "procedure") {
+        QCOMPARE(column(ContextTreeModel::kCalls).toULongLong(),
+                 qulonglong(c["calls"].toInteger()));
+      } else {
+        QVERIFY(!column(ContextTreeModel::kCalls).isValid());
+      }
+      // The tree's shape is the report's: the parent row is the parent context.
+      const QModelIndex parent = model.parent(index);
+      if (c["parent"].isNull()) {
+        QCOMPARE(parent, root);
+        ++top;
+      } else {
+        QCOMPARE(model.node(parent), c["parent"].toInt());
+      }
+    }
+    QCOMPARE(model.rowCount(root), top);
+  }
+
+  void compare_procedures(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    ProcedureTableModel model(shared);
+    const QJsonArray procedures = json["procedures"].toArray();
+    QCOMPARE(model.rowCount(), procedures.size());
+    for (int row = 0; row < procedures.size(); ++row) {
+      const QJsonObject p = procedures[row].toObject();
+      QCOMPARE(number(model, row, ProcedureTableModel::kName).toString(), p["name"].toString());
+      QCOMPARE(number(model, row, ProcedureTableModel::kNormalized).toDouble(),
+               p["normalized_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kShare).toDouble(),
+               p["normalized_s"].toDouble() / elapsed_);
+      QCOMPARE(number(model, row, ProcedureTableModel::kSelf).toDouble(),
+               p["normalized_self_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kProcessor).toDouble(),
+               p["processor_s"].toDouble());
+      QCOMPARE(number(model, row, ProcedureTableModel::kCalls).toULongLong(),
+               qulonglong(p["calls"].toInteger()));
+      QCOMPARE(number(model, row, ProcedureTableModel::kLocation).toString(),
+               p["location"].toString());
+    }
+  }
+
+  void compare_call_graph(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    const RunData& run = *shared;
+    CallGraphModel callees(shared, CallGraphModel::kCallees);
+    const QJsonArray procedures = json["procedures"].toArray();
+    for (int i = 0; i < procedures.size(); ++i) {
+      const QJsonArray children = procedures[i]["children"].toArray();
+      callees.show(run.view.procedures[size_t(i)].address, false);
+      QCOMPARE(callees.rowCount(), children.size());
+      for (int row = 0; row < children.size(); ++row) {
+        const QJsonObject c = children[row].toObject();
+        QCOMPARE(number(callees, row, CallGraphModel::kName).toString(), c["name"].toString());
+        QCOMPARE(number(callees, row, CallGraphModel::kNormalized).toDouble(),
+                 c["normalized_s"].toDouble());
+        QCOMPARE(number(callees, row, CallGraphModel::kShare).toDouble(), c["share"].toDouble());
+        QCOMPARE(number(callees, row, CallGraphModel::kCalls).toULongLong(),
+                 qulonglong(c["calls"].toInteger()));
+      }
+    }
+  }
+
+  void compare_locks(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    LockTableModel model(shared);
+    const QJsonArray locks = json["locks"].toArray();
+    QCOMPARE(model.rowCount(), locks.size());
+    for (int row = 0; row < locks.size(); ++row) {
+      const QJsonObject l = locks[row].toObject();
+      QCOMPARE(number(model, row, LockTableModel::kName).toString(), l["name"].toString());
+      QVERIFY(model.index(row, LockTableModel::kName)
+                  .data()
+                  .toString()
+                  .endsWith("(" + l["kind"].toString() + ")"));
+      QCOMPARE(number(model, row, LockTableModel::kNormalized).toDouble(),
+               l["normalized_s"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kWait).toDouble(), l["wait_s"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kHold).toDouble(), l["hold_s"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kAcquisitions).toULongLong(),
+               qulonglong(l["acquisitions"].toInteger()));
+      QCOMPARE(number(model, row, LockTableModel::kContended).toULongLong(),
+               qulonglong(l["contended"].toInteger()));
+      QCOMPARE(number(model, row, LockTableModel::kMeanWait).toDouble(),
+               l["mean_wait_s"].toDouble());
+      QCOMPARE(number(model, row, LockTableModel::kMeanQueue).toDouble(),
+               l["mean_queue"].toDouble());
+    }
+  }
+
+  void compare_threads(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    ThreadTableModel model(shared);
+    const QJsonArray threads = json["threads"].toArray();
+    QCOMPARE(model.rowCount(), threads.size());
+    for (int row = 0; row < threads.size(); ++row) {
+      const QJsonObject t = threads[row].toObject();
+      QCOMPARE(number(model, row, ThreadTableModel::kIndex).toInt(), t["index"].toInt());
+      QCOMPARE(number(model, row, ThreadTableModel::kName).toString(), t["name"].toString());
+      QCOMPARE(number(model, row, ThreadTableModel::kParent).isValid(), !t["parent"].isNull());
+      if (!t["parent"].isNull())
+        QCOMPARE(number(model, row, ThreadTableModel::kParent).toInt(), t["parent"].toInt());
+      QCOMPARE(number(model, row, ThreadTableModel::kNormalized).toDouble(),
+               t["normalized_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kBusy).toDouble(), t["busy_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kSpinning).toDouble(), t["spin_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kBlocked).toDouble(),
+               t["blocked_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kReady).toDouble(), t["ready_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kCpu).toDouble(), t["cpu_s"].toDouble());
+      QCOMPARE(number(model, row, ThreadTableModel::kCalls).toULongLong(),
+               qulonglong(t["calls"].toInteger()));
+    }
+  }
+
+  void compare_run_details(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    RunDetailsModel model(shared);
+    auto value = [&](const char* property) {
+      const int row = model.row_of(property);
+      return row < 0 ? QVariant() : number(model, row, RunDetailsModel::kValue);
+    };
+    const QJsonObject sampling = json["sampling"].toObject();
+    QCOMPARE(value("Processors (P)").toInt(), json["processors"].toInt());
+    QCOMPARE(value("Elapsed").toDouble(), elapsed_);
+    QCOMPARE(value("Samples").toULongLong(), qulonglong(sampling["samples"].toInteger()));
+    QCOMPARE(value("Thread samples").toULongLong(),
+             qulonglong(sampling["thread_samples"].toInteger()));
+    QCOMPARE(value("Period").toDouble(), sampling["period_s"].toDouble());
+    QCOMPARE(value("Torn rate").toDouble(), sampling["torn_rate"].toDouble());
+    QCOMPARE(value("Dilation removed").toDouble(), sampling["dilation_removed_s"].toDouble());
+    QCOMPARE(value("Hook cost per call").toDouble(), sampling["hook_pair_ns"].toDouble());
+    QCOMPARE(value("Sampler CPU").toDouble(), sampling["sampler_cpu_s"].toDouble());
+    QCOMPARE(value("Stack overflows").toULongLong(),
+             qulonglong(sampling["stack_overflows"].toInteger()));
+    QCOMPARE(value("Ended normally").toBool(), json["final"].toBool());
+    QStringList arguments;
+    for (const QJsonValue& a : json["arguments"].toArray()) arguments << a.toString();
+    QCOMPARE(value("Command").toString(),
+             arguments.isEmpty() ? json["program"].toString() : arguments.join(' '));
+  }
+
+  // The detail panel's charts for the program and every procedure, lock and thread.
+  void compare_charts(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
+    const RunData& run = *shared;
+    DetailPanel panel;
+    panel.set_processors(run.view.processors);
+    auto check = [&](const Selection& selection, const QJsonObject& record, bool split) {
+      panel.show_selection(selection);
+      const auto parts = panel.histogram()->bar_parts_s();
+      const std::vector<double> total = doubles(record["histogram_s"]);
+      QCOMPARE(parts.size(), size_t(split ? 2 : 1));
+      QCOMPARE(parts[0].size(), total.size());
+      for (size_t bin = 0; bin < total.size(); ++bin) {
+        const double shown = split ? parts[0][bin] + parts[1][bin] : parts[0][bin];
+        QVERIFY2(close(shown, total[bin]), qPrintable(selection.name));
+        if (split) QVERIFY(close(parts[0][bin], doubles(record["histogram_self_s"])[bin]));
+      }
+      const std::vector<double> states = panel.states()->bars_s();
+      const auto runnable = panel.runnable()->bars_s();
+      for (size_t s = 0; s < 4; ++s) {
+        QVERIFY(close(states[s], record["state_s"][kStates[s]].toDouble()));
+        const std::vector<double> expected = doubles(record["runnable_s"][kStates[s]]);
+        for (size_t k = 0; k < expected.size(); ++k) {
+          // Bins past the last with time in them are not drawn.
+          QVERIFY(k < runnable[s].size() ? close(runnable[s][k], expected[k]) : expected[k] == 0);
+        }
+      }
+    };
+    check(program_selection(run), json["program_totals"].toObject(), false);
+    const QJsonArray procedures = json["procedures"].toArray();
+    for (int i = 0; i < procedures.size(); ++i) {
+      check(procedure_selection(run, run.view.procedures[size_t(i)]), procedures[i].toObject(),
+            true);
+    }
+    const QJsonArray locks = json["locks"].toArray();
+    for (int i = 0; i < locks.size(); ++i)
+      check(lock_selection(run, run.view.locks[size_t(i)]), locks[i].toObject(), true);
+    const QJsonArray threads = json["threads"].toArray();
+    for (int i = 0; i < threads.size(); ++i) {
+      check(thread_selection(run, run.view.threads[size_t(i)]), threads[i].toObject(), true);
+    }
+    const QJsonArray contexts = json["contexts"].toArray();
+    for (int i = 0; i < contexts.size(); ++i) {
+      panel.show_selection(context_selection(run, i));
+      const auto parts = panel.histogram()->bar_parts_s();
+      const std::vector<double> total = doubles(contexts[i]["histogram_s"]);
+      const std::vector<double> self = doubles(contexts[i]["histogram_self_s"]);
+      for (size_t bin = 0; bin < total.size(); ++bin) {
+        QVERIFY(close(parts[0][bin], self[bin]));
+        QVERIFY(close(parts[0][bin] + parts[1][bin], total[bin]));
+      }
+    }
+  }
+
+  QTemporaryDir dir_;
+  QString store_, capture_, real_;
+  double elapsed_ = 0;
+};
+
+QTEST_MAIN(ReportEqualityTest)
+#include "report_equality_test.moc"

@@ -1,0 +1,99 @@
+// A screenshot of each view from real runs of the samples, made with the quartz-view
+// command as a user would, and checked: the window's size and each view's charts drawn.
+// They go to $QUARTZ_VIEW_SCREENSHOT_DIR when set (docs/screenshots is made this way:
+// QUARTZ_VIEW_SCREENSHOT_DIR=$PWD/docs/screenshots ctest -R viewer_screenshot_tests),
+// else to the build tree.
+#include <QDir>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "viewer/palette.h"
+
+using namespace quartz::viewer;
+
+namespace {
+
+int count_color(const QImage& image, const QColor& color) {
+  int n = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, y) == color;
+  }
+  return n;
+}
+
+}  // namespace
+
+class ScreenshotTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    out_ = QDir(qEnvironmentVariable("QUARTZ_VIEW_SCREENSHOT_DIR", QUARTZ_DEFAULT_SCREENSHOT_DIR))
+               .absolutePath();
+    QVERIFY(QDir().mkpath(out_));
+    store_ = "samples.db";  // relative: the screenshots show "run 1 (samples.db)"
+    for (const char* sample : {"serial_init", "lock_contention"}) {  // runs 1 and 2
+      QProcess quartz;
+      quartz.setWorkingDirectory(dir_.path());
+      quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--store", store_, "--",
+                                              QString(QUARTZ_SAMPLES_DIR "/") + sample});
+      QVERIFY(quartz.waitForFinished(120000));
+      QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
+    }
+  }
+
+  void eachView_data() {
+    QTest::addColumn<QString>("run");
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("select");
+    QTest::addColumn<QList<QColor>>("drawn");  // colours its charts must show
+    // serial_init's logging routine: all of it with one processor busy (the paper's point).
+    QTest::newRow("hierarchy") << "1"
+                               << "hierarchy"
+                               << "log_message" << QList<QColor>{palette::kSelf, palette::kBusy};
+    // Self and on-behalf parts stacked: the lock is taken inside update_shared_state.
+    QTest::newRow("procedures") << "2"
+                                << "procedures"
+                                << "update_shared_state"
+                                << QList<QColor>{palette::kSelf, palette::kBehalf,
+                                                 palette::kBlocked};
+    QTest::newRow("locks") << "2"
+                           << "locks"
+                           << "work_queue" << QList<QColor>{palette::kQueue, palette::kSelf};
+    QTest::newRow("threads") << "2"
+                             << "threads"
+                             << "" << QList<QColor>{palette::kSelf, palette::kReady};
+    QTest::newRow("run") << "1"
+                         << "run"
+                         << "" << QList<QColor>{palette::kSelf, palette::kBusy};
+  }
+
+  void eachView() {
+    QFETCH(QString, run);
+    QFETCH(QString, view);
+    QFETCH(QString, select);
+    QFETCH(QList<QColor>, drawn);
+    const QString png = QDir(out_).filePath(view + ".png");
+    QStringList args{"--store", store_, run, "--screenshot", png, "--view", view};
+    if (!select.isEmpty()) args << "--select" << select;
+    QProcess viewer;
+    viewer.setWorkingDirectory(dir_.path());
+    viewer.start(QUARTZ_VIEW, args);
+    QVERIFY(viewer.waitForFinished(60000));
+    QVERIFY2(viewer.exitCode() == 0, viewer.readAllStandardError().constData());
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1440, 900));
+    for (const QColor& color : drawn)
+      QVERIFY2(count_color(image, color) > 300, qPrintable(color.name()));
+  }
+
+ private:
+  QTemporaryDir dir_;
+  QString out_, store_;
+};
+
+QTEST_GUILESS_MAIN(ScreenshotTest)
+#include "screenshot_test.moc"

@@ -1,0 +1,62 @@
+#include "viewer/charts/queue_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace quartz::viewer {
+
+QueueChart::QueueChart(QWidget* parent) : ChartView(parent) {}
+
+void QueueChart::show_queue(const QueueLengths& queue) {
+  clear_chart(queue.title);
+  // Up to the longest queue seen (at least 0..1 waiting).
+  size_t bins = std::min<size_t>(2, queue.queue_s.size());
+  for (size_t k = 0; k < queue.queue_s.size(); ++k) {
+    if (queue.queue_s[k] > 0) bins = std::max(bins, k + 1);
+  }
+  const double largest =
+      queue.queue_s.empty() ? 0 : *std::max_element(queue.queue_s.begin(), queue.queue_s.end());
+  const TimeUnit unit = time_unit_for(largest);
+  per_second_ = unit.per_second;
+  auto* set = new QBarSet(tr("time in use"));
+  set->setColor(palette::kQueue);
+  set->setBorderColor(palette::kQueue);
+  QStringList categories;
+  for (size_t k = 0; k < bins; ++k) {
+    set->append(queue.queue_s[k] * unit.per_second);
+    categories << QString::number(k);
+  }
+  auto* series = new QBarSeries;
+  series->append(set);
+  series->setBarWidth(0.7);
+  chart()->addSeries(series);
+  chart()->legend()->setVisible(false);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  x->setTitleText(tr("threads waiting"));
+  auto* y = new QValueAxis;
+  y->setTitleText(tr("time (%1)").arg(unit.name));
+  y->setLabelFormat(QStringLiteral("%.4g"));
+  y->setMin(0);
+  y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
+  y->applyNiceNumbers();
+  chart()->addAxis(x, Qt::AlignBottom);
+  chart()->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+}
+
+std::vector<double> QueueChart::bars_s() const {
+  std::vector<double> bars;
+  const auto series = chart()->series();
+  if (series.isEmpty()) return bars;
+  QBarSet* set = static_cast<QBarSeries*>(series.first())->barSets().first();
+  for (int k = 0; k < set->count(); ++k) bars.push_back(set->at(k) / per_second_);
+  return bars;
+}
+
+}  // namespace quartz::viewer

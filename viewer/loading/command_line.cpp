@@ -1,0 +1,107 @@
+#include "viewer/loading/command_line.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "viewer/loading/run_data.h"
+
+namespace quartz::viewer {
+
+std::string usage() {
+  return "usage: quartz-view [STORE | RUN] [--store FILE]\n"
+         "                   [--screenshot FILE.png [--view VIEW] [--select NAME]]\n"
+         "  STORE: an experiment store: pick one of its runs.\n"
+         "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
+         "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
+         "  --screenshot FILE  render the window to a PNG and exit (no display needed)\n"
+         "  --view VIEW        hierarchy (default), procedures, locks, threads or run\n"
+         "  --select NAME      select the procedure, object or thread named NAME (in the\n"
+         "                     hierarchy: its heaviest calling context)\n";
+}
+
+ViewerOptions parse_command_line(const std::vector<std::string>& args) {
+  ViewerOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (arg.size() > flag.size() && arg.compare(0, flag.size() + 1, flag + "=") == 0) {
+        return arg.substr(flag.size() + 1);
+      }
+      if (i + 1 >= args.size() || args[i + 1].empty()) throw UsageError(flag + " needs a value");
+      return args[++i];
+    };
+    auto is = [&](const std::string& flag) { return arg == flag || arg.rfind(flag + "=", 0) == 0; };
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+    } else if (is("--store")) {
+      options.store = value("--store");
+    } else if (is("--screenshot")) {
+      options.screenshot = value("--screenshot");
+    } else if (is("--view")) {
+      options.view = value("--view");
+      if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) ==
+          std::end(kViewNames)) {
+        throw UsageError("--view: '" + options.view +
+                         "' is not one of hierarchy, procedures, locks, threads, run");
+      }
+    } else if (is("--select")) {
+      options.select = value("--select");
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "' (see --help)");
+    } else if (!options.target.empty()) {
+      throw UsageError("more than one run given ('" + options.target + "', '" + arg + "')");
+    } else {
+      options.target = arg;
+    }
+  }
+  return options;
+}
+
+std::vector<profile::RunSummary> list_runs(const std::string& store_path) {
+  std::error_code error;
+  if (!std::filesystem::exists(store_path, error)) throw LoadError(store_path + ": no such file");
+  std::vector<profile::RunSummary> runs;
+  try {
+    runs = profile::Store(store_path).list();
+  } catch (const std::exception& e) {
+    throw LoadError(one_line(e.what()));
+  }
+  if (runs.empty()) throw LoadError(store_path + " holds no runs");
+  return runs;
+}
+
+OpenRequest resolve_request(const ViewerOptions& options, const std::string& default_store) {
+  OpenRequest request;
+  const bool screenshot = !options.screenshot.empty();
+  if (!options.target.empty() &&
+      (!options.store.empty() || !profile::Store::looks_like_store(options.target))) {
+    request.kind = OpenRequest::kRun;
+    request.which = options.target;
+    request.store = options.store.empty() ? default_store : options.store;
+    return request;
+  }
+  std::string store = !options.target.empty() ? options.target : options.store;
+  std::error_code error;
+  if (store.empty() && std::filesystem::exists(default_store, error)) store = default_store;
+  if (store.empty()) {
+    if (screenshot) throw UsageError("--screenshot: no run given and no store at " + default_store);
+    return request;
+  }
+  list_runs(store);  // a missing, foreign or empty store is an error now, not in a dialog
+  request.store = store;
+  if (screenshot) {
+    request.kind = OpenRequest::kRun;
+    request.which = "latest";
+  } else {
+    request.kind = OpenRequest::kPickRun;
+  }
+  return request;
+}
+
+std::string default_store() {
+  if (const char* path = std::getenv("QUARTZ_STORE")) return path;
+  return "quartz.db";
+}
+
+}  // namespace quartz::viewer

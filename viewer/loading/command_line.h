@@ -1,0 +1,53 @@
+// quartz-view's command line: what to open (a store to pick a run from, or a run as
+// `quartz report` names it) and the screenshot mode used by tests and the docs.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profile/store.h"
+
+namespace quartz::viewer {
+
+// A bad command line: printed as "quartz-view: <message>", exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks", "threads", "run"};
+
+struct ViewerOptions {
+  std::string target;      // the operand: a store, a capture, a run number or "latest"
+  std::string store;       // --store FILE; empty when not given
+  std::string screenshot;  // --screenshot FILE: render the window to this PNG and exit
+  std::string view = "hierarchy";
+  std::string select;  // --select NAME: the row to select in that view
+  bool help = false;
+};
+
+// Throws UsageError.
+ViewerOptions parse_command_line(const std::vector<std::string>& args);
+std::string usage();
+
+// What the window opens first.
+struct OpenRequest {
+  enum Kind { kNothing, kPickRun, kRun } kind = kNothing;
+  std::string which;  // for kRun: as open_run() takes it
+  std::string store;  // the store (kPickRun, and kRun by number or "latest")
+};
+
+// `default_store` is used when no store is named ($QUARTZ_STORE or ./quartz.db, as for
+// `quartz`). A store without a run to pick becomes its latest run in screenshot mode.
+// Throws UsageError (screenshot mode with nothing to show) or LoadError (a store that is
+// missing, not a Quartz store, or empty).
+OpenRequest resolve_request(const ViewerOptions& options, const std::string& default_store);
+
+// The runs of a store, for the run picker. Throws LoadError.
+std::vector<profile::RunSummary> list_runs(const std::string& store_path);
+
+// $QUARTZ_STORE, or ./quartz.db: the store `quartz` uses when none is named.
+std::string default_store();
+
+}  // namespace quartz::viewer

@@ -1,0 +1,88 @@
+// quartz-view [STORE | RUN] [--store FILE] [--screenshot FILE [--view VIEW]]
+// The command line is checked and the run read before any window exists, so bad input
+// gives one line on stderr and exit status 2, with or without a display.
+#include <QApplication>
+#include <QSettings>
+#include <QTimer>
+#include <cstdlib>
+#include <iostream>
+
+#include "viewer/loading/command_line.h"
+#include "viewer/loading/run_data.h"
+#include "viewer/main_window.h"
+
+using namespace quartz::viewer;
+
+int main(int argc, char** argv) {
+  ViewerOptions options;
+  OpenRequest request;
+  std::shared_ptr<const RunData> run;
+  try {
+    options = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.help) {
+      std::cout << usage();
+      return 0;
+    }
+    request = resolve_request(options, default_store());
+    if (request.kind == OpenRequest::kRun) run = load_run(request.which, request.store);
+  } catch (const std::exception& e) {  // UsageError, LoadError
+    std::cerr << "quartz-view: " << one_line(e.what()) << "\n";
+    return 2;
+  }
+  const bool screenshot = !options.screenshot.empty();
+  if (screenshot) {
+    // The offscreen platform warns about what it cannot do (window hints); stderr stays for
+    // errors.
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+      if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << message.toStdString() << "\n";
+    });
+  }
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    if (screenshot) {
+      qputenv("QT_QPA_PLATFORM", "offscreen");  // screenshots need no display
+    } else if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+               qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+      std::cerr << "quartz-view: no display (set DISPLAY, or use --screenshot FILE)\n";
+      return 2;
+    }
+  }
+
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("quartz"));
+  QApplication::setApplicationName(QStringLiteral("quartz-view"));
+  QSettings settings;
+
+  if (screenshot) {
+    // A fixed size and the default layout: screenshots do not depend on the user's settings.
+    MainWindow window(settings, /*remember_layout=*/false);
+    window.set_run(run);
+    window.resize(1440, 900);
+    window.show();
+    const MainWindow::View view = MainWindow::view_named(QString::fromStdString(options.view));
+    window.show_view(view);
+    if (!options.select.empty() &&
+        !window.select_named(view, QString::fromStdString(options.select))) {
+      std::cerr << "quartz-view: --select: no '" << options.select << "' in the " << options.view
+                << " view\n";
+      return 2;
+    }
+    const QString path = QString::fromStdString(options.screenshot);
+    if (!window.save_screenshot(path)) {
+      std::cerr << "quartz-view: " << options.screenshot << ": cannot write the screenshot\n";
+      return 2;
+    }
+    return 0;
+  }
+
+  MainWindow window(settings);
+  if (run) {
+    window.set_run(run);
+    window.add_recent(QString::fromStdString(run->source));
+  }
+  window.show();
+  if (request.kind == OpenRequest::kPickRun) {
+    const QString store = QString::fromStdString(request.store);
+    QTimer::singleShot(0, &window, [&window, store] { window.open_path(store); });
+  }
+  return app.exec();
+}

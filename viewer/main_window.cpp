@@ -1,0 +1,405 @@
+#include "viewer/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "profile/store.h"
+#include "viewer/charts/chart_export.h"
+#include "viewer/charts/histogram_chart.h"
+#include "viewer/loading/command_line.h"
+#include "viewer/models/csv_export.h"
+#include "viewer/models/format.h"
+#include "viewer/widgets/detail_panel.h"
+#include "viewer/widgets/hierarchy_view.h"
+#include "viewer/widgets/lock_view.h"
+#include "viewer/widgets/procedure_view.h"
+#include "viewer/widgets/run_picker.h"
+#include "viewer/widgets/run_view.h"
+#include "viewer/widgets/thread_view.h"
+
+namespace quartz::viewer {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks", "&Threads", "&Run"};
+
+}  // namespace
+
+MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* parent)
+    : QMainWindow(parent),
+      settings_(settings),
+      remember_layout_(remember_layout),
+      tabs_(new QTabWidget(this)),
+      hierarchy_(new HierarchyView),
+      procedures_(new ProcedureView),
+      locks_(new LockView),
+      threads_(new ThreadView),
+      run_view_(new RunView),
+      details_(new DetailPanel),
+      dock_(new QDockWidget(tr("Details"), this)),
+      run_summary_(new QLabel(this)) {
+  views_ = {hierarchy_, procedures_, locks_, threads_, run_view_};
+  for (size_t i = 0; i < views_.size(); ++i) {
+    tabs_->addTab(views_[i], tr(kTabTitles[i]));
+    connect(views_[i], &ProfileTab::selection_changed, this, [this, i] {
+      if (tabs_->currentIndex() == static_cast<int>(i)) update_details();
+    });
+    connect(views_[i], &ProfileTab::show_in_hierarchy, this, &MainWindow::open_in_hierarchy);
+    connect(views_[i], &ProfileTab::open_procedure, this, &MainWindow::open_procedure);
+    connect(views_[i], &ProfileTab::open_lock, this, &MainWindow::open_lock);
+  }
+  tabs_->setDocumentMode(true);
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::update_details);
+  setCentralWidget(tabs_);
+
+  dock_->setObjectName(QStringLiteral("details"));  // saveState() needs it
+  dock_->setWidget(details_);
+  dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                     QDockWidget::DockWidgetClosable);
+  addDockWidget(Qt::RightDockWidgetArea, dock_);
+  resizeDocks({dock_}, {480}, Qt::Horizontal);
+  statusBar()->addPermanentWidget(run_summary_);
+
+  build_menus();
+  resize(1440, 900);
+  if (remember_layout_) restore_layout();
+  set_run(nullptr);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open capture or store…"), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a capture or a store"), QString(),
+                                     tr("Quartz captures and stores (*.qcap *.db);;All files (*)"));
+    if (!path.isEmpty()) open_path(path);
+  });
+  open->setShortcut(QKeySequence::Open);
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  file->addSeparator();
+  QAction* csv = file->addAction(tr("Export &table as CSV…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export table"), QStringLiteral("table.csv"), tr("CSV (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !export_table(path, &error)) report_error(error);
+  });
+  csv->setShortcut(QKeySequence(QStringLiteral("Ctrl+S")));
+  QAction* chart = file->addAction(tr("Export &histogram as PNG or SVG…"), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export histogram"), QStringLiteral("histogram.png"),
+                                     tr("PNG image (*.png);;SVG image (*.svg)"));
+    QString error;
+    if (!path.isEmpty() && !export_histogram(path, &error)) report_error(error);
+  });
+  chart->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (int i = 0; i < kViewCount; ++i) {
+    QAction* a =
+        view->addAction(tabs_->tabText(i).remove('&'), this, [this, i] { show_view(View(i)); });
+    a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+  }
+  view->addSeparator();
+  QAction* find =
+      view->addAction(tr("&Search names"), this, [this] { current_tab()->focus_search(); });
+  find->setShortcut(QKeySequence::Find);
+  QAction* hot = view->addAction(tr("&Expand the heaviest path"), this, [this] {
+    show_view(kHierarchy);
+    hierarchy_->expand_heaviest_path();
+  });
+  hot->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+  QAction* next = view->addAction(tr("&Next context of this procedure"), this, [this] {
+    show_view(kHierarchy);
+    hierarchy_->next_context();
+  });
+  next->setShortcut(QKeySequence(Qt::Key_F3));
+  QAction* back = view->addAction(tr("&Back"), this, &MainWindow::go_back);
+  back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+  QAction* forward = view->addAction(tr("&Forward"), this, &MainWindow::go_forward);
+  forward->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+  view->addSeparator();
+  QAction* panel = dock_->toggleViewAction();
+  panel->setShortcut(QKeySequence(Qt::Key_F9));
+  view->addAction(panel);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QMessageBox::information(
+        this, tr("Keyboard shortcuts"),
+        tr("Ctrl+1…5\tHierarchy, Procedures, Locks, Threads, Run\n"
+           "Arrows\tmove; Right/Left expand or collapse a context\n"
+           "Enter\topen the row in another view (procedure ↔ its contexts, lock, caller, callee)\n"
+           "Alt+Left / Alt+Right\tback / forward after such jumps\n"
+           "Ctrl+E\texpand the heaviest path below the selected context\n"
+           "F3\tnext calling context of the same procedure\n"
+           "Ctrl+F\tsearch names; Enter or Escape returns to the table\n"
+           "Ctrl+S\texport the table as CSV\n"
+           "Ctrl+Shift+S\texport the parallelism histogram (PNG or SVG)\n"
+           "F9\tshow or hide the details panel\n"
+           "Ctrl+O\topen a capture or store; Ctrl+Q quit"));
+  });
+  keys->setShortcut(QKeySequence::HelpContents);
+  rebuild_recent_menu();
+}
+
+void MainWindow::set_run(std::shared_ptr<const RunData> run) {
+  run_ = std::move(run);
+  back_.clear();
+  forward_.clear();
+  details_->set_processors(run_ ? run_->view.processors : 1);
+  for (ProfileTab* view : views_) view->set_run(run_);
+  if (run_) {
+    const analysis::ProfileView& v = run_->view;
+    const QString label = QString::fromStdString(run_->label);
+    setWindowTitle(tr("%1 — quartz-view").arg(label));
+    run_summary_->setText(tr("%1 · elapsed %2 on %3 processors · %4 samples every %5")
+                              .arg(label, format_seconds(v.elapsed_s))
+                              .arg(v.processors)
+                              .arg(format_count(v.quality.samples))
+                              .arg(format_seconds(v.quality.period_s)));
+    if (!v.quality.final)
+      statusBar()->showMessage(tr("This run did not end normally: its last checkpoint"));
+  } else {
+    setWindowTitle(tr("quartz-view"));
+    run_summary_->setText(tr("No run open: File ▸ Open (Ctrl+O)"));
+  }
+  update_details();
+  current_tab()->main_widget()->setFocus();
+}
+
+bool MainWindow::open_run(const QString& which, const QString& store) {
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  try {
+    set_run(load_run(which.toStdString(), store.toStdString()));
+    QApplication::restoreOverrideCursor();
+  } catch (const LoadError& e) {
+    QApplication::restoreOverrideCursor();
+    report_error(QString::fromStdString(e.what()));
+    return false;
+  }
+  add_recent(run_->store_id ? store : which);
+  return true;
+}
+
+bool MainWindow::open_path(const QString& path) {
+  if (!profile::Store::looks_like_store(path.toStdString())) {
+    return open_run(path, QString::fromStdString(default_store()));
+  }
+  std::vector<profile::RunSummary> runs;
+  try {
+    runs = list_runs(path.toStdString());
+  } catch (const LoadError& e) {
+    report_error(QString::fromStdString(e.what()));
+    return false;
+  }
+  RunPicker picker(path, std::move(runs), this);
+  if (picker.exec() != QDialog::Accepted || !picker.chosen()) return false;
+  return open_run(QString::number(*picker.chosen()), path);
+}
+
+void MainWindow::report_error(const QString& message) {
+  last_error_ = message;
+  statusBar()->showMessage(message, 10000);
+  if (!quiet_errors_) QMessageBox::warning(this, tr("quartz-view"), message);
+}
+
+void MainWindow::add_recent(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent_.removeAll(absolute);
+  recent_.prepend(absolute);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  rebuild_recent_menu();
+  if (remember_layout_) settings_.setValue(QStringLiteral("recent/files"), recent_);
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  for (int i = 0; i < recent_.size(); ++i) {
+    const QString path = recent_[i];
+    QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
+                                         [this, path] { open_path(path); });
+    a->setToolTip(path);
+  }
+  recent_menu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::show_view(View view) {
+  tabs_->setCurrentIndex(view);
+  views_[size_t(view)]->main_widget()->setFocus(Qt::ShortcutFocusReason);
+}
+
+MainWindow::View MainWindow::current_view() const {
+  return View(tabs_->currentIndex());
+}
+
+MainWindow::View MainWindow::view_named(const QString& name) {
+  for (int i = 0; i < kViewCount; ++i) {
+    if (name == QLatin1String(kViewNames[i])) return View(i);
+  }
+  return kHierarchy;
+}
+
+bool MainWindow::select_named(View view, const QString& name) {
+  if (!run_) return false;
+  const analysis::ProfileView& v = run_->view;
+  const std::string wanted = name.toStdString();
+  switch (view) {
+    case kHierarchy: {
+      int best = -1;
+      for (size_t i = 0; i < v.contexts.size(); ++i) {
+        if (v.contexts[i].name == wanted &&
+            (best < 0 || v.contexts[i].normalized_s > v.contexts[size_t(best)].normalized_s)) {
+          best = int(i);
+        }
+      }
+      return best >= 0 && hierarchy_->select_node(best);
+    }
+    case kProcedures:
+      for (const analysis::ProcedureRow& p : v.procedures) {
+        if (p.name == wanted) return procedures_->select_procedure(p.address);
+      }
+      return false;
+    case kLocks:
+      for (const analysis::LockRow& l : v.locks) {
+        if (l.name == wanted) return locks_->select_lock(l.address);
+      }
+      return false;
+    case kThreads:
+      for (const analysis::ThreadRow& t : v.threads) {
+        if (t.name == wanted) return threads_->select_key(t.index);
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+ProfileTab* MainWindow::current_tab() const {
+  return views_[size_t(tabs_->currentIndex())];
+}
+
+void MainWindow::update_details() {
+  const std::optional<Selection> selection = current_tab()->selection();
+  if (selection) {
+    details_->show_selection(*selection);
+  } else {
+    details_->clear();
+  }
+}
+
+void MainWindow::remember_place() {
+  back_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
+  forward_.clear();
+}
+
+void MainWindow::go_to(const Place& place) {
+  tabs_->setCurrentIndex(place.view);
+  views_[size_t(place.view)]->select_key(place.key);
+  views_[size_t(place.view)]->main_widget()->setFocus();
+}
+
+void MainWindow::go_back() {
+  if (back_.empty()) return;
+  forward_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
+  const Place place = back_.back();
+  back_.pop_back();
+  go_to(place);
+}
+
+void MainWindow::go_forward() {
+  if (forward_.empty()) return;
+  back_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
+  const Place place = forward_.back();
+  forward_.pop_back();
+  go_to(place);
+}
+
+void MainWindow::open_in_hierarchy(uint64_t address, bool object) {
+  remember_place();
+  show_view(kHierarchy);
+  const bool found = address == 0 && !object ? hierarchy_->select_node(-1)
+                                             : hierarchy_->show_contexts_of(address, object);
+  if (!found) statusBar()->showMessage(tr("No calling context recorded for it"), 5000);
+}
+
+void MainWindow::open_procedure(uint64_t address) {
+  remember_place();
+  show_view(kProcedures);
+  procedures_->select_procedure(address);
+}
+
+void MainWindow::open_lock(uint64_t address) {
+  remember_place();
+  show_view(kLocks);
+  locks_->select_lock(address);
+}
+
+bool MainWindow::export_table(const QString& path, QString* error) const {
+  const QAbstractItemModel* model = current_tab()->export_model();
+  return model && write_csv_file(*model, path, error);
+}
+
+bool MainWindow::export_histogram(const QString& path, QString* error) {
+  return export_chart(*details_->histogram(), path, error);
+}
+
+bool MainWindow::save_screenshot(const QString& path) {
+  // Let pending layouts and chart updates settle, then paint the whole window.
+  for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  return grab().save(path, "PNG");
+}
+
+void MainWindow::restore_layout() {
+  recent_ = settings_.value(QStringLiteral("recent/files")).toStringList();
+  rebuild_recent_menu();
+  restoreGeometry(settings_.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings_.value(QStringLiteral("window/state")).toByteArray());
+  details_->splitter()->restoreState(
+      settings_.value(QStringLiteral("details/splitter")).toByteArray());
+  for (int i = 0; i < kViewCount; ++i) {
+    settings_.beginGroup(QLatin1String(kViewNames[i]));
+    views_[size_t(i)]->restore_state(settings_);
+    settings_.endGroup();
+  }
+  tabs_->setCurrentIndex(
+      std::clamp(settings_.value(QStringLiteral("window/view"), 0).toInt(), 0, kViewCount - 1));
+}
+
+void MainWindow::save_layout() {
+  if (!remember_layout_) return;
+  settings_.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings_.setValue(QStringLiteral("window/state"), saveState());
+  settings_.setValue(QStringLiteral("window/view"), tabs_->currentIndex());
+  settings_.setValue(QStringLiteral("details/splitter"), details_->splitter()->saveState());
+  settings_.setValue(QStringLiteral("recent/files"), recent_);
+  for (int i = 0; i < kViewCount; ++i) {
+    settings_.beginGroup(QLatin1String(kViewNames[i]));
+    views_[size_t(i)]->save_state(settings_);
+    settings_.endGroup();
+  }
+  settings_.sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  save_layout();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace quartz::viewer

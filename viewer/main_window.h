@@ -1,0 +1,115 @@
+// quartz-view's window: five views of one run (hierarchy, procedures, locks, threads, run)
+// in tabs, and a dock with the selected row's charts. Jumps between views (Enter) can be
+// retraced with Alt+Left/Alt+Right. The layout, the current view and recent files are
+// kept in the QSettings given (tests give a temporary file).
+#pragma once
+
+#include <QMainWindow>
+#include <QSettings>
+#include <memory>
+#include <vector>
+
+#include "viewer/loading/run_data.h"
+
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace quartz::viewer {
+
+class DetailPanel;
+class HierarchyView;
+class LockView;
+class ProcedureView;
+class ProfileTab;
+class RunView;
+class ThreadView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  enum View { kHierarchy, kProcedures, kLocks, kThreads, kRun, kViewCount };
+
+  // `settings` must outlive the window. With `remember_layout` false (screenshots) the
+  // window neither reads nor writes it.
+  explicit MainWindow(QSettings& settings, bool remember_layout = true, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void set_run(std::shared_ptr<const RunData> run);
+  const std::shared_ptr<const RunData>& run() const { return run_; }
+
+  // Opens a capture or a run of the default store; a store asks which run. Errors go to a
+  // message box (or, with quiet errors, to last_error()). True when a run was opened.
+  bool open_path(const QString& path);
+  bool open_run(const QString& which, const QString& store);
+  void set_quiet_errors(bool quiet) { quiet_errors_ = quiet; }
+  const QString& last_error() const { return last_error_; }
+
+  void show_view(View view);
+  View current_view() const;
+  static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
+  // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
+  // its heaviest calling context). False when there is none.
+  bool select_named(View view, const QString& name);
+
+  bool save_screenshot(const QString& path);
+  bool export_table(const QString& path, QString* error) const;  // the current view's table
+  bool export_histogram(const QString& path, QString* error);    // PNG or SVG by suffix
+  QStringList recent_files() const { return recent_; }
+  void add_recent(const QString& path);  // a capture or store just opened
+  void save_layout();
+
+  HierarchyView* hierarchy() const { return hierarchy_; }
+  ProcedureView* procedures() const { return procedures_; }
+  LockView* locks() const { return locks_; }
+  ThreadView* threads() const { return threads_; }
+  DetailPanel* details() const { return details_; }
+
+ public slots:
+  void go_back();
+  void go_forward();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  struct Place {
+    int view;
+    QVariant key;
+  };
+
+  void build_menus();
+  void restore_layout();
+  void report_error(const QString& message);
+  void rebuild_recent_menu();
+  void update_details();
+  void remember_place();
+  void go_to(const Place& place);
+  void open_in_hierarchy(uint64_t address, bool object);
+  void open_procedure(uint64_t address);
+  void open_lock(uint64_t address);
+  ProfileTab* current_tab() const;
+
+  QSettings& settings_;
+  bool remember_layout_;
+  bool quiet_errors_ = false;
+  QString last_error_;
+  std::shared_ptr<const RunData> run_;
+  QTabWidget* tabs_;
+  HierarchyView* hierarchy_;
+  ProcedureView* procedures_;
+  LockView* locks_;
+  ThreadView* threads_;
+  RunView* run_view_;
+  std::vector<ProfileTab*> views_;
+  DetailPanel* details_;
+  QDockWidget* dock_;
+  QMenu* recent_menu_ = nullptr;
+  QLabel* run_summary_;
+  QStringList recent_;
+  std::vector<Place> back_, forward_;
+};
+
+}  // namespace quartz::viewer

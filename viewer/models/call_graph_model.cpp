@@ -1,0 +1,98 @@
+#include "viewer/models/call_graph_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <algorithm>
+
+#include "viewer/palette.h"
+
+namespace quartz::viewer {
+
+namespace {
+
+bool is_self(const analysis::ChildRow& row, uint64_t parent) {
+  return row.name == "self" && row.address == parent && row.kind == capture::kProcedure;
+}
+
+}  // namespace
+
+CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction direction,
+                               QObject* parent)
+    : ColumnTableModel(parent), run_(std::move(run)), direction_(direction) {
+  const bool callers = direction == kCallers;
+  set_columns({
+      {callers ? "Caller" : "Callee",
+       callers ? "Procedures it runs under"
+               : "Where its normalized time goes: its children, and itself (self)",
+       Format::Text, [this](int row) { return entries_[size_t(row)].name; },
+       [this](int row) {
+         const Entry& e = entries_[size_t(row)];
+         if (e.kind == capture::kProcedure) return e.name;
+         return e.name + " (" + QString::fromStdString(analysis::kind_name(e.kind)) + ")";
+       }},
+      {"Normalized",
+       callers ? "Its normalized time under this caller" : "The child's normalized time under it",
+       Format::Seconds, [this](int row) { return entries_[size_t(row)].child->normalized_s; }},
+      {callers ? "% of caller" : "Share",
+       callers ? "Share of the caller's normalized time"
+               : "Share of the procedure's normalized time",
+       Format::Percent, [this](int row) { return entries_[size_t(row)].child->share; }},
+      {"Calls", callers ? "Calls from the caller" : "Calls to the callee", Format::Count,
+       [this](int row) {
+         const uint64_t calls = entries_[size_t(row)].child->calls;
+         return calls ? QVariant(static_cast<qulonglong>(calls)) : QVariant();
+       }},
+  });
+  set_key([this](int row) { return static_cast<qulonglong>(entries_[size_t(row)].address); });
+  set_kind([this](int row) { return entries_[size_t(row)].kind; });
+  set_row_role([this](int row, int role) -> QVariant {
+    if (role != Qt::ForegroundRole) return {};
+    const Entry& e = entries_[size_t(row)];
+    if (e.kind != capture::kProcedure) return QBrush(palette::kObject);
+    if (e.child && is_self(*e.child, e.address) && direction_ == kCallees)
+      return QBrush(QColor(0x60, 0x60, 0x60));
+    return {};
+  });
+  if (!run_) return;
+  procedure_names_[0] = QStringLiteral("<program>");
+  for (const analysis::ProcedureRow& p : run_->view.procedures) {
+    procedure_names_[p.address] = QString::fromStdString(p.name);
+  }
+  for (const auto& [caller, children] : run_->view.children) {
+    for (const analysis::ChildRow& child : children) {
+      if (is_self(child, caller)) continue;
+      callers_[{child.address, child.kind != capture::kProcedure}].emplace_back(caller, &child);
+    }
+  }
+  for (auto& [callee, list] : callers_) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.second->normalized_s > b.second->normalized_s;
+    });
+  }
+}
+
+void CallGraphModel::show(uint64_t address, bool object) {
+  std::vector<Entry> entries;
+  if (run_ && direction_ == kCallees && !object) {
+    auto it = run_->view.children.find(address);
+    if (it != run_->view.children.end()) {
+      for (const analysis::ChildRow& child : it->second) {
+        entries.push_back({child.address, child.kind, QString::fromStdString(child.name), &child});
+      }
+    }
+  } else if (run_ && direction_ == kCallers) {
+    auto it = callers_.find({address, object});
+    if (it != callers_.end()) {
+      for (const auto& [caller, child] : it->second) {
+        auto name = procedure_names_.find(caller);
+        entries.push_back(
+            {caller, capture::kProcedure,
+             name != procedure_names_.end() ? name->second : QString::number(caller, 16), child});
+      }
+    }
+  }
+  const int rows = static_cast<int>(entries.size());
+  reset_rows(rows, [&] { entries_ = std::move(entries); });
+}
+
+}  // namespace quartz::viewer

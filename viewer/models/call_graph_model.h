@@ -1,0 +1,46 @@
+// Call-graph navigation for one procedure or object: its callees (how its normalized time
+// divides among its children and itself, as in `quartz report`'s call graph) or its
+// callers (the procedures it runs under, with the time it takes there). Both come from
+// ProfileView::children; callers read that map backwards.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "viewer/loading/run_data.h"
+#include "viewer/models/column_model.h"
+
+namespace quartz::viewer {
+
+class CallGraphModel : public ColumnTableModel {
+ public:
+  enum Direction { kCallers, kCallees };
+  enum ColumnId { kName, kNormalized, kShare, kCalls, kColumnCount };
+
+  CallGraphModel(std::shared_ptr<const RunData> run, Direction direction,
+                 QObject* parent = nullptr);
+
+  // Shows the callers or callees of a procedure (object = false; address 0 is the program
+  // root) or of an object (callers only: objects have no callees).
+  void show(uint64_t address, bool object);
+
+ private:
+  struct Entry {
+    uint64_t address = 0;  // the caller or callee; for "self", the procedure itself
+    uint32_t kind = capture::kProcedure;
+    QString name;
+    const analysis::ChildRow* child = nullptr;  // the numbers, as analysis computed them
+  };
+
+  std::shared_ptr<const RunData> run_;
+  Direction direction_;
+  std::vector<Entry> entries_;
+  // (callee, is object) -> (caller, the callee's ChildRow under that caller), heaviest first.
+  std::map<std::pair<uint64_t, bool>, std::vector<std::pair<uint64_t, const analysis::ChildRow*>>>
+      callers_;
+  std::map<uint64_t, QString> procedure_names_;
+};
+
+}  // namespace quartz::viewer

@@ -1,0 +1,14 @@
+// How the viewer writes numbers: seconds with a unit that keeps three significant digits
+// readable (as `quartz report` does), percentages, and counts with digit grouping.
+#pragma once
+
+#include <QString>
+#include <cstdint>
+
+namespace quartz::viewer {
+
+QString format_seconds(double s);         // "1.308 s", "95.00 ms", "11.8 µs", "0 s"
+QString format_percent(double fraction);  // 0.995 -> "99.5%"
+QString format_count(uint64_t n);         // 6000 -> "6,000"
+
+}  // namespace quartz::viewer

@@ -1,0 +1,83 @@
+#include "viewer/models/run_details_model.h"
+
+#include <QDateTime>
+#include <QStringList>
+
+#include "viewer/models/format.h"
+
+namespace quartz::viewer {
+
+RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* parent)
+    : ColumnTableModel(parent), run_(std::move(run)) {
+  set_columns({
+      {"Property", "", Format::Text, [this](int row) { return entries_[size_t(row)].property; }},
+      {"Value", "", Format::Text, [this](int row) { return entries_[size_t(row)].value; },
+       [this](int row) { return entries_[size_t(row)].text; }},
+  });
+  set_row_role([this](int row, int role) {
+    return role == Qt::ToolTipRole ? QVariant(entries_[size_t(row)].tooltip) : QVariant();
+  });
+  if (!run_) return;
+  const analysis::ProfileView& v = run_->view;
+  const analysis::Quality& q = v.quality;
+  auto text = [](const std::string& s) { return QString::fromStdString(s); };
+  auto add = [this](QString property, QVariant value, QString shown, QString tooltip = {}) {
+    entries_.push_back(
+        {std::move(property), std::move(value), std::move(shown), std::move(tooltip)});
+  };
+  auto seconds = [&](QString property, double s, QString tooltip = {}) {
+    add(std::move(property), s, format_seconds(s), std::move(tooltip));
+  };
+  auto count = [&](QString property, uint64_t n, QString tooltip = {}) {
+    add(std::move(property), static_cast<qulonglong>(n), format_count(n), std::move(tooltip));
+  };
+
+  QStringList command;
+  for (const std::string& a : v.arguments) command << text(a);
+  const QString shown_command = command.isEmpty() ? text(v.program) : command.join(' ');
+  add("Run", text(run_->label), text(run_->label));
+  add("Command", shown_command, shown_command);
+  const std::string host = run_->run.text(capture::run_keys::kHost);
+  add("Host", text(host), text(host));
+  const double start_ns = run_->run.number(capture::run_keys::kStartRealtimeNs);
+  const QString started = start_ns > 0
+                              ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(start_ns / 1e6))
+                                    .toString("yyyy-MM-dd HH:mm:ss")
+                              : QString();
+  add("Started", started, started);
+  const std::string topology = run_->run.text(capture::run_keys::kTopology);
+  add("Machine topology", text(topology), text(topology), "hwloc's view of the machine");
+  add("Processors (P)", v.processors, QString::number(v.processors),
+      "Processors available to the program (its cpuset, minus a core reserved for the sampler)");
+  seconds("Elapsed", v.elapsed_s);
+  seconds("Normalized time of the program", v.program_totals.normalized_s,
+          "Equals the elapsed time to within one sampling interval");
+  count("Samples", q.samples, "Snapshots the sampler took");
+  count("Thread samples", q.thread_samples, "Threads read, over all snapshots");
+  seconds("Period", q.period_s, "Time between snapshots");
+  add("Torn rate", q.torn_rate, QString::asprintf("%.3f%%", 100 * q.torn_rate),
+      "Stack copies torn by the thread changing its stack while read, per thread sample");
+  seconds("Dilation removed", q.dilation_removed_s,
+          "Processor time taken out as the hooks' own cost");
+  add("Hook cost per call", q.hook_pair_ns, QString::asprintf("%.1f ns", q.hook_pair_ns),
+      "Calibrated cost of one enter/exit hook pair");
+  seconds("Sampler CPU", q.sampler_cpu_s);
+  add("Sampler core", q.reserved_core, q.reserved_core ? "reserved" : "shared with the program");
+  add("CPU shares", text(q.cpu_measurement),
+      q.cpu_measurement == "schedstat" ? "measured (schedstat)" : "modelled");
+  count("Stack overflows", q.stack_overflows, "Calls deeper than the profile stack's capacity");
+  count("Unmatched exits", q.unmatched_exits);
+  count("Entries dropped", q.dropped,
+        "Objects, calls or contexts that found no room in the tables");
+  add("Ended normally", q.final, q.final ? "yes" : "no: this is the run's last checkpoint");
+  reset_rows(static_cast<int>(entries_.size()));
+}
+
+int RunDetailsModel::row_of(const QString& property) const {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].property == property) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace quartz::viewer

@@ -1,0 +1,18 @@
+// The viewer's colours, shared by charts, table bars and the tests that look for them in
+// screenshots.
+#pragma once
+
+#include <QColor>
+
+namespace quartz::viewer::palette {
+
+inline const QColor kSelf{0x1f, 0x5f, 0xa8};    // a record's own time
+inline const QColor kBehalf{0x9c, 0xc3, 0xea};  // time on its behalf
+inline const QColor kBusy{0x2e, 0x8b, 0x57};
+inline const QColor kSpinning{0xe6, 0x9f, 0x00};
+inline const QColor kBlocked{0xc0, 0x39, 0x2b};
+inline const QColor kReady{0x7f, 0x6b, 0xb0};
+inline const QColor kQueue{0x8c, 0x56, 0x4b};
+inline const QColor kObject{0x9c, 0x2a, 0x1f};  // synchronization objects' names
+
+}  // namespace quartz::viewer::palette

@@ -1,0 +1,52 @@
+// Synchronization objects ranked like procedures; below, the selected object's queue-length
+// distribution and the procedures it is taken in.
+// Enter on an object shows its heaviest calling context in the hierarchy; Enter on a
+// procedure it is taken in opens that procedure.
+#pragma once
+
+#include <memory>
+
+#include "viewer/models/lock_table_model.h"
+#include "viewer/widgets/profile_tab.h"
+
+class QSplitter;
+
+namespace quartz::viewer {
+
+class CallGraphPanel;
+class QueueChart;
+class FilterBar;
+class RankedTable;
+
+class LockView : public ProfileTab {
+  Q_OBJECT
+
+ public:
+  explicit LockView(QWidget* parent = nullptr);
+
+  void set_run(std::shared_ptr<const RunData> run) override;
+  std::optional<Selection> selection() const override;
+  QVariant current_key() const override;  // the address
+  bool select_key(const QVariant& key) override;
+  const QAbstractItemModel* export_model() const override;
+  void focus_search() override;
+  QWidget* main_widget() const override;
+  void save_state(QSettings& settings) const override;
+  void restore_state(const QSettings& settings) override;
+
+  bool select_lock(uint64_t address);
+  CallGraphPanel* taken_in() const { return taken_in_; }
+  QueueChart* queue_chart() const { return queue_; }
+
+ private:
+  std::shared_ptr<const RunData> run_;
+  std::unique_ptr<LockTableModel> model_;
+  FilterBar* filter_;
+  RankedTable* table_;
+  CallGraphPanel* taken_in_;
+  QueueChart* queue_;
+  QSplitter* splitter_;
+  QSplitter* bottom_;
+};
+
+}  // namespace quartz::viewer
