@@ -1,6 +1,8 @@
 #include "analysis/trace_steps.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "profile/capture_format.h"
 
@@ -204,14 +206,16 @@ void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
   const uint64_t path = here ^ (t.segment_begin * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
   t.segment_begin = here;
   PathVotes& votes = paths_[path];
-  for (uint32_t c : t.segment_contexts) ++votes.contexts[c];
-  votes.total += static_cast<uint32_t>(t.segment_contexts.size());
+  for (const auto& [c, weight] : t.segment_contexts) {
+    votes.contexts[c] += weight;
+    votes.total += weight;
+  }
   t.segment_contexts.clear();
   const size_t first = std::min(t.segment_first_piece, t.pieces.size());
   t.segment_first_piece = t.pieces.size();
-  if (votes.total == 0) return;  // no reading on this path yet: the readings around it
+  if (votes.total <= 0) return;  // no reading on this path yet: the readings around it
   // A new snapshot when the votes have grown by a quarter: snapshots stay few.
-  if (votes.snapshot == kNoAttribution || votes.total >= votes.snapshot_total + votes.snapshot_total / 4 + 1) {
+  if (votes.snapshot == kNoAttribution || votes.total >= 1.25 * votes.snapshot_total + 0.5) {
     Attribution a;
     for (const auto& [context, n] : votes.contexts) a.emplace_back(context, static_cast<double>(n) / votes.total);
     votes.snapshot = static_cast<uint32_t>(attributions_.size());
@@ -242,7 +246,11 @@ void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord
       t.pieces[i].context_end = r.context;
     }
     t.context = r.context;
-    t.segment_contexts.push_back(r.context);
+    const double wall = time - t.cpu_anchor_ns;
+    const double rate = wall > 0 && r.cpu_ns >= t.cpu_anchor_cpu
+                            ? std::min(1.0, (static_cast<double>(r.cpu_ns) - t.cpu_anchor_cpu) / wall)
+                            : 1.0;
+    if (rate > 0) t.segment_contexts.emplace_back(r.context, rate);
   }
   if (r.cpu_ns != 0) resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
   t.cpu_anchor_ns = time;

@@ -125,17 +125,19 @@ class StepAssembler {
     // The segment since the last sync event: what began it, the contexts of the busy
     // readings inside it, and its first piece.
     uint64_t segment_begin = 0;
-    std::vector<uint32_t> segment_contexts;
+    std::vector<std::pair<uint32_t, double>> segment_contexts;  // (context, weight)
     size_t segment_first_piece = 0;
   };
   // Segments that begin and end with the same events (the same code path run again, by any
   // thread) pool the sampler's readings: a segment shorter than the sampling period rarely
   // holds a reading itself, but the path's readings say where such segments spend time.
+  // A reading votes with the thread's CPU rate just before it: a preempted thread's
+  // context says nothing about where its work went.
   struct PathVotes {
-    std::map<uint32_t, uint32_t> contexts;
-    uint32_t total = 0;
+    std::map<uint32_t, double> contexts;
+    double total = 0;
     uint32_t snapshot = kNoAttribution;  // attributions_ index of the latest snapshot
-    uint32_t snapshot_total = 0;
+    double snapshot_total = 0;
   };
 
   void event(Thread& t, uint32_t index, const profile::TraceRecord& r);

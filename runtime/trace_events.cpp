@@ -48,7 +48,7 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
     }
   }
   if (waited || now - requested_ticks > kWaitedTicks) {
-    record_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
+    push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
   }
   record_event(block, trace::Type::lock_acquire, kind, object, sequence, aux, now);
 }
@@ -119,8 +119,8 @@ void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore, uint64_t 
     initial = r->trace_parameter.load(std::memory_order_relaxed);
   }
   if (waited) {
-    record_event(block, trace::Type::sem_wait_begin, EntryKind::semaphore, semaphore, 0, 0,
-          requested_ticks);
+    push_event(block, trace::Type::sem_wait_begin, EntryKind::semaphore, semaphore, 0, 0,
+               requested_ticks);
   }
   record_event(block, trace::Type::sem_acquire, EntryKind::semaphore, semaphore, sequence, initial, now);
 }

@@ -25,11 +25,19 @@ extern uint64_t g_trace_cpu_interval_ticks;
 // segment from one that ran. One system call (~1 µs here), so at most one per interval.
 QUARTZ_NOINLINE void record_cpu(ThreadBlock& block, uint64_t now_ticks);
 
+// Appends an event without reading the CPU clock: for an event recorded late, with a time
+// before that of an event that follows it at once (a wait's start, pushed with its end).
+QUARTZ_ALWAYS_INLINE void push_event(ThreadBlock& block, trace::Type type, EntryKind kind,
+                                     uint64_t object, uint32_t sequence, uint32_t aux,
+                                     uint64_t at_ticks) {
+  block.trace->push(TraceEvent{at_ticks, object, sequence, aux, block.stack.sequence(), type,
+                               static_cast<uint8_t>(kind), 0});
+}
+
 QUARTZ_ALWAYS_INLINE void record_event(ThreadBlock& block, trace::Type type, EntryKind kind,
                                 uint64_t object, uint32_t sequence, uint32_t aux,
                                 uint64_t at_ticks) {
-  block.trace->push(TraceEvent{at_ticks, object, sequence, aux, block.stack.sequence(), type,
-                               static_cast<uint8_t>(kind), 0});
+  push_event(block, type, kind, object, sequence, aux, at_ticks);
   if (at_ticks - block.trace_cpu_ticks >= g_trace_cpu_interval_ticks) record_cpu(block, at_ticks);
 }
 
