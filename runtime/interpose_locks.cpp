@@ -53,13 +53,9 @@ QUARTZ_NOINLINE void trace_mutex_acquired(ThreadBlock* block, pthread_mutex_t* m
 // returning lengthens the program's critical section (measured: it doubled the futex
 // sleeps of a lock two threads hand back and forth). Inside it there is one store (the
 // entry becomes held) and one read of our own cache line.
-template <typename Lock>
-QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock lock) {
-  ThreadBlock* block = t_local.block;
-  if (QUARTZ_UNLIKELY(block == nullptr)) {
-    block = current_block_slow();
-    if (block == nullptr) return lock_unregistered(lock);
-  }
+template <bool kTraced, typename Lock>
+QUARTZ_ALWAYS_INLINE int lock_registered(ThreadBlock* block, pthread_mutex_t* m, uintptr_t site,
+                                         Lock lock) {
   const auto address = reinterpret_cast<uintptr_t>(m);
   bool inserted;
   ObjectCountSlot* slot = block->objects.find(address, &inserted);
@@ -69,7 +65,7 @@ QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock loc
     count_found_acquisition(*block, runtime().objects, slot, inserted, address,
                             EntryKind::mutex, site, false, 0);
   }
-  const uint64_t requested = QUARTZ_UNLIKELY(block->trace != nullptr) ? ticks() : 0;
+  const uint64_t requested = kTraced ? ticks() : 0;
   const ProfileStack::Push push =
       block->stack.begin_push(address, make_tag(EntryKind::mutex, EntryRole::waiting));
   const int rc = lock();
@@ -80,8 +76,26 @@ QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock loc
   block->stack.finish_push_as(push, address, make_tag(EntryKind::mutex, EntryRole::holding));
   const bool contended = came_through_waiters(m);
   if (QUARTZ_UNLIKELY(contended)) count_contended(slot);
-  if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_mutex_acquired(block, m, requested, contended);
+  if constexpr (kTraced) trace_mutex_acquired(block, m, requested, contended);
   return rc;
+}
+
+// Tracing has a copy of its own, out of line: the untraced path keeps nothing live across
+// the lock call for it.
+template <typename Lock>
+QUARTZ_NOINLINE int lock_traced(ThreadBlock* block, pthread_mutex_t* m, uintptr_t site, Lock lock) {
+  return lock_registered<true>(block, m, site, lock);
+}
+
+template <typename Lock>
+QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock lock) {
+  ThreadBlock* block = t_local.block;
+  if (QUARTZ_UNLIKELY(block == nullptr)) {
+    block = current_block_slow();
+    if (block == nullptr) return lock_unregistered(lock);
+  }
+  if (QUARTZ_UNLIKELY(block->trace != nullptr)) return lock_traced(block, m, site, lock);
+  return lock_registered<false>(block, m, site, lock);
 }
 
 // Reader-writer and spin locks have no portable lock word (glibc's x86-64 spin lock counts
