@@ -30,31 +30,6 @@ AssemblerCosts costs_of(const profile::Run& run) {
   return c;
 }
 
-// Every thread on its own processor.
-SimulationConfig apart(uint32_t threads) {
-  SimulationConfig c;
-  for (uint32_t t = 0; t < threads; ++t) {
-    c.group_of_thread.push_back(t);
-    c.cores.push_back(1);
-  }
-  return c;
-}
-
-// Every thread free to run on any of `cores` processors.
-SimulationConfig shared(uint32_t threads, uint32_t cores) {
-  SimulationConfig c;
-  c.group_of_thread.assign(threads, 0);
-  c.cores.push_back(cores);
-  return c;
-}
-
-SimulationConfig grouped(const Grouping& g) {
-  SimulationConfig c;
-  c.group_of_thread = g.group_of;
-  c.cores.assign(g.groups, 1);
-  return c;
-}
-
 // Reads the trace once, replaying it in every configuration at the same time.
 ReplayPass replay(const profile::Run& run, const TraceOpener& open, std::vector<SimulationConfig> configs) {
   return replay_trace(open(), thread_count(run), costs_of(run), std::move(configs));
@@ -171,8 +146,8 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
   // The first pass: the recorded configuration, the critical path, and every question
   // that needs no search.
   std::vector<SimulationConfig> configs;
-  configs.push_back(shared(threads, run.processors));
-  SimulationConfig path = apart(threads);
+  configs.push_back(threads_sharing(threads, run.processors));
+  SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
   configs.push_back(std::move(path));
   std::vector<Grouping> asked;
@@ -182,11 +157,11 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
     } catch (const GroupingError& e) {
       throw PredictionError(e.what());
     }
-    configs.push_back(grouped(asked.back()));
+    configs.push_back(threads_grouped(asked.back().group_of));
   }
   for (const std::string& name : request.zero) {
     auto [in, matched] = procedure_contexts(run, name);
-    SimulationConfig c = shared(threads, run.processors);
+    SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
     c.speedup = 1;
     configs.push_back(std::move(c));
@@ -197,7 +172,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
       throw PredictionError("--speedup " + name + "=" + std::to_string(percent) + ": PCT must be in (0, 100]");
     }
     auto [in, matched] = procedure_contexts(run, name);
-    SimulationConfig c = shared(threads, run.processors);
+    SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
     c.speedup = percent / 100;
     configs.push_back(std::move(c));
@@ -205,7 +180,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
   }
   for (const std::string& name : request.migrate) {
     auto [in, matched] = procedure_contexts(run, name);
-    SimulationConfig c = shared(threads, run.processors);
+    SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
     c.migrate = true;
     configs.push_back(std::move(c));
@@ -233,10 +208,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
     searches.push_back(std::move(s));
   }
   const size_t shared_first = configs.size();
-  for (const Search& s : searches) configs.push_back(shared(threads, s.report.cores));
+  for (const Search& s : searches) configs.push_back(threads_sharing(threads, s.report.cores));
   for (Search& s : searches) {
     s.first_config = configs.size();
-    for (const Grouping& g : s.candidates) configs.push_back(grouped(g));
+    for (const Grouping& g : s.candidates) configs.push_back(threads_grouped(g.group_of));
   }
 
   ReplayPass pass = replay(run, open, std::move(configs));
@@ -284,7 +259,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
       std::vector<Grouping> around = neighbours(best.second);
       if (around.empty()) break;
       std::vector<SimulationConfig> round;
-      for (const Grouping& g : around) round.push_back(grouped(g));
+      for (const Grouping& g : around) round.push_back(threads_grouped(g.group_of));
       ReplayPass more = replay(run, open, std::move(round));
       ++s.report.rounds;
       s.report.candidates += around.size();

@@ -596,6 +596,29 @@ struct Simulation::State {
   }
 };
 
+SimulationConfig threads_apart(uint32_t threads) {
+  SimulationConfig c;
+  for (uint32_t t = 0; t < threads; ++t) {
+    c.group_of_thread.push_back(t);
+    c.cores.push_back(1);
+  }
+  return c;
+}
+
+SimulationConfig threads_sharing(uint32_t threads, double cores) {
+  SimulationConfig c;
+  c.group_of_thread.assign(threads, 0);
+  c.cores = {cores};
+  return c;
+}
+
+SimulationConfig threads_grouped(const std::vector<uint32_t>& group_of) {
+  SimulationConfig c;
+  c.group_of_thread = group_of;
+  c.cores.assign(group_of.empty() ? 0 : *std::max_element(group_of.begin(), group_of.end()) + 1, 1);
+  return c;
+}
+
 Simulation::Simulation(SimulationConfig config, std::vector<StepLog>& logs,
                        const std::vector<Attribution>& attributions)
     : state_(std::make_unique<State>(std::move(config), logs, attributions)) {}

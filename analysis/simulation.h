@@ -37,6 +37,13 @@ struct SimulationConfig {
   bool critical_path = false;  // keep what the longest path is made of
 };
 
+// Every thread on a processor of its own (the critical path).
+SimulationConfig threads_apart(uint32_t threads);
+// Every thread free to run on any of `cores` processors.
+SimulationConfig threads_sharing(uint32_t threads, double cores);
+// group_of[thread] = its group; each group one processor.
+SimulationConfig threads_grouped(const std::vector<uint32_t>& group_of);
+
 // What the longest path (the predicted timeline's binding chain) was made of.
 struct PathComposition {
   std::vector<double> thread_ns;                   // by thread index

@@ -17,28 +17,9 @@ using trace::Type;
 constexpr uint64_t kLock = 0x1000, kBarrier = 0x2000, kMutex = 0x3000, kCond = 0x4000;
 constexpr uint64_t kRequests = 0x5000, kReply1 = 0x6000, kReply2 = 0x7000;
 
-SimulationConfig shared(uint32_t threads, double cores) {
-  SimulationConfig c;
-  c.group_of_thread.assign(threads, 0);
-  c.cores = {cores};
-  return c;
-}
-
-SimulationConfig apart(uint32_t threads) {
-  SimulationConfig c;
-  for (uint32_t t = 0; t < threads; ++t) {
-    c.group_of_thread.push_back(t);
-    c.cores.push_back(1);
-  }
-  return c;
-}
-
-SimulationConfig groups(const std::vector<uint32_t>& group_of) {
-  SimulationConfig c;
-  c.group_of_thread = group_of;
-  c.cores.assign(*std::max_element(group_of.begin(), group_of.end()) + 1, 1);
-  return c;
-}
+SimulationConfig shared(uint32_t threads, double cores) { return threads_sharing(threads, cores); }
+SimulationConfig apart(uint32_t threads) { return threads_apart(threads); }
+SimulationConfig groups(const std::vector<uint32_t>& group_of) { return threads_grouped(group_of); }
 
 // Predicted elapsed milliseconds of each configuration, the trace read in chunks of
 // `per_chunk` records.

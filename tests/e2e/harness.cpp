@@ -179,4 +179,17 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   return result;
 }
 
+void ScratchTest::SetUp() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  dir = std::filesystem::temp_directory_path() /
+        ("quartz-" + std::string(test->test_suite_name()) + "-" + std::to_string(getpid()) + "-" + test->name());
+  std::filesystem::create_directories(dir);
+  store = (dir / "runs.db").string();
+}
+
+void ScratchTest::TearDown() {
+  std::error_code error;
+  std::filesystem::remove_all(dir, error);
+}
+
 }  // namespace quartz::test

@@ -2,6 +2,9 @@
 // QUARTZ_SUMMARY output, see runtime/summary.h).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -57,6 +60,15 @@ CommandResult run_command(const std::vector<std::string>& argv,
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const RunOptions& options = {});
 Summary read_summary(const std::string& path);
+
+// A test with a directory of its own (removed afterwards) and an experiment store in it.
+class ScratchTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  std::filesystem::path dir;
+  std::string store;
+};
 
 // Values the program printed as "key=value" lines on stdout.
 std::map<std::string, std::string> printed_values(const std::string& out);

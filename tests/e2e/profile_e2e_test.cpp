@@ -23,19 +23,8 @@ namespace fs = std::filesystem;
 const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
 
-class ProfileE2E : public ::testing::Test {
+class ProfileE2E : public ScratchTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("quartz-profile-e2e-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir);
-    store = (dir / "runs.db").string();
-  }
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(dir, error);
-  }
-
   // quartz run [flags] -- sample args; returns the run's output (the sample's own truths).
   CommandResult profile(const std::string& name, const std::vector<std::string>& args,
                         const std::vector<std::string>& flags = {}) {
@@ -68,8 +57,6 @@ class ProfileE2E : public ::testing::Test {
     return rank;
   }
 
-  fs::path dir;
-  std::string store;
 };
 
 // Timing checks get a second run: the shared development VM now and then stalls a whole

@@ -26,18 +26,8 @@ const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
 std::string program(const std::string& name) { return std::string(QUARTZ_E2E_DIR) + "/" + name; }
 
-class TraceE2E : public ::testing::Test {
+class TraceE2E : public ScratchTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("quartz-trace-e2e-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir);
-    store = (dir / "runs.db").string();
-  }
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(dir, error);
-  }
   json predict(const std::vector<std::string>& questions) {
     std::vector<std::string> argv{kQuartz, "predict", "--store", store, "--json"};
     argv.insert(argv.end(), questions.begin(), questions.end());
@@ -45,8 +35,6 @@ class TraceE2E : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out, nullptr, false);
   }
-  fs::path dir;
-  std::string store;
 };
 
 std::vector<profile::TraceRecord> read_trace(const std::string& path, profile::TraceTotals* totals) {
