@@ -214,6 +214,23 @@ TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
   EXPECT_EQ(cpus["w0"], "1") << r.out;
 }
 
+// Queues too small for the drain period: events are lost, counted, and predictions refused
+// unless asked for anyway.
+TEST_F(TraceE2E, ATraceThatLostEventsIsRefusedUnlessAllowed) {
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--trace-capacity", "64", "--period-us", "200000",
+                                       "--store", store, "--", sample("lock_contention"), "--iterations", "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CommandResult report = run_command({kQuartz, "report", "--store", store});
+  EXPECT_NE(report.out.find("DROPPED"), std::string::npos) << report.out;
+  const CommandResult refused = run_command({kQuartz, "predict", "--store", store});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("lost"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-drops"), std::string::npos) << refused.err;
+  const json p = predict({"--allow-drops"});
+  ASSERT_FALSE(p.is_discarded());
+  EXPECT_GT(p["trace"]["dropped"].get<uint64_t>(), 0u);
+}
+
 TEST_F(TraceE2E, BadQuestionsGiveOneLineAndStatusTwo) {
   auto expect_error = [](const CommandResult& r, const std::string& fragment) {
     EXPECT_EQ(r.exit_code, 2);
