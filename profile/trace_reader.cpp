@@ -26,6 +26,7 @@ class BytesSource : public TraceSource {
       : bytes_(std::move(bytes)), name_(std::move(name)) {}
   size_t read(void* out, size_t n) override {
     const size_t k = std::min(n, bytes_.size() - at_);
+    if (k == 0) return 0;  // an empty vector's data() may be null, which memcpy must not see
     std::memcpy(out, bytes_.data() + at_, k);
     at_ += k;
     return k;
