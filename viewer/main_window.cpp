@@ -27,13 +27,15 @@
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/run_view.h"
 #include "viewer/widgets/thread_view.h"
+#include "viewer/widgets/what_if_view.h"
 
 namespace quartz::viewer {
 
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks", "&Threads", "&Run"};
+const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",
+                                  "&Threads",   "&Run",        "&What-ifs"};
 
 }  // namespace
 
@@ -47,10 +49,11 @@ MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* paren
       locks_(new LockView),
       threads_(new ThreadView),
       run_view_(new RunView),
+      what_ifs_(new WhatIfView),
       details_(new DetailPanel),
       dock_(new QDockWidget(tr("Details"), this)),
       run_summary_(new QLabel(this)) {
-  views_ = {hierarchy_, procedures_, locks_, threads_, run_view_};
+  views_ = {hierarchy_, procedures_, locks_, threads_, run_view_, what_ifs_};
   for (size_t i = 0; i < views_.size(); ++i) {
     tabs_->addTab(views_[i], tr(kTabTitles[i]));
     connect(views_[i], &ProfileTab::selection_changed, this, [this, i] {
@@ -130,6 +133,13 @@ void MainWindow::build_menus() {
     hierarchy_->next_context();
   });
   next->setShortcut(QKeySequence(Qt::Key_F3));
+  QAction* refresh = view->addAction(tr("Re&load the run"), this, [this] {
+    if (!run_ || !run_->store_id)
+      statusBar()->showMessage(tr("Only a run of a store can be reloaded"), 5000);
+    else
+      this->reload();
+  });
+  refresh->setShortcut(QKeySequence(Qt::Key_F5));
   QAction* back = view->addAction(tr("&Back"), this, &MainWindow::go_back);
   back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
   QAction* forward = view->addAction(tr("&Forward"), this, &MainWindow::go_forward);
@@ -143,13 +153,15 @@ void MainWindow::build_menus() {
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
-        tr("Ctrl+1…5\tHierarchy, Procedures, Locks, Threads, Run\n"
+        tr("Ctrl+1…6\tHierarchy, Procedures, Locks, Threads, Run, What-ifs\n"
            "Arrows\tmove; Right/Left expand or collapse a context\n"
            "Enter\topen the row in another view (procedure ↔ its contexts, lock, caller, callee)\n"
            "Alt+Left / Alt+Right\tback / forward after such jumps\n"
            "Ctrl+E\texpand the heaviest path below the selected context\n"
            "F3\tnext calling context of the same procedure\n"
            "Ctrl+F\tsearch names; Enter or Escape returns to the table\n"
+           "Ctrl+C\tin What-ifs: copy the selected grouping's --placement option\n"
+           "F5\treload the run (with predictions stored since)\n"
            "Ctrl+S\texport the table as CSV\n"
            "Ctrl+Shift+S\texport the parallelism histogram (PNG or SVG)\n"
            "F9\tshow or hide the details panel\n"
@@ -195,6 +207,17 @@ bool MainWindow::open_run(const QString& which, const QString& store) {
     return false;
   }
   add_recent(run_->store_id ? store : which);
+  return true;
+}
+
+bool MainWindow::reload() {
+  if (!run_ || !run_->store_id) return false;
+  const View view = current_view();
+  const QVariant key = current_tab()->current_key();
+  if (!open_run(QString::number(*run_->store_id), QString::fromStdString(run_->source)))
+    return false;
+  show_view(view);
+  current_tab()->select_key(key);
   return true;
 }
 
@@ -286,6 +309,8 @@ bool MainWindow::select_named(View view, const QString& name) {
         if (t.name == wanted) return threads_->select_key(t.index);
       }
       return false;
+    case kWhatIfs:
+      return what_ifs_->select_on_path(name);
     default:
       return false;
   }

@@ -1,5 +1,5 @@
-// quartz-view's window: five views of one run (hierarchy, procedures, locks, threads, run)
-// in tabs, and a dock with the selected row's charts. Jumps between views (Enter) can be
+// quartz-view's window: six views of one run (hierarchy, procedures, locks, threads, run,
+// what-ifs) in tabs, and a dock with the selected row's charts. Jumps between views (Enter) can be
 // retraced with Alt+Left/Alt+Right. The layout, the current view and recent files are
 // kept in the QSettings given (tests give a temporary file).
 #pragma once
@@ -25,12 +25,13 @@ class ProcedureView;
 class ProfileTab;
 class RunView;
 class ThreadView;
+class WhatIfView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum View { kHierarchy, kProcedures, kLocks, kThreads, kRun, kViewCount };
+  enum View { kHierarchy, kProcedures, kLocks, kThreads, kRun, kWhatIfs, kViewCount };
 
   // `settings` must outlive the window. With `remember_layout` false (screenshots) the
   // window neither reads nor writes it.
@@ -44,6 +45,9 @@ class MainWindow : public QMainWindow {
   // message box (or, with quiet errors, to last_error()). True when a run was opened.
   bool open_path(const QString& path);
   bool open_run(const QString& which, const QString& store);
+  // Reads the run again (a store's run: with the predictions stored since), keeping the
+  // current view. False when there is nothing to reload or it failed.
+  bool reload();
   void set_quiet_errors(bool quiet) { quiet_errors_ = quiet; }
   const QString& last_error() const { return last_error_; }
 
@@ -51,7 +55,8 @@ class MainWindow : public QMainWindow {
   View current_view() const;
   static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
   // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
-  // its heaviest calling context). False when there is none.
+  // its heaviest calling context; in What-ifs, on the critical path of the newest
+  // prediction). False when there is none.
   bool select_named(View view, const QString& name);
 
   bool save_screenshot(const QString& path);
@@ -65,6 +70,7 @@ class MainWindow : public QMainWindow {
   ProcedureView* procedures() const { return procedures_; }
   LockView* locks() const { return locks_; }
   ThreadView* threads() const { return threads_; }
+  WhatIfView* what_ifs() const { return what_ifs_; }
   DetailPanel* details() const { return details_; }
 
  public slots:
@@ -103,6 +109,7 @@ class MainWindow : public QMainWindow {
   LockView* locks_;
   ThreadView* threads_;
   RunView* run_view_;
+  WhatIfView* what_ifs_;
   std::vector<ProfileTab*> views_;
   DetailPanel* details_;
   QDockWidget* dock_;

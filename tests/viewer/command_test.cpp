@@ -1,6 +1,7 @@
 // The quartz-view command: bad input gives one line on stderr and exit status 2, never a
 // crash or a window (missing file, corrupt capture, not a store, no such run, bad options,
-// no display); --help; --screenshot of each view, from a capture and from a store.
+// no display); --help; --screenshot of each view, from a capture and from a store (the
+// What-ifs view from a store with a stored prediction).
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -76,6 +77,11 @@ class CommandTest : public QObject {
                std::vector<unsigned char>(bytes.begin(), bytes.begin() + long(bytes.size() / 2)));
     store_ = dir_.filePath("runs.db");
     profile::Store(store_.toStdString()).add_run(bytes, run, capture_.toStdString(), "");
+    predicted_ = dir_.filePath("predicted.db");
+    profile::Store predicted(predicted_.toStdString());
+    predicted.add_prediction(predicted.add_run(bytes, run, capture_.toStdString(), ""),
+                             "--group 0,1|2 --cores 1",
+                             analysis::predictions_json(test::small_predictions()));
     empty_store_ = dir_.filePath("empty.db");
     profile::Store created(empty_store_.toStdString());
     text_ = dir_.filePath("notes.txt");
@@ -112,7 +118,7 @@ class CommandTest : public QObject {
                               << true;
     QTest::newRow("unknown view")
         << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
-        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run" << true;
+        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs" << true;
     QTest::newRow("unwritable screenshot")
         << QStringList{capture_, "--screenshot", "/nonexistent/dir/x.png"}
         << "/nonexistent/dir/x.png: cannot write the screenshot" << true;
@@ -162,6 +168,8 @@ class CommandTest : public QObject {
         << QStringList{store_} << "threads" << QColor(palette::kSelf);
     QTest::newRow("store, run 1") << QStringList{"--store", store_, "1"} << "run"
                                   << QColor(palette::kSelf);
+    QTest::newRow("store, what-ifs")
+        << QStringList{predicted_} << "what-ifs" << QColor(palette::kRecorded);
   }
 
   void screenshotOfEachView() {
@@ -181,7 +189,7 @@ class CommandTest : public QObject {
 
  private:
   QTemporaryDir dir_;
-  QString capture_, corrupt_, store_, empty_store_, text_, foreign_;
+  QString capture_, corrupt_, store_, predicted_, empty_store_, text_, foreign_;
 };
 
 QTEST_GUILESS_MAIN(CommandTest)

@@ -26,6 +26,9 @@
 #include "viewer/models/roles.h"
 #include "viewer/models/run_details_model.h"
 #include "viewer/models/thread_table_model.h"
+#include "viewer/models/what_if_answer_model.h"
+#include "viewer/models/what_if_details_model.h"
+#include "viewer/models/what_if_list_model.h"
 #include "viewer/widgets/detail_panel.h"
 
 using namespace quartz;
@@ -75,6 +78,38 @@ class ReportEqualityTest : public QObject {
     QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
   }
 
+  // Every figure of every stored prediction, as the What-ifs view's models give it, equals
+  // the "what_ifs" array of `quartz report --json` (oldest first there, newest first here).
+  void whatIfsEqualReport() {
+    const QString store = dir_.filePath("traced.db");
+    QVERIFY(run_quartz({"run", "-q", "--trace", "--store", store, "--",
+                        QUARTZ_SAMPLES_DIR "/pairs"}));
+    QVERIFY(run_quartz({"predict", "--store", store, "1", "--group", "0|1,2|3,4",
+                        "--cores", "1", "--zero", "ping_work", "--speedup", "pong_work=50",
+                        "--migrate", "pass_token"}));
+    QVERIFY(run_quartz({"predict", "--store", store, "1"}));  // the check and path only
+    const QJsonObject json = report_json(store, "1");
+    const QJsonArray stored = json["what_ifs"].toArray();
+    QCOMPARE(stored.size(), 2);
+    const std::shared_ptr<const RunData> run = load_run("1", store.toStdString());
+    QVERIFY(run->has_trace);
+    QCOMPARE(int(run->what_ifs.size()), stored.size());
+    WhatIfListModel list(run);
+    for (int i = 0; i < stored.size(); ++i) {
+      const QJsonObject entry = stored[stored.size() - 1 - i].toObject();
+      const QJsonObject p = entry["predictions"].toObject();
+      QCOMPARE(list.index(i, WhatIfListModel::kMade).data().toString(), entry["made"].toString());
+      QCOMPARE(list.index(i, WhatIfListModel::kQuestion).data().toString(),
+               entry["question"].toString());
+      const double observed = p["observed_s"].toDouble(), recorded = p["recorded_s"].toDouble();
+      QCOMPARE(list.index(i, WhatIfListModel::kCheck).data(NumberRole).toDouble(),
+               (recorded - observed) / observed);
+      QVERIFY(run->what_ifs[size_t(i)].predictions);
+      compare_answers(*run->what_ifs[size_t(i)].predictions, p);
+      compare_what_if_details(*run->what_ifs[size_t(i)].predictions, p);
+    }
+  }
+
   void viewerEqualsReport_data() {
     QTest::addColumn<QString>("which");
     QTest::addColumn<QString>("store");
@@ -108,6 +143,91 @@ class ReportEqualityTest : public QObject {
   }
 
  private:
+  static bool run_quartz(const QStringList& args) {
+    QProcess quartz;
+    quartz.start(QUARTZ_BIN_DIR "/quartz", args);
+    if (!quartz.waitForFinished(120000) || quartz.exitCode() != 0) {
+      qWarning("%s", quartz.readAllStandardError().constData());
+      return false;
+    }
+    return true;
+  }
+
+  static QJsonObject report_json(const QString& store, const QString& which) {
+    QProcess report;
+    report.start(QUARTZ_BIN_DIR "/quartz", {"report", "--json", "--store", store, which});
+    report.waitForFinished(60000);
+    return QJsonDocument::fromJson(report.readAllStandardOutput()).object();
+  }
+
+  // The answers in the order the report gives them: groupings, each search's best and its
+  // shared processors, then the procedure changes.
+  void compare_answers(const analysis::Predictions& predictions, const QJsonObject& p) {
+    WhatIfAnswerModel model;
+    model.set_predictions(&predictions);
+    std::vector<double> expected;
+    QStringList placements;
+    for (const QJsonValue& g : p["groupings"].toArray()) {
+      expected.push_back(g["predicted_s"].toDouble());
+      placements << g["spec"].toString();
+    }
+    for (const QJsonValue& search : p["searches"].toArray()) {
+      for (const QJsonValue& g : search["best"].toArray()) {
+        expected.push_back(g["predicted_s"].toDouble());
+        placements << g["spec"].toString();
+      }
+      expected.push_back(search["shared_s"].toDouble());
+      placements << "";
+    }
+    for (const QJsonValue& c : p["procedures"].toArray()) {
+      expected.push_back(c["predicted_s"].toDouble());
+      placements << "";
+    }
+    QCOMPARE(model.rowCount(), int(expected.size()));
+    const double recorded = p["recorded_s"].toDouble();
+    for (int row = 0; row < model.rowCount(); ++row) {
+      auto column = [&](int c) { return model.index(row, c); };
+      QCOMPARE(column(WhatIfAnswerModel::kPredicted).data(NumberRole).toDouble(),
+               expected[size_t(row)]);
+      QCOMPARE(column(WhatIfAnswerModel::kChange).data(NumberRole).toDouble(),
+               (expected[size_t(row)] - recorded) / recorded);
+      QCOMPARE(column(WhatIfAnswerModel::kPlacement).data().toString(), placements[row]);
+    }
+  }
+
+  void compare_what_if_details(const analysis::Predictions& predictions, const QJsonObject& p) {
+    WhatIfDetailsModel model;
+    model.set_predictions(&predictions);
+    auto value = [&](const char* group, const QString& name) {
+      return model.find(group, name).siblingAtColumn(WhatIfDetailsModel::kValue).data(NumberRole);
+    };
+    QCOMPARE(value("Model check", "Recorded elapsed time").toDouble(), p["observed_s"].toDouble());
+    QCOMPARE(value("Model check", "Replayed as recorded").toDouble(), p["recorded_s"].toDouble());
+    QCOMPARE(value("Model check", "Processors").toInt(), p["processors"].toInt());
+    const QJsonObject path = p["critical_path"].toObject();
+    QCOMPARE(value("", "Critical path").toDouble(), path["length_s"].toDouble());
+    QCOMPARE(model.find("", "Critical path")
+                 .siblingAtColumn(WhatIfDetailsModel::kShare)
+                 .data(NumberRole)
+                 .toDouble(),
+             path["share"].toDouble());
+    QCOMPARE(value("Critical path", "On a processor").toDouble(), path["cpu_s"].toDouble());
+    QCOMPARE(value("Critical path", "Off the processor (I/O, sleep)").toDouble(),
+             path["delay_s"].toDouble());
+    const std::pair<const char*, const char*> lists[] = {
+        {"threads", "Threads"}, {"procedures", "Procedures"}, {"locks", "Locks held"}};
+    for (const auto& [key, title] : lists) {
+      const QJsonArray entries = path[key].toArray();
+      QVERIFY(!entries.isEmpty());
+      for (const QJsonValue& e : entries)
+        QCOMPARE(value(title, e["name"].toString()).toDouble(), e["s"].toDouble());
+    }
+    const QJsonObject trace = p["trace"].toObject();
+    QCOMPARE(value("", "Trace").toULongLong(), qulonglong(trace["events"].toInteger()));
+    QCOMPARE(value("Trace", "Samples").toULongLong(), qulonglong(trace["samples"].toInteger()));
+    QCOMPARE(value("Trace", "Events dropped").toULongLong(), 0ull);
+  }
+
   void compare_tree(const std::shared_ptr<const RunData>& shared, const QJsonObject& json) {
     const RunData& run = *shared;
     ContextTreeModel model(shared);

@@ -36,13 +36,14 @@ class ScreenshotTest : public QObject {
     QVERIFY(QDir().mkpath(out_));
     store_ = "samples.db";  // relative: the screenshots show "run 1 (samples.db)"
     for (const char* sample : {"serial_init", "lock_contention"}) {  // runs 1 and 2
-      QProcess quartz;
-      quartz.setWorkingDirectory(dir_.path());
-      quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--store", store_, "--",
-                                              QString(QUARTZ_SAMPLES_DIR "/") + sample});
-      QVERIFY(quartz.waitForFinished(120000));
-      QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
+      QVERIFY(quartz({"run", "-q", "--store", store_, "--",
+                      QString(QUARTZ_SAMPLES_DIR "/") + sample}));
     }
+    // Run 3, traced, with the predictions the user guide asks of it.
+    QVERIFY(quartz({"run", "-q", "--trace", "--store", store_, "--", QUARTZ_SAMPLES_DIR "/pairs"}));
+    QVERIFY(quartz({"predict", "--store", store_, "3", "--group", "0|1,2|3,4", "--cores", "1",
+                    "--zero", "ping_work", "--speedup", "pong_work=50", "--migrate",
+                    "pass_token"}));
   }
 
   void eachView_data() {
@@ -69,6 +70,12 @@ class ScreenshotTest : public QObject {
     QTest::newRow("run") << "1"
                          << "run"
                          << "" << QList<QColor>{palette::kSelf, palette::kBusy};
+    // pairs: faster without ping_work, slower on one processor; ping_work on the path.
+    QTest::newRow("what-ifs") << "3"
+                              << "what-ifs"
+                              << "ping_work"
+                              << QList<QColor>{palette::kRecorded, palette::kCriticalPath,
+                                               palette::kFaster, palette::kSlower};
   }
 
   void eachView() {
@@ -91,6 +98,15 @@ class ScreenshotTest : public QObject {
   }
 
  private:
+  bool quartz(const QStringList& args) {
+    QProcess quartz;
+    quartz.setWorkingDirectory(dir_.path());
+    quartz.start(QUARTZ_BIN_DIR "/quartz", args);
+    if (quartz.waitForFinished(120000) && quartz.exitCode() == 0) return true;
+    qWarning("%s", quartz.readAllStandardError().constData());
+    return false;
+  }
+
   QTemporaryDir dir_;
   QString out_, store_;
 };

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/prediction.h"
+#include "analysis/prediction_report.h"
 #include "analysis/profile_view.h"
 #include "profile/run.h"
 #include "viewer/loading/run_data.h"
@@ -240,6 +242,59 @@ inline std::shared_ptr<const RunData> analyzed(profile::Run run,
   data->label = std::move(label);
   data->run = std::move(run);
   data->view = analysis::analyze(data->run);
+  return data;
+}
+
+// Predictions for small_run() whose numbers the tests know: a grouping, a search onto one
+// processor, and each procedure change.
+inline analysis::Predictions small_predictions() {
+  analysis::Predictions p;
+  p.program = "/opt/demo/solver";
+  p.processors = 2;
+  p.observed_s = 0.9;
+  p.recorded_s = 0.8;  // the model's error: -11.1%
+  p.critical_path.length_s = 0.7;
+  p.critical_path.share = 0.7 / 0.9;
+  p.critical_path.cpu_s = 0.65;
+  p.critical_path.delay_s = 0.05;
+  p.critical_path.threads = {{"1 worker", 0.4}, {"2 worker", 0.25}, {"0 solver", 0.05}};
+  p.critical_path.procedures = {{"solve(Grid&)", 0.6}, {"relax(Row&, int)", 0.35}};
+  p.critical_path.locks = {{"queue lock", 0.07}};
+  p.groupings = {{"0,1|2", "solver,worker | worker", 0.84}};
+  analysis::GroupingSearch search;
+  search.cores = 1;
+  search.candidates = 1;
+  search.rounds = 1;
+  search.shared_s = 1.32;
+  search.best = {{"0,1,2", "solver,worker,worker", 1.24}};
+  p.searches = {search};
+  p.procedures = {{"zero", "log_message", 100, 0.68, 0},
+                  {"speedup", "relax(Row&, int)", 25, 0.72, 0},
+                  {"migrate", "solve(Grid&)", 100, 0.8002, 0.012}};  // +0.0%: unchanged
+  p.quality.events = 12000;
+  p.quality.records = 15000;
+  p.quality.samples = 400;
+  p.quality.bytes = 204000;
+  p.quality.unpaired_waits = 3;
+  p.quality.compensated_s = 0.002;
+  p.quality.peak_window = 5000;
+  p.quality.seconds = 0.015;
+  p.quality.events_per_second = 1e6;
+  return p;
+}
+
+// small_run() as a run of a store with a trace and stored predictions (oldest first, as the
+// store lists them): `stored` JSON texts with their questions.
+inline std::shared_ptr<const RunData> with_what_ifs(
+    const std::vector<profile::StoredPrediction>& stored, bool has_trace = true) {
+  auto data = std::make_shared<RunData>();
+  data->label = "run 1 (runs.db)";
+  data->source = "runs.db";
+  data->store_id = 1;
+  data->run = small_run();
+  data->view = analysis::analyze(data->run);
+  data->has_trace = has_trace;
+  data->what_ifs = read_what_ifs(stored);
   return data;
 }
 

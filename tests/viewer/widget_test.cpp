@@ -1,10 +1,12 @@
 // quartz-view's window with a run whose numbers are known (synthetic_run.h): selecting a
 // row anywhere updates the charts, Enter jumps between views and Alt+Left comes back,
 // keyboard shortcuts, search, exports, the remembered layout (in a temporary settings
-// file), errors that never crash, and a tree of 100,000 contexts read lazily.
+// file), errors that never crash, a tree of 100,000 contexts read lazily, and the What-ifs
+// view of stored predictions.
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QChart>
+#include <QClipboard>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QIdentityProxyModel>
@@ -14,6 +16,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -29,6 +32,7 @@
 #include "viewer/charts/queue_chart.h"
 #include "viewer/charts/runnable_chart.h"
 #include "viewer/charts/state_chart.h"
+#include "viewer/charts/what_if_chart.h"
 #include "viewer/main_window.h"
 #include "viewer/models/csv_export.h"
 #include "viewer/models/roles.h"
@@ -41,6 +45,7 @@
 #include "viewer/widgets/ranked_table.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/thread_view.h"
+#include "viewer/widgets/what_if_view.h"
 
 using namespace quartz;
 using namespace quartz::viewer;
@@ -379,6 +384,91 @@ class WidgetTest : public QObject {
     QCOMPARE(offered, 2);
     QCOMPARE(window_->run()->store_id, std::optional<int64_t>(1));
     QCOMPARE(window_->run()->view.elapsed_s, 0.861);
+  }
+
+  void whatIfsShowTheStoredPredictions() {
+    const std::string json = analysis::predictions_json(test::small_predictions());
+    window_->set_run(test::with_what_ifs({{"2026-01-01 10:00:00", "--group 0,1|2", json},
+                                          {"2026-01-01 11:00:00", "--zero x", "{oops"}}));
+    QTest::keyClick(window_.get(), Qt::Key_6, Qt::ControlModifier);
+    QCOMPARE(window_->current_view(), MainWindow::kWhatIfs);
+    WhatIfView* w = window_->what_ifs();
+    QVERIFY(w->message().isEmpty());
+    // The newest is shown first: it cannot be read, and says why instead of its figures.
+    QCOMPARE(w->current_entry(), 0);
+    QVERIFY2(w->entry_message().startsWith("This stored prediction could not be read: stored "
+                                           "prediction unreadable"),
+             qPrintable(w->entry_message()));
+    QVERIFY(w->chart()->bars_s().empty());
+    QTest::keyClick(w->entries(), Qt::Key_Down);
+    QCOMPARE(w->current_entry(), 1);
+    QVERIFY(w->entry_message().isEmpty());
+    QVERIFY(w->banner().startsWith("Replayed as recorded 800.00 ms against 900.00 ms"));
+    // The chart: the recorded replay, the critical path, then each answer as asked.
+    QVERIFY(close(w->chart()->bars_s(), {0.8, 0.7, 0.84, 1.24, 1.32, 0.68, 0.72, 0.8002}));
+    QCOMPARE(w->chart()->labels().first(), "as recorded");
+    // Ctrl+C on a grouping copies the option `quartz run` takes; elsewhere it does not.
+    QTableView* answers = w->answers();
+    answers->setFocus();
+    answers->setCurrentIndex(answers->model()->index(0, 0));
+    QCOMPARE(w->placement_option(), "--placement \"0,1|2\"");
+    QApplication::clipboard()->clear();
+    QTest::keyClick(answers, Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QApplication::clipboard()->text(), "--placement \"0,1|2\"");
+    answers->setCurrentIndex(answers->model()->index(3, 0));  // --zero log_message
+    QVERIFY(w->placement_option().isEmpty());
+    QVERIFY(!w->copy_placement());
+    // A procedure on the critical path: the details panel follows, Enter opens it.
+    QVERIFY(w->select_on_path("relax(Row&, int)"));
+    QCOMPARE(window_->details()->states()->chart()->title(),
+             "States of relax(Row&, int)");
+    QTest::keyClick(w->details(), Qt::Key_Return);
+    QCOMPARE(window_->current_view(), MainWindow::kProcedures);
+    QCOMPARE(window_->procedures()->current_key().toULongLong(), test::kRelax);
+    QTest::keyClick(window_.get(), Qt::Key_Left, Qt::AltModifier);
+    QCOMPARE(window_->current_view(), MainWindow::kWhatIfs);
+    // A lock, and a thread by name (it opens at its start routine in the hierarchy).
+    QVERIFY(w->select_on_path("queue lock"));
+    QTest::keyClick(w->details(), Qt::Key_Return);
+    QCOMPARE(window_->current_view(), MainWindow::kLocks);
+    QCOMPARE(window_->locks()->current_key().toULongLong(), test::kQueueLock);
+    window_->show_view(MainWindow::kWhatIfs);
+    QVERIFY(w->select_on_path("worker"));
+    QTest::keyClick(w->details(), Qt::Key_Return);
+    QCOMPARE(window_->current_view(), MainWindow::kHierarchy);
+    QCOMPARE(window_->hierarchy()->current_node(), 1);  // main -> worker
+    QVERIFY(!w->select_on_path("nobody"));
+  }
+
+  void reloadingShowsPredictionsStoredSince() {
+    const QString path = dir_.filePath("reload.db");
+    profile::Run run = test::small_run();
+    profile::Store store(path.toStdString());
+    const int64_t id = store.add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
+                                     "x", "");
+    QVERIFY(window_->open_run("1", path));
+    window_->show_view(MainWindow::kWhatIfs);
+    QVERIFY(window_->what_ifs()->message().startsWith("Run 1 has no trace"));
+    store.add_prediction(id, "--cores 1", analysis::predictions_json(test::small_predictions()));
+    QTest::keyClick(window_.get(), Qt::Key_F5);
+    QCOMPARE(window_->current_view(), MainWindow::kWhatIfs);
+    QVERIFY(window_->what_ifs()->message().isEmpty());
+    QCOMPARE(window_->what_ifs()->list_model()->rowCount(), 1);
+    QCOMPARE(window_->what_ifs()->current_entry(), 0);
+    // A capture file cannot be reloaded; nothing changes.
+    window_->set_run(run_);
+    QVERIFY(!window_->reload());
+  }
+
+  void whatIfsWithoutPredictionsSayWhatToDo() {
+    window_->show_view(MainWindow::kWhatIfs);
+    WhatIfView* w = window_->what_ifs();
+    QVERIFY(w->message().startsWith("This capture has no trace"));  // the synthetic capture
+    QCOMPARE(w->current_entry(), -1);
+    window_->set_run(test::with_what_ifs({}));
+    QVERIFY(w->message().startsWith("No predictions are stored with run 1 yet"));
+    window_->set_run(nullptr);
+    QCOMPARE(w->message(), "No run open: File ▸ Open (Ctrl+O).");
   }
 
   void aTreeOf100000ContextsIsReadLazily() {

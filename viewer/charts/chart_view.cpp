@@ -1,11 +1,14 @@
 #include "viewer/charts/chart_view.h"
 
+#include <QAbstractBarSeries>
+#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QMenu>
 #include <QMessageBox>
+#include <QValueAxis>
 
 #include "viewer/charts/chart_export.h"
 
@@ -44,6 +47,24 @@ void ChartView::clear_chart(const QString& title) {
 void ChartView::append_seconds(QBarSet* set, const std::vector<double>& values_s,
                                const TimeUnit& unit) {
   for (double v : values_s) set->append(v * unit.per_second);
+}
+
+void ChartView::add_horizontal_bars(QAbstractBarSeries* series, const QStringList& categories,
+                                    const QString& axis_title, double largest) {
+  series->setBarWidth(0.7);
+  chart()->addSeries(series);
+  auto* y = new QBarCategoryAxis;
+  y->append(categories);
+  auto* x = new QValueAxis;
+  x->setTitleText(axis_title);
+  x->setLabelFormat(QStringLiteral("%.4g"));
+  x->setMin(0);
+  x->setMax(largest > 0 ? largest * 1.05 : 1);
+  x->applyNiceNumbers();
+  chart()->addAxis(y, Qt::AlignLeft);
+  chart()->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  series->attachAxis(y);
 }
 
 void ChartView::contextMenuEvent(QContextMenuEvent* event) {

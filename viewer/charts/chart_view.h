@@ -5,10 +5,12 @@
 
 #include <QChartView>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 #include "viewer/palette.h"
 
+class QAbstractBarSeries;
 class QBarSet;
 
 namespace quartz::viewer {
@@ -32,6 +34,10 @@ class ChartView : public QChartView {
   // Values in seconds as a bar set in `unit`.
   static void append_seconds(QBarSet* set, const std::vector<double>& values_s,
                              const TimeUnit& unit);
+  // Adds horizontal bars: `categories` up the left, the values along the bottom from 0 to
+  // a little past `largest` (already in the axis' unit), under `axis_title`.
+  void add_horizontal_bars(QAbstractBarSeries* series, const QStringList& categories,
+                           const QString& axis_title, double largest);
 
  protected:
   void contextMenuEvent(QContextMenuEvent* event) override;

@@ -1,10 +1,8 @@
 #include "viewer/charts/state_chart.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QHorizontalStackedBarSeries>
-#include <QValueAxis>
 #include <algorithm>
 
 namespace quartz::viewer {
@@ -46,21 +44,9 @@ void StateChart::show_states(const StateBreakdown& breakdown) {
     }
     series->append(set);
   }
-  series->setBarWidth(0.7);
-  chart()->addSeries(series);
+  add_horizontal_bars(series, categories, tr("thread-time (%1)").arg(unit.name),
+                      largest * unit.per_second);
   chart()->legend()->setVisible(false);
-  auto* y = new QBarCategoryAxis;
-  y->append(categories);
-  auto* x = new QValueAxis;
-  x->setTitleText(tr("thread-time (%1)").arg(unit.name));
-  x->setLabelFormat(QStringLiteral("%.4g"));
-  x->setMin(0);
-  x->setMax(largest > 0 ? largest * unit.per_second * 1.05 : 1);
-  x->applyNiceNumbers();
-  chart()->addAxis(y, Qt::AlignLeft);
-  chart()->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  series->attachAxis(y);
 }
 
 std::vector<double> StateChart::bars_s() const {

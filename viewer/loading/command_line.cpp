@@ -15,9 +15,11 @@ std::string usage() {
          "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
          "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
          "  --screenshot FILE  render the window to a PNG and exit (no display needed)\n"
-         "  --view VIEW        hierarchy (default), procedures, locks, threads or run\n"
+         "  --view VIEW        hierarchy (default), procedures, locks, threads, run or\n"
+         "                     what-ifs\n"
          "  --select NAME      select the procedure, object or thread named NAME (in the\n"
-         "                     hierarchy: its heaviest calling context)\n";
+         "                     hierarchy: its heaviest calling context; in what-ifs: on\n"
+         "                     the newest prediction's critical path)\n";
 }
 
 ViewerOptions parse_command_line(const std::vector<std::string>& args) {
@@ -43,7 +45,7 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
       if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) ==
           std::end(kViewNames)) {
         throw UsageError("--view: '" + options.view +
-                         "' is not one of hierarchy, procedures, locks, threads, run");
+                         "' is not one of hierarchy, procedures, locks, threads, run, what-ifs");
       }
     } else if (is("--select")) {
       options.select = value("--select");

@@ -16,7 +16,8 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks", "threads", "run"};
+inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",
+                                             "threads",   "run",        "what-ifs"};
 
 struct ViewerOptions {
   std::string target;      // the operand: a store, a capture, a run number or "latest"

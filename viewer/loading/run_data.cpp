@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "analysis/prediction_report.h"
 #include "profile/open_run.h"
 
 namespace quartz::viewer {
@@ -13,6 +14,21 @@ std::string one_line(const std::string& message) {
   }
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
+}
+
+std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& stored) {
+  std::vector<WhatIf> out;
+  out.reserve(stored.size());
+  for (auto it = stored.rbegin(); it != stored.rend(); ++it) {
+    WhatIf w{it->made, it->question, std::nullopt, {}};
+    try {
+      w.predictions = analysis::predictions_from_json(it->json);
+    } catch (const std::exception& e) {  // PredictionError, or anything else it lets through
+      w.error = one_line(e.what());
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path) {
@@ -34,6 +50,17 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     throw LoadError(one_line(e.what()));
   }
   data->view = analysis::analyze(data->run);
+  if (data->store_id) {
+    // The profile is open: predictions that cannot be listed are the What-ifs view's
+    // problem, not a reason to refuse the run.
+    try {
+      const profile::Store store(store_path);
+      data->has_trace = store.has_trace(*data->store_id);
+      data->what_ifs = read_what_ifs(store.predictions(*data->store_id));
+    } catch (const std::exception& e) {
+      data->what_ifs_error = one_line(e.what());
+    }
+  }
   return data;
 }
 

@@ -1,0 +1,132 @@
+#include "viewer/charts/what_if_chart.h"
+
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalStackedBarSeries>
+#include <QLegend>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include "viewer/models/format.h"
+#include "viewer/models/what_if_text.h"
+
+namespace quartz::viewer {
+
+namespace {
+
+constexpr int kLabelLength = 30;
+
+// Faster (2), slower (3) or, as the change is shown to 0.1%, no different (4).
+int colour_of(double predicted_s, double recorded_s) {
+  const std::optional<double> change = change_of(predicted_s, recorded_s);
+  if (!change || std::fabs(*change) < 0.0005) return 4;
+  return *change < 0 ? 2 : 3;
+}
+
+QString short_label(const QString& label) {
+  return label.size() <= kLabelLength ? label : label.left(kLabelLength - 1) + QChar(0x2026);
+}
+
+}  // namespace
+
+WhatIfChart::WhatIfChart(QWidget* parent) : ChartView(parent) {}
+
+void WhatIfChart::clear_answers() {
+  labels_.clear();
+  clear_chart(QString());
+}
+
+void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector<Answer>& answers) {
+  const size_t shown = std::min(answers.size(), kMaxAnswers);
+  clear_chart(shown < answers.size()
+                  ? tr("Predicted elapsed time (the first %1 of %2 answers)").arg(shown).arg(answers.size())
+                  : tr("Predicted elapsed time"));
+  struct Bar {
+    QString label, tip;
+    double s;
+    int set;  // 0 recorded, 1 critical path, 2 faster, 3 slower, 4 unchanged
+  };
+  std::vector<Bar> bars;
+  bars.push_back({tr("as recorded"),
+                  tr("The recorded configuration replayed: %1 (recorded %2)")
+                      .arg(format_seconds(p.recorded_s), format_seconds(p.observed_s)),
+                  p.recorded_s, 0});
+  bars.push_back({tr("critical path"),
+                  tr("Every thread on a processor of its own: %1")
+                      .arg(format_seconds(p.critical_path.length_s)),
+                  p.critical_path.length_s, 1});
+  for (size_t i = 0; i < shown; ++i) {
+    const Answer& a = answers[i];
+    bars.push_back({a.question,
+                    tr("%1\n%2: %3 (%4 against the recorded replay)")
+                        .arg(a.question, a.answer, format_seconds(a.predicted_s),
+                             signed_change(a.predicted_s, p.recorded_s)),
+                    a.predicted_s, colour_of(a.predicted_s, p.recorded_s)});
+  }
+  double largest = 0;
+  for (const Bar& b : bars) largest = std::max(largest, b.s);
+  const TimeUnit unit = time_unit_for(largest);
+  per_second_ = unit.per_second;
+
+  // One set per colour, non-zero only in its own bars; categories run bottom-up, so the
+  // bars are added last first.
+  constexpr int kSets = 5;
+  const QColor colors[kSets] = {palette::kRecorded, palette::kCriticalPath, palette::kFaster,
+                                palette::kSlower, palette::kUnchanged};
+  const QString names[kSets] = {tr("as recorded"), tr("critical path"), tr("faster"),
+                                tr("slower"), tr("unchanged")};
+  QBarSet* sets[kSets];
+  auto* series = new QHorizontalStackedBarSeries;
+  for (int s = 0; s < kSets; ++s) {
+    sets[s] = new QBarSet(names[s]);
+    sets[s]->setColor(colors[s]);
+    sets[s]->setBorderColor(colors[s]);
+  }
+  QStringList categories;
+  labels_.clear();
+  for (auto it = bars.rbegin(); it != bars.rend(); ++it) {
+    // Categories must be unique: a repeated label gets an invisible difference.
+    QString label = short_label(it->label);
+    while (categories.contains(label)) label += QChar(0x200b);
+    categories << label;
+    for (int s = 0; s < kSets; ++s) sets[s]->append(s == it->set ? it->s * unit.per_second : 0.0);
+  }
+  for (const Bar& b : bars) labels_ << b.label;
+  bool used[kSets] = {};
+  for (const Bar& b : bars) used[b.set] = true;
+  for (int s = 0; s < kSets; ++s) {
+    if (used[s]) {
+      series->append(sets[s]);
+    } else {
+      delete sets[s];
+    }
+  }
+  add_horizontal_bars(series, categories, tr("elapsed time (%1)").arg(unit.name),
+                      largest * unit.per_second);
+  chart()->legend()->setVisible(true);
+
+  std::vector<QString> tips;
+  for (auto it = bars.rbegin(); it != bars.rend(); ++it) tips.push_back(it->tip);
+  connect(series, &QHorizontalStackedBarSeries::hovered, this,
+          [this, tips](bool on, int index, QBarSet*) {
+            if (!on || index < 0 || size_t(index) >= tips.size()) return QToolTip::hideText();
+            QToolTip::showText(QCursor::pos(), tips[size_t(index)], this);
+          });
+}
+
+std::vector<double> WhatIfChart::bars_s() const {
+  std::vector<double> bars;
+  const auto series = chart()->series();
+  if (series.isEmpty()) return bars;
+  const auto sets = static_cast<QHorizontalStackedBarSeries*>(series.first())->barSets();
+  if (sets.isEmpty()) return bars;
+  for (int k = int(sets.first()->count()) - 1; k >= 0; --k) {
+    double sum = 0;
+    for (QBarSet* set : sets) sum += set->at(k);
+    bars.push_back(sum / per_second_);
+  }
+  return bars;
+}
+
+}  // namespace quartz::viewer

@@ -1,0 +1,101 @@
+#include "viewer/models/what_if_answer_model.h"
+
+#include "viewer/models/format.h"
+#include "viewer/models/what_if_text.h"
+
+namespace quartz::viewer {
+
+namespace {
+
+QString text(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString search_note(const analysis::GroupingSearch& s) {
+  return s.exhaustive ? QObject::tr("all %1 tried").arg(format_count(s.candidates))
+                      : QObject::tr("local search: %1 tried in %2 rounds")
+                            .arg(format_count(s.candidates))
+                            .arg(s.rounds);
+}
+
+}  // namespace
+
+std::vector<Answer> answers_of(const analysis::Predictions& p) {
+  std::vector<Answer> out;
+  for (const analysis::GroupingPrediction& g : p.groupings) {
+    out.push_back({Answer::kGrouping, "--group " + text(g.spec), text(g.names), g.predicted_s,
+                   text(g.spec), QString()});
+  }
+  for (const analysis::GroupingSearch& s : p.searches) {
+    const QString cores = QString::number(s.cores);
+    for (size_t i = 0; i < s.best.size(); ++i) {
+      const analysis::GroupingPrediction& g = s.best[i];
+      out.push_back({Answer::kBest, QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
+                     text(g.names), g.predicted_s, text(g.spec), search_note(s)});
+    }
+    out.push_back({Answer::kShared, QStringLiteral("--cores %1 shared").arg(cores),
+                   QObject::tr("all threads sharing the %1 processor%2")
+                       .arg(cores, QString(s.cores == 1 ? "" : "s")),
+                   s.shared_s, QString(), QObject::tr("as the OS would schedule them")});
+  }
+  for (const analysis::ProcedurePrediction& c : p.procedures) {
+    const QString procedure = text(c.procedure);
+    Answer a{Answer::kProcedure, {}, {}, c.predicted_s, QString(), QString()};
+    if (c.change == "zero") {
+      a.question = "--zero " + procedure;
+      a.answer = QObject::tr("%1 taking no time").arg(procedure);
+    } else if (c.change == "speedup") {
+      a.question = QStringLiteral("--speedup %1=%2").arg(procedure, QString::number(c.percent));
+      a.answer = QObject::tr("%1 %2% faster").arg(procedure, QString::number(c.percent));
+    } else if (c.change == "migrate") {
+      a.question = "--migrate " + procedure;
+      a.answer = QObject::tr("%1 moved to the thread it wakes").arg(procedure);
+      if (c.unreceived_s > 0)
+        a.note = QObject::tr("%1 of it woke nobody").arg(format_seconds(c.unreceived_s));
+    } else {  // a change this viewer does not know: shown as stored
+      a.question = "--" + text(c.change) + " " + procedure;
+      a.answer = procedure;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent) {
+  auto a = [this](int row) -> const Answer& { return answers_[size_t(row)]; };
+  set_columns({
+      {"Question", "The question as 'quartz predict' takes it (#n: the n-th best grouping)",
+       Format::Text, [=](int row) { return a(row).question; }},
+      {"Answer", "The groups of threads (each group shares one processor), or the change",
+       Format::Text, [=](int row) { return a(row).answer; }},
+      {"Predicted", "Predicted elapsed time", Format::Seconds,
+       [=](int row) { return a(row).predicted_s; }},
+      {"vs recorded",
+       "Change against the replay of the recorded configuration (the model's own reference)",
+       Format::Percent,
+       [=, this](int row) -> QVariant {
+         const std::optional<double> change = change_of(a(row).predicted_s, recorded_s_);
+         return change ? QVariant(*change) : QVariant();
+       },
+       [=, this](int row) { return signed_change(a(row).predicted_s, recorded_s_); }},
+      {"--placement",
+       "The grouping as 'quartz run --placement' takes it (Ctrl+C copies the option)",
+       Format::Text, [=](int row) { return a(row).placement; }},
+      {"Note", "", Format::Text, [=](int row) { return a(row).note; }},
+  });
+  set_key([](int row) { return row; });
+  set_row_role([=](int row, int role) -> QVariant {
+    if (role == Qt::ToolTipRole) return a(row).answer;
+    return {};
+  });
+}
+
+void WhatIfAnswerModel::set_predictions(const analysis::Predictions* p) {
+  std::vector<Answer> answers = p ? answers_of(*p) : std::vector<Answer>();
+  reset_rows(static_cast<int>(answers.size()), [&] {
+    answers_ = std::move(answers);
+    recorded_s_ = p ? p->recorded_s : 0;
+  });
+}
+
+}  // namespace quartz::viewer

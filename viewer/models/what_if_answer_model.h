@@ -1,0 +1,46 @@
+// The answers of one stored prediction, one row each, in the order `quartz predict` prints
+// them: the groupings asked (--group), the best groupings of each search (--cores K) and
+// all threads sharing its K processors, and the procedure changes (--zero, --speedup,
+// --migrate). Each with its predicted elapsed time, the change against the replay of the
+// recorded configuration, and for groupings the spec `quartz run --placement` takes.
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+#include "analysis/prediction.h"
+#include "viewer/models/column_model.h"
+
+namespace quartz::viewer {
+
+struct Answer {
+  enum Kind { kGrouping, kBest, kShared, kProcedure };
+  Kind kind = kGrouping;
+  QString question;   // "--group 0,1|2,3", "--cores 2 #1", "--cores 2 shared", "--zero solve"
+  QString answer;     // the groups' thread names, or "solve taking no time"
+  double predicted_s = 0;
+  QString placement;  // the grouping as --placement takes it; empty for the others
+  QString note;       // how a search went; migrated time that woke nobody
+};
+
+// The rows of the view, its chart and its CSV export: every answer of `p`.
+std::vector<Answer> answers_of(const analysis::Predictions& p);
+
+class WhatIfAnswerModel : public ColumnTableModel {
+ public:
+  enum ColumnId { kQuestion, kAnswer, kPredicted, kChange, kPlacement, kNote, kColumnCount };
+
+  explicit WhatIfAnswerModel(QObject* parent = nullptr);
+
+  // Shows the answers of `p` (a copy is kept), or none.
+  void set_predictions(const analysis::Predictions* p);
+  const std::vector<Answer>& answers() const { return answers_; }
+  double recorded_s() const { return recorded_s_; }
+
+ private:
+  std::vector<Answer> answers_;
+  double recorded_s_ = 0;
+};
+
+}  // namespace quartz::viewer
