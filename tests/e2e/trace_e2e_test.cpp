@@ -185,6 +185,40 @@ TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
   EXPECT_LT(predicted["speedup"], recorded);
 }
 
+// The flow a user follows: record with --trace, ask for the best grouping onto fewer
+// processors, apply it with --placement, and find the predicted time. pairs by
+// construction: partners together on a processor beat partners apart. (How much apart
+// costs depends on the pairs' relative phase, which the recording fixes: its prediction
+// is not checked here; docs/performance.md has it.)
+TEST_F(TraceE2E, TheBestGroupingAppliedRunsAsPredicted) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
+  const std::vector<std::string> args{"--rounds", "200"};
+  std::vector<std::string> argv{kQuartz, "run", "-q", "--trace", "--store", store, "--", sample("pairs")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const CommandResult r = run_command(argv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = predict({"--cores", "2"});
+  ASSERT_FALSE(p.is_discarded());
+  ASSERT_EQ(p["searches"].size(), 1u);
+  const json& best = p["searches"][0]["best"][0];
+  const std::string spec = best["spec"];
+  const double best_s = best["predicted_s"];
+  // Each pair together: ping_0 (1) with pong_0 (2), ping_1 (3) with pong_1 (4).
+  const bool together = (spec.find("1,2") != std::string::npos && spec.find("3,4") != std::string::npos);
+  EXPECT_TRUE(together) << spec;
+  auto measured = [&](const std::string& placement) {
+    std::vector<std::string> run{kQuartz, "run", "-q", "--no-profile", "--placement", placement, "--", sample("pairs")};
+    run.insert(run.end(), args.begin(), args.end());
+    const CommandResult m = run_command(run);
+    EXPECT_EQ(m.exit_code, 0) << m.err;
+    return std::stod(printed_values(m.out)["elapsed_s"]);
+  };
+  const double best_measured = measured(spec), apart_measured = measured("0,1,3|2,4");  // pings | pongs
+  // Wide bounds: the machine running the tests may be busy.
+  EXPECT_NEAR(best_s, best_measured, 0.25 * best_measured);
+  EXPECT_GT(apart_measured, 1.1 * best_measured);
+}
+
 TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
   auto cpus_of = [](const std::string& out) {
