@@ -16,6 +16,15 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xffffffffu;
 // Signals kept for late wakes; older ones are forgotten.
 constexpr uint32_t kSignalsKept = 64;
+// Linux's balancing, as the replay of a pool of processors follows it: a processor going
+// idle takes a waiting thread from a busy one at once only when its idle periods have
+// lasted kNewIdleNs on average (an exponential average of weight 1/8, at most
+// kMaxAvgIdleNs); otherwise the periodic balancing does, kBalanceNs after it went idle.
+// kNewIdleNs is calibrated on the samples (docs/performance.md): 0 replays lock_contention
+// 12% fast, Linux's classic 0.5 ms 5 to 13% slow.
+constexpr double kNewIdleNs = 0.2e6;
+constexpr double kMaxAvgIdleNs = 1e6;
+constexpr double kBalanceNs = 4e6;
 
 // What one thread hands to another.
 enum class KeyKind : uint8_t { create, exit, release, read_release, signal, arrive, post };
@@ -53,8 +62,13 @@ struct SimThread {
   enum Mode : uint8_t { idle, computing, delaying, waiting, done };
   Mode mode = idle;
   bool started = false;
-  bool counted = false;  // in its group's runnable count
-  uint32_t group = 0;
+  bool counted = false;  // runnable (computing, or spinning while it waits)
+  bool placing = false;  // runnable since the last placement: no processor chosen yet
+  uint32_t pool = 0;     // its group in the configuration
+  uint32_t lane = 0;     // the processor it runs on, or last ran on
+  double on_lane_since = 0;  // when it was put there
+  double left_lane_at = -1;  // when it last stopped being runnable
+  double remaining_ns = 0;  // processor time a placing thread's computation needs
   uint64_t cursor = 0;   // next step to read
   double delay_after_ns = 0;
   double finish_tag = 0;
@@ -77,16 +91,26 @@ struct SimThread {
   std::vector<uint64_t> held;      // locks held, innermost last
 };
 
-struct Group {
+// One processor of a pool (or, for a fractional number of processors, all of them).
+struct Lane {
   double cores = 1;
   double vtime = 0;    // processor time each runnable thread has received
   double updated = 0;  // when vtime was last brought up to date
   uint32_t runnable = 0;
+  double idle_since = 0;  // when runnable last fell to 0
+  double avg_idle = kMaxAvgIdleNs;
+  bool was_idle = false;  // before the wake-ups being placed
   // Finish tags of its computing threads (lazy: stale entries are skipped).
   std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>,
                       std::greater<>>
       finishing;
   double rate() const { return runnable ? std::min(1.0, cores / runnable) : 1.0; }
+};
+
+// A group of the configuration: K processors as K lanes, where each runnable thread
+// stays on the lane it ran on, as Linux keeps a thread on its processor (see place()).
+struct Pool {
+  std::vector<uint32_t> lanes;
 };
 
 using TimeQueue = std::priority_queue<std::pair<double, uint32_t>,
@@ -104,7 +128,11 @@ struct Simulation::State {
   const std::vector<Attribution>& attributions;
   std::vector<double> share_of;  // procedure_share by attribution; < 0: not computed
   std::vector<SimThread> threads;
-  std::vector<Group> groups;
+  std::vector<Lane> lanes;
+  std::vector<Pool> pools;
+  std::vector<uint32_t> shared_pools;  // pools of more than one lane
+  std::vector<uint32_t> placing;  // threads to place on a lane once `now` is settled
+  double next_pull = kInfinity;   // when an idle lane may next take a thread
   std::unordered_map<Key, KeyState, KeyHash> keys;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
@@ -117,8 +145,7 @@ struct Simulation::State {
 
   State(SimulationConfig c, std::vector<StepLog>& l, const std::vector<Attribution>& a)
       : config(std::move(c)), logs(l), attributions(a) {
-    groups.resize(config.cores.size());
-    for (size_t g = 0; g < groups.size(); ++g) groups[g].cores = config.cores[g];
+    for (double cores : config.cores) add_pool(cores);
     grow();
   }
 
@@ -127,46 +154,161 @@ struct Simulation::State {
       const auto index = static_cast<uint32_t>(threads.size());
       SimThread t;
       if (index < config.group_of_thread.size()) {
-        t.group = config.group_of_thread[index];
+        t.pool = config.group_of_thread[index];
       } else {
-        t.group = static_cast<uint32_t>(groups.size());
-        groups.emplace_back();
+        t.pool = static_cast<uint32_t>(pools.size());
+        add_pool(1);
       }
+      t.lane = pools[t.pool].lanes.front();
       if (config.critical_path) t.path = std::make_shared<PathComposition>();
       threads.push_back(std::move(t));
       work.push_back(index);
     }
   }
 
-  // ---- groups ---------------------------------------------------------------------------
+  // ---- processors ----------------------------------------------------------------------
 
-  void bring_up_to_date(Group& g) {
-    if (now > g.updated) {
-      g.vtime += (now - g.updated) * g.rate();
-      g.updated = now;
+  void add_pool(double cores) {
+    Pool& pool = pools.emplace_back();
+    // A whole number of processors: one lane each. Otherwise one lane sharing them all.
+    const bool whole = cores >= 2 && cores == std::floor(cores);
+    if (whole) shared_pools.push_back(static_cast<uint32_t>(pools.size() - 1));
+    for (double c = 0; c < (whole ? cores : 1); ++c) {
+      pool.lanes.push_back(static_cast<uint32_t>(lanes.size()));
+      lanes.emplace_back().cores = whole ? 1 : cores;
     }
   }
-  void add_runnable(SimThread& t) {
-    Group& g = groups[t.group];
-    bring_up_to_date(g);
-    ++g.runnable;
+  void bring_up_to_date(Lane& l) {
+    if (now > l.updated) {
+      l.vtime += (now - l.updated) * l.rate();
+      l.updated = now;
+    }
+  }
+  // Starts the thread's computation (or spin) on `lane`.
+  void attach(SimThread& t, uint32_t index, uint32_t lane) {
+    Lane& l = lanes[lane];
+    bring_up_to_date(l);
+    if (l.runnable++ == 0 && now > l.idle_since) {  // (idle for no time: a step boundary)
+      l.avg_idle = std::min(kMaxAvgIdleNs, l.avg_idle + (now - l.idle_since - l.avg_idle) / 8);
+    }
+    t.lane = lane;
+    t.on_lane_since = now;
+    t.placing = false;
+    if (t.mode == SimThread::computing) {
+      t.finish_tag = l.vtime + t.remaining_ns;
+      l.finishing.emplace(t.finish_tag, index);
+    }
+  }
+  void detach(SimThread& t) {
+    Lane& l = lanes[t.lane];
+    bring_up_to_date(l);
+    if (--l.runnable == 0) l.idle_since = now;
+    t.left_lane_at = now;
+    if (t.mode == SimThread::computing) t.remaining_ns = std::max(0.0, t.finish_tag - l.vtime);
+  }
+  void add_runnable(SimThread& t, uint32_t index) {
     t.counted = true;
+    if (pools[t.pool].lanes.size() == 1) {
+      attach(t, index, t.lane);
+    } else {
+      t.placing = true;
+      placing.push_back(index);
+    }
   }
   void remove_runnable(SimThread& t) {
-    Group& g = groups[t.group];
-    bring_up_to_date(g);
-    --g.runnable;
+    if (!t.placing) detach(t);
+    t.placing = false;
     t.counted = false;
   }
-  double next_finish(Group& g) {
-    while (!g.finishing.empty()) {
-      const auto [tag, index] = g.finishing.top();
+  double next_finish(uint32_t lane) {
+    Lane& l = lanes[lane];
+    while (!l.finishing.empty()) {
+      const auto [tag, index] = l.finishing.top();
       const SimThread& t = threads[index];
-      if (t.mode == SimThread::computing && t.finish_tag == tag) break;
-      g.finishing.pop();
+      if (t.mode == SimThread::computing && !t.placing && t.lane == lane && t.finish_tag == tag) break;
+      l.finishing.pop();
     }
-    if (g.finishing.empty()) return kInfinity;
-    return g.updated + std::max(0.0, g.finishing.top().first - g.vtime) / g.rate();
+    if (l.finishing.empty()) return kInfinity;
+    return l.updated + std::max(0.0, l.finishing.top().first - l.vtime) / l.rate();
+  }
+
+  // Once everything at `now` has happened, the threads of pools that became runnable are
+  // placed (in index order: the result depends on who is runnable, not on the order events
+  // were handled in), then the pools are balanced.
+  void place() {
+    if (shared_pools.empty()) return;
+    std::sort(placing.begin(), placing.end());
+    placing.erase(std::unique(placing.begin(), placing.end()), placing.end());
+    // A thread that stopped being runnable at this very moment never stopped (the end of
+    // a step, a lock free at once): it stays where it is. Then the wake-ups, which all see
+    // the processors as they were before them (two woken together both find the same idle
+    // one, as Linux's wake-up path does).
+    for (uint32_t index : placing) {
+      SimThread& t = threads[index];
+      if (t.placing && t.left_lane_at == now) {
+        const double since = t.on_lane_since;
+        attach(t, index, t.lane);
+        t.on_lane_since = since;
+      }
+    }
+    for (uint32_t pool : shared_pools) {
+      for (uint32_t lane : pools[pool].lanes) lanes[lane].was_idle = lanes[lane].runnable == 0;
+    }
+    for (uint32_t index : placing) {
+      SimThread& t = threads[index];
+      if (t.placing) attach(t, index, wake_lane(t));
+    }
+    placing.clear();
+    next_pull = kInfinity;
+    for (uint32_t pool : shared_pools) balance(pools[pool]);
+  }
+  // Where a thread that wakes up goes, as Linux wakes a thread: its last lane if idle, else
+  // the first idle one, else the first least loaded (its own on a tie).
+  uint32_t wake_lane(const SimThread& t) {
+    const std::vector<uint32_t>& pool = pools[t.pool].lanes;
+    if (lanes[t.lane].was_idle) return t.lane;
+    for (uint32_t lane : pool) {
+      if (lanes[lane].was_idle) return lane;
+    }
+    uint32_t best = t.lane;
+    for (uint32_t lane : pool) {
+      if (lanes[lane].runnable < lanes[best].runnable) best = lane;
+    }
+    return best;
+  }
+  // As Linux balances: idle lanes (idle long enough, lowest first) take from the busiest
+  // lane (lowest first), while it has two or more, the thread put there last (the
+  // highest-numbered on a tie): a thread that has been running there has a warm cache.
+  void balance(const Pool& pool) {
+    for (;;) {
+      uint32_t idle = kNone, busiest = kNone;
+      for (uint32_t lane : pool.lanes) {
+        if (busiest == kNone || lanes[lane].runnable > lanes[busiest].runnable) busiest = lane;
+      }
+      if (lanes[busiest].runnable < 2) return;
+      for (uint32_t lane : pool.lanes) {
+        if (lanes[lane].runnable > 0) continue;
+        const Lane& l = lanes[lane];
+        const bool newly_idle = l.idle_since == now && l.avg_idle >= kNewIdleNs;
+        const double at = newly_idle ? now : l.idle_since + kBalanceNs;
+        if (at <= now) {
+          idle = lane;
+          break;
+        }
+        next_pull = std::min(next_pull, at);
+      }
+      if (idle == kNone) return;
+      uint32_t moved = kNone;
+      for (uint32_t i = 0; i < threads.size(); ++i) {
+        const SimThread& t = threads[i];
+        if (t.counted && !t.placing && t.lane == busiest &&
+            (moved == kNone || t.on_lane_since >= threads[moved].on_lane_since)) {
+          moved = i;
+        }
+      }
+      detach(threads[moved]);
+      attach(threads[moved], moved, idle);
+    }
   }
 
   // ---- critical path --------------------------------------------------------------------
@@ -307,7 +449,7 @@ struct Simulation::State {
         t.mode = SimThread::waiting;
         t.awaiting = true;
         t.wait_began_ns = now;
-        if (t.current.spinning && !t.counted) add_runnable(t);  // spinning burns its share
+        if (t.current.spinning && !t.counted) add_runnable(t, index);  // spinning burns its share
         return false;
       }
       consume(t, it->second, now);
@@ -325,12 +467,10 @@ struct Simulation::State {
       start_delay(t, index, delay_ns);
       return;
     }
-    Group& g = groups[t.group];
-    add_runnable(t);
     t.mode = SimThread::computing;
-    t.finish_tag = g.vtime + cpu_ns;
+    t.remaining_ns = cpu_ns;
     t.delay_after_ns = delay_ns;
-    g.finishing.emplace(t.finish_tag, index);
+    add_runnable(t, index);
   }
 
   void start_delay(SimThread& t, uint32_t index, double delay_ns) {
@@ -555,27 +695,30 @@ struct Simulation::State {
         move_on(index);
       }
       if (starved) return false;
+      place();
       // The next moment something changes.
       double next = kInfinity;
-      for (Group& g : groups) next = std::min(next, next_finish(g));
+      for (uint32_t lane = 0; lane < lanes.size(); ++lane) next = std::min(next, next_finish(lane));
+      next = std::min(next, next_pull);
       if (!delays.empty()) next = std::min(next, delays.top().first);
       if (next == kInfinity) {
         if (force_a_wait()) continue;
         return finished();
       }
       now = std::max(now, next);
-      for (Group& g : groups) {
-        bring_up_to_date(g);
-        while (!g.finishing.empty()) {
-          const auto [tag, index] = g.finishing.top();
+      for (uint32_t lane = 0; lane < lanes.size(); ++lane) {
+        Lane& l = lanes[lane];
+        bring_up_to_date(l);
+        while (!l.finishing.empty()) {
+          const auto [tag, index] = l.finishing.top();
           const SimThread& t = threads[index];
-          if (t.mode != SimThread::computing || t.finish_tag != tag) {
-            g.finishing.pop();
+          if (t.mode != SimThread::computing || t.placing || t.lane != lane || t.finish_tag != tag) {
+            l.finishing.pop();
             continue;
           }
-          // Done within rounding of the group's virtual time.
-          if (tag > g.vtime + 1e-12 * std::max(1.0, std::fabs(g.vtime))) break;
-          g.finishing.pop();
+          // Done within rounding of the lane's virtual time.
+          if (tag > l.vtime + 1e-12 * std::max(1.0, std::fabs(l.vtime))) break;
+          l.finishing.pop();
           finish_computing(index);
         }
       }

@@ -1,8 +1,12 @@
 // Replays a trace's steps (trace_steps.h) under another configuration and predicts the
 // elapsed time (DESIGN.md §3 "LBF and CP"; Eom & Hollingsworth's process LBF):
-//   - threads are grouped, each group runs on its own processors (usually one), and inside
-//     a group every thread that is not waiting gets an equal share of them (a round-robin
-//     scheduler with an infinitely small quantum); a thread spinning for a lock counts;
+//   - threads are grouped, each group runs on its own processors (usually one); threads
+//     that share a processor get equal shares of it (a round-robin scheduler with an
+//     infinitely small quantum); a thread spinning for a lock counts. In a group of K
+//     processors (the recorded configuration: all threads on P) each thread runs on one
+//     of them and stays there, placed and balanced as Linux does: a woken thread goes back
+//     to its processor if idle, else to an idle one, else to the least loaded; an idle
+//     processor takes a thread from a busy one (simulation.cpp says when);
 //   - every synchronization step waits for the step of another thread it followed in the
 //     recording (the release before an acquisition, the signal before a wake, the post a
 //     semaphore wait consumed, the last arrival at a barrier, a thread's exit before its

@@ -2,10 +2,12 @@
 // It takes every thread's complete list of steps, links each waiting step to the steps it
 // waits for by searching the whole graph, and advances time from one change to the next,
 // recomputing every thread's processor share each time. No keys, no virtual time, no
-// streaming: if both agree, the streaming replay's bookkeeping is right.
+// streaming: if both agree, the streaming replay's bookkeeping is right. Groups of K whole
+// processors place threads as simulation.cpp's place() documents, recounted from scratch.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -96,7 +98,30 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
     return t < config.group_of_thread.size() ? config.group_of_thread[t] : static_cast<uint32_t>(config.cores.size() + t);
   };
   auto cores = [&](uint32_t g) { return g < config.cores.size() ? config.cores[g] : 1.0; };
+  auto lanes_of = [&](uint32_t g) {
+    const double c = cores(g);
+    return c >= 2 && c == std::floor(c) ? static_cast<uint32_t>(c) : 0u;
+  };
+  constexpr double kNewIdleNs = 0.2e6, kMaxAvgIdleNs = 1e6, kBalanceNs = 4e6;  // as simulation.cpp
+  std::vector<uint32_t> lane(n, 0);
+  std::vector<double> on_lane_since(n, 0), left_lane_at(n, -1);
+  std::vector<bool> placed(n, false);  // computing since before `now`, on lane[t]
+  // By group and lane: the load after the last placement, and since when it is idle.
+  std::vector<std::vector<uint32_t>> placed_load(config.cores.size());
+  std::vector<std::vector<double>> idle_since(config.cores.size()), avg_idle(config.cores.size());
+  // Threads computing on lane `l` of group `g`.
+  auto load = [&](uint32_t g, uint32_t l) {
+    uint32_t count = 0;
+    for (size_t t = 0; t < n; ++t) count += computing[t] && placed[t] && group(t) == g && lane[t] == l;
+    return count;
+  };
   double now = 0, end = -1;
+  // A lane about to get a thread: if idle, the average of its idle periods takes this one.
+  auto wake_lane = [&](uint32_t g, uint32_t l) {
+    if (load(g, l) == 0 && now > idle_since[g][l]) {
+      avg_idle[g][l] = std::min(kMaxAvgIdleNs, avg_idle[g][l] + (now - idle_since[g][l] - avg_idle[g][l]) / 8);
+    }
+  };
   for (;;) {
     // Take every step that can be taken now.
     bool moved = true;
@@ -146,6 +171,84 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
         moved = true;
       }
     }
+    // Place the threads that started computing: their last lane if idle, else the first
+    // least loaded (their own on a tie); then idle lanes (as simulation.cpp says when) take the
+    // thread put last on the busiest.
+    for (uint32_t g = 0; g < config.cores.size(); ++g) {
+      placed_load[g].resize(lanes_of(g), 0);
+      idle_since[g].resize(lanes_of(g), 0);
+      avg_idle[g].resize(lanes_of(g), kMaxAvgIdleNs);
+      for (uint32_t l = 0; l < lanes_of(g); ++l) {
+        if (load(g, l) == 0 && placed_load[g][l] > 0) idle_since[g][l] = now;
+      }
+    }
+    for (size_t t = 0; t < n; ++t) {  // it never stopped: it stays
+      if (computing[t] && !placed[t] && lanes_of(group(t)) > 0 && left_lane_at[t] == now) {
+        wake_lane(group(t), lane[t]);
+        placed[t] = true;
+      }
+    }
+    std::vector<std::vector<bool>> was_idle(config.cores.size());
+    for (uint32_t g = 0; g < config.cores.size(); ++g) {
+      for (uint32_t l = 0; l < lanes_of(g); ++l) was_idle[g].push_back(load(g, l) == 0);
+    }
+    for (size_t t = 0; t < n; ++t) {
+      const uint32_t k = lanes_of(group(t));
+      if (!computing[t] || placed[t] || k == 0) continue;
+      const uint32_t g = group(t);
+      uint32_t best = lane[t];
+      if (!was_idle[g][best]) {
+        const auto idle = std::find(was_idle[g].begin(), was_idle[g].end(), true);
+        if (idle != was_idle[g].end()) {
+          best = static_cast<uint32_t>(idle - was_idle[g].begin());
+        } else {
+          for (uint32_t l = 0; l < k; ++l) {
+            if (load(g, l) < load(g, best)) best = l;
+          }
+        }
+      }
+      wake_lane(group(t), best);
+      lane[t] = best;
+      on_lane_since[t] = now;
+      placed[t] = true;
+    }
+    double pull_at = kNever;
+    for (uint32_t g = 0; g < config.cores.size(); ++g) {
+      const uint32_t k = lanes_of(g);
+      for (;;) {
+        uint32_t idle = k, busiest = 0;
+        for (uint32_t l = 0; l < k; ++l) {
+          if (load(g, l) > load(g, busiest)) busiest = l;
+        }
+        if (k == 0 || load(g, busiest) < 2) break;
+        for (uint32_t l = 0; l < k && idle == k; ++l) {
+          if (load(g, l) > 0) continue;
+          const bool newly_idle = idle_since[g][l] == now && avg_idle[g][l] >= kNewIdleNs;
+          const double at = newly_idle ? now : idle_since[g][l] + kBalanceNs;
+          if (at <= now) {
+            idle = l;
+          } else {
+            pull_at = std::min(pull_at, at);
+          }
+        }
+        if (idle == k) break;
+        size_t moved = n;
+        for (size_t t = 0; t < n; ++t) {
+          if (computing[t] && placed[t] && group(t) == g && lane[t] == busiest &&
+              (moved == n || on_lane_since[t] >= on_lane_since[moved])) {
+            moved = t;
+          }
+        }
+        wake_lane(g, idle);
+        lane[moved] = idle;
+        on_lane_since[moved] = now;
+      }
+      for (uint32_t l = 0; l < k; ++l) placed_load[g][l] = load(g, l);
+    }
+    auto rate_of = [&](size_t t, const std::vector<uint32_t>& runnable) {
+      if (lanes_of(group(t)) > 0) return 1.0 / load(group(t), lane[t]);
+      return std::min(1.0, cores(group(t)) / runnable[group(t)]);
+    };
     // The next change: a computation or a delay ending.
     std::vector<uint32_t> runnable(config.cores.size() + n, 0);
     for (size_t t = 0; t < n; ++t) {
@@ -154,19 +257,24 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
     double dt = kNever;
     for (size_t t = 0; t < n; ++t) {
       if (computing[t]) {
-        const double rate = std::min(1.0, cores(group(t)) / runnable[group(t)]);
-        dt = std::min(dt, remaining[t] / rate);
+        dt = std::min(dt, remaining[t] / rate_of(t, runnable));
       }
       if (delay_until[t] > now) dt = std::min(dt, delay_until[t] - now);
     }
+    dt = std::min(dt, pull_at - now);
     if (dt == kNever) break;
+    std::vector<double> rates(n, 0);  // before any computation ends and changes the loads
+    for (size_t t = 0; t < n; ++t) {
+      if (computing[t]) rates[t] = rate_of(t, runnable);
+    }
     now += dt;
     for (size_t t = 0; t < n; ++t) {
       if (!computing[t]) continue;
-      const double rate = std::min(1.0, cores(group(t)) / runnable[group(t)]);
-      remaining[t] -= rate * dt;
+      remaining[t] -= rates[t] * dt;
       if (remaining[t] <= 1e-6) {
         computing[t] = false;
+        placed[t] = false;
+        left_lane_at[t] = now;
         if (delay_after[t] > 0) delay_until[t] = now + delay_after[t];
       }
     }

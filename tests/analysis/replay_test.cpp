@@ -1,6 +1,7 @@
 // The what-if replay against answers worked out by hand (DESIGN.md §3 "LBF and CP"):
 // hand-built traces of a lock handed back and forth, a barrier, a create/join tree, a
-// condition hand-off and a client/server exchange, replayed in several configurations.
+// condition hand-off, a client/server exchange and wake-ups in a pool of processors,
+// replayed in several configurations.
 #include <gtest/gtest.h>
 
 #include "analysis/replay.h"
@@ -120,9 +121,43 @@ TEST(Replay, CreateJoinTree) {
   EXPECT_NEAR(ms[1], 50, 1e-6);  // main 20 + a 20 + b 10 on one processor
   // a alone 5-10, then a and b share: b done at 30, a at 35; main joins, works 5.
   EXPECT_NEAR(ms[2], 40, 1e-6);
-  // Two processors for three threads: 10-17.5 all three at 2/3 (main's last 5 ms); then a
-  // and b at full speed: b done at 22.5, a at 27.5; main's last 5 ms: 32.5.
-  EXPECT_NEAR(ms[3], 32.5, 1e-6);
+  // Two processors, each thread on one: a starts on the idle second at 5; at 10 none is
+  // idle and b stays with main on the first (its last, as loaded as the other): main's
+  // 5 ms end at 20 at half speed, b's 10 ms at 25 (half, then whole), a's 20 ms at 25;
+  // main's last 5: 30.
+  EXPECT_NEAR(ms[3], 30, 1e-6);
+}
+
+// A pool of processors places threads as Linux does: thread 1 computes 30 ms and at 10
+// and 20 wakes threads 2 and 3 (a semaphore each), which compute 4 ms each time. Woken
+// together, both go to the processor that was idle and share it; thread 1 keeps its own.
+TEST(Replay, APoolKeepsARunningThreadOnItsProcessor) {
+  constexpr uint64_t kToTwo = 0x8000, kToThree = 0x9000;
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 30}, {2, 24}, {3, 24}}, 30);
+  Timeline one(1, r);
+  one.event(Type::thread_start, 0, 0).work(10);
+  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 1).event(Type::sem_post, capture::kSemaphore, kToThree, 1);
+  one.work(10);
+  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 2).event(Type::sem_post, capture::kSemaphore, kToThree, 2);
+  one.work(10).exit();
+  for (uint32_t t : {2u, 3u}) {
+    const uint64_t sem = t == 2 ? kToTwo : kToThree;
+    Timeline w(t, r);
+    w.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, sem).until(10);
+    w.event(Type::sem_acquire, capture::kSemaphore, sem, 1, 0).work(4);
+    w.event(Type::sem_wait_begin, capture::kSemaphore, sem).until(20);
+    w.event(Type::sem_acquire, capture::kSemaphore, sem, 2, 0).work(4).exit();
+  }
+  const auto ms = replay_ms(r, 4, {shared(4, 2), apart(4), groups({0, 1, 2, 2}), shared(4, 1)});
+  // 2 and 3 share the second processor 10-18 and 20-28; 1 runs alone: 30. (Fair sharing
+  // of both processors by all three would give 34: 1 slowed to 2/3 while 2 and 3 run.)
+  EXPECT_NEAR(ms[0], 30, 1e-6);
+  EXPECT_NEAR(ms[1], 30, 1e-6);
+  EXPECT_NEAR(ms[2], 30, 1e-6);
+  // One processor: 0-10 1 alone; 10-22 all three (2 and 3 done); 22-28 1; 28-40 all three;
+  // 40-46 1.
+  EXPECT_NEAR(ms[3], 46, 1e-6);
 }
 
 // The consumer waits on a condition for what the producer makes in context 1.
