@@ -49,22 +49,26 @@ void ChartView::append_seconds(QBarSet* set, const std::vector<double>& values_s
   for (double v : values_s) set->append(v * unit.per_second);
 }
 
-void ChartView::add_horizontal_bars(QAbstractBarSeries* series, const QStringList& categories,
-                                    const QString& axis_title, double largest) {
-  series->setBarWidth(0.7);
+void ChartView::add_bars(QAbstractBarSeries* series, const QStringList& categories,
+                         const QString& category_title, const QString& value_title,
+                         double largest) {
+  const bool horizontal = series->type() == QAbstractSeries::SeriesTypeHorizontalBar ||
+                          series->type() == QAbstractSeries::SeriesTypeHorizontalStackedBar ||
+                          series->type() == QAbstractSeries::SeriesTypeHorizontalPercentBar;
   chart()->addSeries(series);
-  auto* y = new QBarCategoryAxis;
-  y->append(categories);
-  auto* x = new QValueAxis;
-  x->setTitleText(axis_title);
-  x->setLabelFormat(QStringLiteral("%.4g"));
-  x->setMin(0);
-  x->setMax(largest > 0 ? largest * 1.05 : 1);
-  x->applyNiceNumbers();
-  chart()->addAxis(y, Qt::AlignLeft);
-  chart()->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  auto* category_axis = new QBarCategoryAxis;
+  category_axis->append(categories);
+  category_axis->setTitleText(category_title);
+  auto* value_axis = new QValueAxis;
+  value_axis->setTitleText(value_title);
+  value_axis->setLabelFormat(QStringLiteral("%.4g"));
+  value_axis->setMin(0);
+  value_axis->setMax(largest > 0 ? largest * (horizontal ? 1.05 : 1.08) : 1);
+  value_axis->applyNiceNumbers();
+  chart()->addAxis(category_axis, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
+  chart()->addAxis(value_axis, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+  series->attachAxis(value_axis);
+  series->attachAxis(category_axis);
 }
 
 void ChartView::contextMenuEvent(QContextMenuEvent* event) {

@@ -34,10 +34,11 @@ class ChartView : public QChartView {
   // Values in seconds as a bar set in `unit`.
   static void append_seconds(QBarSet* set, const std::vector<double>& values_s,
                              const TimeUnit& unit);
-  // Adds horizontal bars: `categories` up the left, the values along the bottom from 0 to
-  // a little past `largest` (already in the axis' unit), under `axis_title`.
-  void add_horizontal_bars(QAbstractBarSeries* series, const QStringList& categories,
-                           const QString& axis_title, double largest);
+  // Adds `series` to the chart with its axes: the categories (under `category_title`) at
+  // the bottom for vertical bars, up the left for horizontal ones; the values (under
+  // `value_title`) from 0 to a little past `largest`, already in the axis' unit.
+  void add_bars(QAbstractBarSeries* series, const QStringList& categories,
+                const QString& category_title, const QString& value_title, double largest);
 
  protected:
   void contextMenuEvent(QContextMenuEvent* event) override;

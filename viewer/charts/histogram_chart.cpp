@@ -1,11 +1,9 @@
 #include "viewer/charts/histogram_chart.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QStackedBarSeries>
 #include <QToolTip>
-#include <QValueAxis>
 #include <algorithm>
 
 #include "viewer/models/format.h"
@@ -47,24 +45,11 @@ void HistogramChart::show_histogram(const Histogram& histogram) {
     series->append(lower);
   }
   series->setBarWidth(0.8);
-  chart()->addSeries(series);
-  chart()->legend()->setVisible(split);
-
   QStringList categories;
   for (size_t i = 0; i < histogram.total_s.size(); ++i) categories << QString::number(i);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  x->setTitleText(tr("processors busy"));
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("normalized time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.4g"));
-  y->setMin(0);
-  y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
-  y->applyNiceNumbers();
-  chart()->addAxis(x, Qt::AlignBottom);
-  chart()->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  add_bars(series, categories, tr("processors busy"), tr("normalized time (%1)").arg(unit.name),
+           largest * unit.per_second);
+  chart()->legend()->setVisible(split);
 
   connect(series, &QStackedBarSeries::hovered, this, [this](bool on, int bin, QBarSet*) {
     if (!on || bin < 0 || size_t(bin) >= shown_.total_s.size()) return QToolTip::hideText();

@@ -1,10 +1,8 @@
 #include "viewer/charts/queue_chart.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
-#include <QValueAxis>
 #include <algorithm>
 
 namespace quartz::viewer {
@@ -33,21 +31,9 @@ void QueueChart::show_queue(const QueueLengths& queue) {
   auto* series = new QBarSeries;
   series->append(set);
   series->setBarWidth(0.7);
-  chart()->addSeries(series);
+  add_bars(series, categories, tr("threads waiting"), tr("time (%1)").arg(unit.name),
+           largest * unit.per_second);
   chart()->legend()->setVisible(false);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  x->setTitleText(tr("threads waiting"));
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.4g"));
-  y->setMin(0);
-  y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
-  y->applyNiceNumbers();
-  chart()->addAxis(x, Qt::AlignBottom);
-  chart()->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
 }
 
 std::vector<double> QueueChart::bars_s() const {

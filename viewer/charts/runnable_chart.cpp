@@ -1,10 +1,8 @@
 #include "viewer/charts/runnable_chart.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
-#include <QValueAxis>
 #include <algorithm>
 
 namespace quartz::viewer {
@@ -40,25 +38,13 @@ void RunnableChart::show_runnable(const StateBreakdown& breakdown, uint32_t proc
       set->append(k < hist.size() ? hist[k] * unit.per_second : 0.0);
     series->append(set);
   }
-  chart()->addSeries(series);
-  chart()->legend()->setVisible(true);
   QStringList categories;
   for (size_t k = 0; k < bins; ++k) {
     categories << (k + 1 == record_bins ? QString::number(k) + "+" : QString::number(k));
   }
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  x->setTitleText(tr("runnable threads"));
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("time (%1)").arg(unit.name));
-  y->setLabelFormat(QStringLiteral("%.4g"));
-  y->setMin(0);
-  y->setMax(largest > 0 ? largest * unit.per_second * 1.08 : 1);
-  y->applyNiceNumbers();
-  chart()->addAxis(x, Qt::AlignBottom);
-  chart()->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  add_bars(series, categories, tr("runnable threads"), tr("time (%1)").arg(unit.name),
+           largest * unit.per_second);
+  chart()->legend()->setVisible(true);
 }
 
 std::vector<std::vector<double>> RunnableChart::bars_s() const {

@@ -44,8 +44,9 @@ void StateChart::show_states(const StateBreakdown& breakdown) {
     }
     series->append(set);
   }
-  add_horizontal_bars(series, categories, tr("thread-time (%1)").arg(unit.name),
-                      largest * unit.per_second);
+  series->setBarWidth(0.7);
+  add_bars(series, categories, QString(), tr("thread-time (%1)").arg(unit.name),
+           largest * unit.per_second);
   chart()->legend()->setVisible(false);
 }
 

@@ -102,8 +102,9 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
       delete sets[s];
     }
   }
-  add_horizontal_bars(series, categories, tr("elapsed time (%1)").arg(unit.name),
-                      largest * unit.per_second);
+  series->setBarWidth(0.7);
+  add_bars(series, categories, QString(), tr("elapsed time (%1)").arg(unit.name),
+           largest * unit.per_second);
   chart()->legend()->setVisible(true);
 
   std::vector<QString> tips;
