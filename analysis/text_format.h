@@ -28,9 +28,11 @@ inline std::string percent(double part, double whole) {
   return whole > 0 ? format("%5.1f%%", 100 * part / whole) : std::string("    -");
 }
 
-// A change against a reference, signed: "-12.5%".
+// A change against a reference, signed: "-12.5%" (and "+0.0%" for what rounds to nothing).
 inline std::string change(double value, double reference) {
-  return reference > 0 ? format("%+.1f%%", 100 * (value - reference) / reference) : std::string("-");
+  if (!(reference > 0)) return "-";
+  const double percent = 100 * (value - reference) / reference;
+  return format("%+.1f%%", std::fabs(percent) < 0.05 ? 0.0 : percent);
 }
 
 inline std::string pad(const std::string& s, size_t width, bool right = true) {

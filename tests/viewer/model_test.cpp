@@ -541,6 +541,8 @@ class ModelTest : public QObject {
     QVERIFY(trace_warning(p).isEmpty());
     QCOMPARE(signed_change(1.1, 1.0), "+10.0%");
     QCOMPARE(signed_change(1.0, 0), "-");
+    QCOMPARE(signed_change(0.9999, 1.0), "+0.0%");  // not "-0.0%"
+    QCOMPARE(signed_change(0.999, 1.0), "-0.1%");
   }
 
   // One sentence for each reason there is nothing to show, naming the command to run.

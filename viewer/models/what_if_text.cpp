@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include "analysis/text_format.h"
 #include "viewer/models/format.h"
 
 namespace quartz::viewer {
@@ -13,8 +14,7 @@ std::optional<double> change_of(double value, double reference) {
 }
 
 QString signed_change(double value, double reference) {
-  const std::optional<double> change = change_of(value, reference);
-  return change ? QString::asprintf("%+.1f%%", 100 * *change) : QStringLiteral("-");
+  return QString::fromStdString(analysis::text::change(value, reference));
 }
 
 QString what_ifs_missing(const RunData* run) {
