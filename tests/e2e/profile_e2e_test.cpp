@@ -110,8 +110,12 @@ TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
     const double measured_share = r["parallelism_s"][1].get<double>() / elapsed;
     const json& procedures = r["procedures"];
     const size_t rank = rank_by(procedures, "log_message", "normalized_s");
-    if (!last && (std::fabs(measured_share - serial_share) > 0.03 || rank > 3)) return false;
-    EXPECT_NEAR(measured_share, serial_share, 0.03);
+    // Within 3 points (the release build checks this). A sanitizer makes the sampler, which
+    // shares the processors here, several times slower: each snapshot that preempts a
+    // worker counts as serial time, so its runs get a wider bound.
+    const double bound = QUARTZ_SANITIZED ? 0.06 : 0.03;
+    if (!last && (std::fabs(measured_share - serial_share) > bound || rank > 3)) return false;
+    EXPECT_NEAR(measured_share, serial_share, bound);
     // Quartz's point: under 5% of the processor time, yet among the top three by normalized
     // time; below every kernel by processor time.
     EXPECT_LT(value(run.out, "log_cpu_s") / value(run.out, "total_cpu_s"), 0.05);
