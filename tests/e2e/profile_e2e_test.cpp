@@ -67,6 +67,11 @@ void with_one_retry(Attempt attempt) {
   if (!attempt(false)) attempt(true);
 }
 
+// Bounds on sampled figures are the in the release build. Under a sanitizer the
+// sampler, which shares the processors here, runs several times slower and its snapshots
+// preempt the program more: those runs check the same figures within twice the bound.
+constexpr double kSlack = QUARTZ_SANITIZED ? 2.0 : 1.0;
+
 double value(const std::string& out, const std::string& key) {
   const auto values = printed_values(out);
   auto it = values.find(key);
@@ -110,10 +115,7 @@ TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
     const double measured_share = r["parallelism_s"][1].get<double>() / elapsed;
     const json& procedures = r["procedures"];
     const size_t rank = rank_by(procedures, "log_message", "normalized_s");
-    // Within 3 points (the release build checks this). A sanitizer makes the sampler, which
-    // shares the processors here, several times slower: each snapshot that preempts a
-    // worker counts as serial time, so its runs get a wider bound.
-    const double bound = QUARTZ_SANITIZED ? 0.06 : 0.03;
+    const double bound = 0.03 * kSlack;  // 3 points
     if (!last && (std::fabs(measured_share - serial_share) > bound || rank > 3)) return false;
     EXPECT_NEAR(measured_share, serial_share, bound);
     // Quartz's point: under 5% of the processor time, yet among the top three by normalized
@@ -136,20 +138,25 @@ TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
 }
 
 TEST_F(ProfileE2E, TheContendedLockRanksFirst) {
-  const CommandResult run = profile("lock_contention", {});
-  const json r = report();
-  ASSERT_FALSE(r.is_discarded());
-  ASSERT_FALSE(r["locks"].empty());
-  const json& lock = r["locks"][0];
-  EXPECT_EQ(lock["name"], "work_queue");
-  EXPECT_EQ(lock["acquisitions"], 6000);
-  EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
-  // Held at least for the processor time spent inside (longer when a holder is preempted),
-  // and by one thread at a time: never longer than the run.
-  EXPECT_GT(lock["hold_s"].get<double>(), 0.9 * value(run.out, "held_s"));
-  EXPECT_LT(lock["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
-  EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * value(run.out, "held_s"));
-  EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
+  with_one_retry([&](bool last) {
+    const CommandResult run = profile("lock_contention", {});
+    const json r = report();
+    if (r.is_discarded() || r["locks"].empty()) return false;
+    const json& lock = r["locks"][0];
+    const double held_s = value(run.out, "held_s"), hold_s = lock["hold_s"];
+    // Held at least for the processor time spent inside (longer when a holder is
+    // preempted), and by one thread at a time: never longer than the run.
+    const double at_least = (1 - 0.1 * kSlack) * held_s;
+    if (!last && hold_s <= at_least) return false;
+    EXPECT_EQ(lock["name"], "work_queue");
+    EXPECT_EQ(lock["acquisitions"], 6000);
+    EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
+    EXPECT_GT(hold_s, at_least);
+    EXPECT_LT(hold_s, 1.02 * r["elapsed_s"].get<double>());
+    EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * held_s);
+    EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
+    return true;
+  });
 }
 
 TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeriod) {
