@@ -17,13 +17,9 @@ constexpr uint32_t kNone = 0xffffffffu;
 // Signals kept for late wakes; older ones are forgotten.
 constexpr uint32_t kSignalsKept = 64;
 // Linux's balancing, as the replay of a pool of processors follows it: a processor going
-// idle takes a waiting thread from a busy one at once only when its idle periods have
-// lasted kNewIdleNs on average (an exponential average of weight 1/8, at most
-// kMaxAvgIdleNs); otherwise the periodic balancing does, kBalanceNs after it went idle.
-// kNewIdleNs is calibrated on the samples (docs/performance.md): 0 replays lock_contention
-// 12% fast, Linux's classic 0.5 ms 5 to 13% slow.
-constexpr double kNewIdleNs = 0.2e6;
-constexpr double kMaxAvgIdleNs = 1e6;
+// idle takes a waiting thread from a busy one at once (newly-idle balancing); one that was
+// idle already when another got two threads waits for the periodic balancing, at most a
+// scheduler tick (4 ms at the usual 250 Hz) after it went idle.
 constexpr double kBalanceNs = 4e6;
 
 // What one thread hands to another.
@@ -98,7 +94,6 @@ struct Lane {
   double updated = 0;  // when vtime was last brought up to date
   uint32_t runnable = 0;
   double idle_since = 0;  // when runnable last fell to 0
-  double avg_idle = kMaxAvgIdleNs;
   bool was_idle = false;  // before the wake-ups being placed
   // Finish tags of its computing threads (lazy: stale entries are skipped).
   std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>,
@@ -188,9 +183,7 @@ struct Simulation::State {
   void attach(SimThread& t, uint32_t index, uint32_t lane) {
     Lane& l = lanes[lane];
     bring_up_to_date(l);
-    if (l.runnable++ == 0 && now > l.idle_since) {  // (idle for no time: a step boundary)
-      l.avg_idle = std::min(kMaxAvgIdleNs, l.avg_idle + (now - l.idle_since - l.avg_idle) / 8);
-    }
+    ++l.runnable;
     t.lane = lane;
     t.on_lane_since = now;
     t.placing = false;
@@ -289,8 +282,7 @@ struct Simulation::State {
       for (uint32_t lane : pool.lanes) {
         if (lanes[lane].runnable > 0) continue;
         const Lane& l = lanes[lane];
-        const bool newly_idle = l.idle_since == now && l.avg_idle >= kNewIdleNs;
-        const double at = newly_idle ? now : l.idle_since + kBalanceNs;
+        const double at = l.idle_since == now ? now : l.idle_since + kBalanceNs;
         if (at <= now) {
           idle = lane;
           break;

@@ -102,13 +102,13 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
     const double c = cores(g);
     return c >= 2 && c == std::floor(c) ? static_cast<uint32_t>(c) : 0u;
   };
-  constexpr double kNewIdleNs = 0.2e6, kMaxAvgIdleNs = 1e6, kBalanceNs = 4e6;  // as simulation.cpp
+  constexpr double kBalanceNs = 4e6;  // as simulation.cpp
   std::vector<uint32_t> lane(n, 0);
   std::vector<double> on_lane_since(n, 0), left_lane_at(n, -1);
   std::vector<bool> placed(n, false);  // computing since before `now`, on lane[t]
   // By group and lane: the load after the last placement, and since when it is idle.
   std::vector<std::vector<uint32_t>> placed_load(config.cores.size());
-  std::vector<std::vector<double>> idle_since(config.cores.size()), avg_idle(config.cores.size());
+  std::vector<std::vector<double>> idle_since(config.cores.size());
   // Threads computing on lane `l` of group `g`.
   auto load = [&](uint32_t g, uint32_t l) {
     uint32_t count = 0;
@@ -116,12 +116,6 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
     return count;
   };
   double now = 0, end = -1;
-  // A lane about to get a thread: if idle, the average of its idle periods takes this one.
-  auto wake_lane = [&](uint32_t g, uint32_t l) {
-    if (load(g, l) == 0 && now > idle_since[g][l]) {
-      avg_idle[g][l] = std::min(kMaxAvgIdleNs, avg_idle[g][l] + (now - idle_since[g][l] - avg_idle[g][l]) / 8);
-    }
-  };
   for (;;) {
     // Take every step that can be taken now.
     bool moved = true;
@@ -177,14 +171,12 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
     for (uint32_t g = 0; g < config.cores.size(); ++g) {
       placed_load[g].resize(lanes_of(g), 0);
       idle_since[g].resize(lanes_of(g), 0);
-      avg_idle[g].resize(lanes_of(g), kMaxAvgIdleNs);
       for (uint32_t l = 0; l < lanes_of(g); ++l) {
         if (load(g, l) == 0 && placed_load[g][l] > 0) idle_since[g][l] = now;
       }
     }
     for (size_t t = 0; t < n; ++t) {  // it never stopped: it stays
       if (computing[t] && !placed[t] && lanes_of(group(t)) > 0 && left_lane_at[t] == now) {
-        wake_lane(group(t), lane[t]);
         placed[t] = true;
       }
     }
@@ -207,7 +199,6 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
           }
         }
       }
-      wake_lane(group(t), best);
       lane[t] = best;
       on_lane_since[t] = now;
       placed[t] = true;
@@ -223,8 +214,7 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
         if (k == 0 || load(g, busiest) < 2) break;
         for (uint32_t l = 0; l < k && idle == k; ++l) {
           if (load(g, l) > 0) continue;
-          const bool newly_idle = idle_since[g][l] == now && avg_idle[g][l] >= kNewIdleNs;
-          const double at = newly_idle ? now : idle_since[g][l] + kBalanceNs;
+          const double at = idle_since[g][l] == now ? now : idle_since[g][l] + kBalanceNs;
           if (at <= now) {
             idle = l;
           } else {
@@ -239,7 +229,6 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
             moved = t;
           }
         }
-        wake_lane(g, idle);
         lane[moved] = idle;
         on_lane_since[moved] = now;
       }
