@@ -10,6 +10,7 @@
 
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/palette.h"
 
@@ -52,13 +53,7 @@ void write_file(const QString& path, const std::vector<unsigned char>& bytes) {
       .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
-int count_color(const QImage& image, const QColor& color) {
-  int n = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, y) == color;
-  }
-  return n;
-}
+using test::count_color;
 
 }  // namespace
 

@@ -9,21 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/viewer/pixels.h"
 #include "viewer/palette.h"
 
 using namespace quartz::viewer;
 
-namespace {
-
-int count_color(const QImage& image, const QColor& color) {
-  int n = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, y) == color;
-  }
-  return n;
-}
-
-}  // namespace
+using test::count_color;
 
 class ScreenshotTest : public QObject {
   Q_OBJECT

@@ -26,6 +26,7 @@
 
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/chart_view.h"
 #include "viewer/charts/histogram_chart.h"
@@ -62,13 +63,7 @@ class ReadRecorder : public QIdentityProxyModel {
   mutable std::set<quintptr> rows_read;
 };
 
-int count_color(const QImage& image, const QColor& color) {
-  int n = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) n += image.pixelColor(x, y) == color;
-  }
-  return n;
-}
+using test::count_color;
 
 }  // namespace
 
