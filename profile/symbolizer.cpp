@@ -313,6 +313,9 @@ void Symbolizer::Module::resolve_from_dwarf(Dwarf_Addr address, Resolution& out)
     return;
   }
   line_table_position(&unit, pc, out.symbol);
+  // Line 0 is DWARF's "no source line" (clang gives it to code it generates, such as
+  // sanitizer checks): the function's own declaration is the nearest honest place.
+  if (out.symbol.line == 0) declaration_position(&function, out.symbol);
 }
 
 std::string Symbolizer::Module::function_name(Dwarf_Die* function,

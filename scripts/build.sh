@@ -1,10 +1,14 @@
 #!/bin/sh
-# Configures and builds Quartz into a build directory.
-#   scripts/build.sh [BUILD_DIR] [CMAKE_ARGS...]      (default: build, RelWithDebInfo)
+# Configures and builds Quartz into a build directory, Release unless told otherwise.
+#   scripts/build.sh [BUILD_DIR] [CMAKE_ARGS...]      (default: build)
+#   QUARTZ_TARGETS="a b" scripts/build.sh ...          builds only those targets
 # Warnings are errors here (the README's commands and CI), not in a user's own cmake build.
 set -eu
 cd "$(dirname "$0")/.."
 dir=${1:-build}
 [ $# -gt 0 ] && shift
-cmake -S . -B "$dir" -G Ninja -DQUARTZ_WERROR=ON "$@" >/dev/null
-cmake --build "$dir" -j "$(nproc)"
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQUARTZ_WERROR=ON "$@" >/dev/null
+targets=""
+for t in ${QUARTZ_TARGETS:-}; do targets="$targets --target $t"; done
+# shellcheck disable=SC2086
+cmake --build "$dir" -j "$(nproc)" $targets
