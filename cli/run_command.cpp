@@ -356,20 +356,23 @@ class InheritedSignals {
     pthread_sigmask(SIG_SETMASK, nullptr, &mask_);
     for (size_t i = 0; i < std::size(kChanged); ++i) sigaction(kChanged[i], nullptr, &actions_[i]);
   }
-  // Forwards kForwarded (blocked until `release`, so that none is lost before the
-  // program's pid is known) and ignores SIGPIPE and SIGXFSZ.
-  void take() {
+  // Ignores SIGPIPE and SIGXFSZ: a failed write of ours is an error we report, not our end.
+  void ignore_write_signals() const {
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+  }
+  // Forwards kForwarded, blocked until `release` so that none is lost before the
+  // program's pid is known.
+  void forward() const {
     sigset_t forwarded;
     sigemptyset(&forwarded);
     for (int signal : kForwarded) sigaddset(&forwarded, signal);
     pthread_sigmask(SIG_BLOCK, &forwarded, nullptr);
-    struct sigaction forward {};
-    forward.sa_sigaction = forward_signal;
-    forward.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&forward.sa_mask);
-    for (int signal : kForwarded) sigaction(signal, &forward, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGXFSZ, SIG_IGN);
+    struct sigaction handler {};
+    handler.sa_sigaction = forward_signal;
+    handler.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&handler.sa_mask);
+    for (int signal : kForwarded) sigaction(signal, &handler, nullptr);
   }
   void release() const { pthread_sigmask(SIG_SETMASK, &mask_, nullptr); }
   // In the child, before exec: everything as `quartz` found it.
@@ -474,7 +477,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   const std::string library = runtime_library();
   InheritedSignals inherited;
-  inherited.take();  // from here on, a failed write of ours is an error, not a signal
+  inherited.ignore_write_signals();
   if (o.profile && o.import) {
     profile::Store check(o.store);  // before the program, not after: a bad store is known now
   }
@@ -500,6 +503,7 @@ int run_command(const std::vector<std::string>& args) {
   if (pipe2(exec_error_pipe, O_CLOEXEC) != 0) {
     throw UsageError(std::string("run: cannot make a pipe: ") + std::strerror(errno));
   }
+  inherited.forward();
   const pid_t child = fork();
   if (child < 0) throw UsageError(std::string("run: cannot fork: ") + std::strerror(errno));
   if (child == 0) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace quartz::rt {
@@ -101,9 +102,11 @@ struct RunStatus {
   int reported[2];                 // the error last said on stderr, per RunFile
 };
 constinit RunStatus g_status{};
+// Set once the path is in place: the sampler may write before our constructor has run.
+std::atomic<bool> g_status_ready{false};
 
 QUARTZ_NOINSTR void write_status() {
-  if (!g_status.path[0]) return;
+  if (!g_status_ready.load(std::memory_order_acquire)) return;
   char line[kStatusBytes];
   memset(line, ' ', sizeof line);
   const int n = snprintf(line, sizeof line,
@@ -163,6 +166,7 @@ __attribute__((constructor(102), no_instrument_function)) void note_runtime_load
   const char* path = getenv("QUARTZ_STATUS");
   if (path && *path && strlen(path) < sizeof g_status.path) {
     memcpy(g_status.path, path, strlen(path) + 1);
+    g_status_ready.store(true, std::memory_order_release);
     write_status();
   }
   errno = saved;
