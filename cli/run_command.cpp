@@ -330,9 +330,8 @@ class StatusFile {
 
 std::string error_text(int error) {
   if (error < 0) return "not a regular file";
-  std::string text = std::strerror(error);
-  if (error == EFBIG) text += " (the file-size limit, ulimit -f)";
-  return text + " (errno " + std::to_string(error) + ")";
+  return std::string(std::strerror(error)) + " (errno " + std::to_string(error) +
+         (error == EFBIG ? "; past the file-size limit, ulimit -f)" : ")");
 }
 
 // Signals sent to `quartz` that go on to the program, as with `timeout`.
@@ -431,9 +430,8 @@ bool explain_capture(const RunOptions& o, int status, const StatusFile& status_f
   const std::string checkpoint_ms =
       o.env.count("QUARTZ_CHECKPOINT_MS") ? o.env.at("QUARTZ_CHECKPOINT_MS") : "1000";
   if (runtime.trace_error) {
-    std::cerr << "quartz: run: the trace " << o.output
-              << ".trace is cut short: it could not be written (" << error_text(runtime.trace_error)
-              << ")\n";
+    std::cerr << "quartz: run: the trace " << o.output << ".trace is cut short: the runtime could "
+              << "not write it: " << error_text(runtime.trace_error) << "\n";
   }
   if (runtime.final_written) return exists;
   std::string why;

@@ -257,6 +257,28 @@ TEST_F(ReliabilityE2E, ReadOnlyFileSystemLeavesTheProgramAloneAndIsReported) {
   EXPECT_NE(r.err.find("could not write it: Read-only file system"), std::string::npos) << r.err;
 }
 
+// A trace that reaches the file-size limit stops at its last whole chunk: the program is
+// unharmed and `quartz predict` (the trace's consumer) still reads what was recorded.
+TEST_F(ReliabilityE2E, TraceCutShortByTheFileSizeLimitStaysReadable) {
+  const std::string capture = (dir / "traced.qcap").string();
+  Launch l = quartz_run({std::string(QUARTZ_SAMPLES_DIR) + "/lock_contention"}, capture,
+                        {"--trace", "--no-import"});
+  l.file_size_limit = 64 * 1024;  // above the capture, below the trace (and SQLite's files)
+  const CommandResult r = launch(l);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the trace " + capture + ".trace is cut short"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(capture)) << r.err;
+  EXPECT_LE(fs::file_size(capture + ".trace"), 64u * 1024);
+
+  const CommandResult stored = launch(command({kQuartz, "import", "--store", store, capture}));
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  const CommandResult predicted = launch(command({kQuartz, "predict", "--store", store, "latest"}));
+  EXPECT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_NE(predicted.out.find("the trace ends early"), std::string::npos) << predicted.out;
+}
+
 // A message of ours on a stderr whose reader has gone (`prog 2>&1 | head -1`) must not
 // raise SIGPIPE in the program, nor in `quartz run` (whose status is the program's).
 TEST_F(ReliabilityE2E, BrokenStderrNeverRaisesSigpipe) {
