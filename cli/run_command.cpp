@@ -1,5 +1,8 @@
 // `quartz run`: preloads the runtime into a program, lets it sample, imports the capture.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,11 +12,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
+#include <optional>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "profile/store.h"
 
 extern char** environ;
 
@@ -128,28 +135,54 @@ RunOptions parse(const std::vector<std::string>& args) {
   return o;
 }
 
-// The program's path as execvp would find it, or a UsageError.
-std::string find_program(const std::string& name) {
-  auto runnable = [](const std::string& path) {
+// Where execvp would find the program. Fills `reason` and returns 127 (not found) or 126
+// (found, cannot be executed) as a shell would; 0 when found.
+int find_program(const std::string& name, std::string* path, std::string* reason) {
+  auto check = [](const std::string& candidate, std::string* why) {
     struct stat st;
-    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+    if (stat(candidate.c_str(), &st) != 0) {
+      *why = std::strerror(errno);
+      return 127;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      *why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+      return 126;
+    }
+    if (access(candidate.c_str(), X_OK) != 0) {
+      *why = std::strerror(errno);
+      return 126;
+    }
+    return 0;
   };
   if (name.find('/') != std::string::npos) {
-    if (!runnable(name)) throw UsageError("run: cannot execute '" + name + "'");
-    return name;
+    *path = name;
+    const int status = check(name, reason);
+    if (status) *reason = "cannot execute '" + name + "': " + *reason;
+    return status;
   }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
+  const char* search = std::getenv("PATH");
+  std::string dirs = search ? search : "/usr/bin:/bin";
+  int status = 127;
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t end = dirs.find(':', start);
     std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (dir.empty()) dir = ".";
-    if (runnable(dir + "/" + name)) return dir + "/" + name;
+    std::string why;
+    const int found = check(dir + "/" + name, &why);
+    if (found == 0) {
+      *path = dir + "/" + name;
+      return 0;
+    }
+    if (found == 126 && status == 127) {  // execvp too reports the first one it could not run
+      status = 126;
+      *reason = "cannot execute '" + dir + "/" + name + "': " + why;
+    }
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  throw UsageError("run: cannot find program '" + name + "' in PATH");
+  if (status == 127) *reason = "cannot find program '" + name + "' in PATH";
+  return status;
 }
 
 std::string default_output(const RunOptions& o) {
@@ -166,7 +199,8 @@ std::string default_output(const RunOptions& o) {
   return (dir / (name + "-" + stamp + "-" + std::to_string(getpid()) + ".qcap")).string();
 }
 
-std::vector<std::string> child_environment(const RunOptions& o, const std::string& library) {
+std::vector<std::string> child_environment(const RunOptions& o, const std::string& library,
+                                           const std::string& status_path) {
   std::vector<std::string> env;
   std::string preload = library;
   for (char** e = environ; *e; ++e) {
@@ -180,64 +214,349 @@ std::vector<std::string> child_environment(const RunOptions& o, const std::strin
   env.push_back("LD_PRELOAD=" + preload);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   if (o.profile) env.push_back("QUARTZ_OUTPUT=" + o.output);
+  if (!status_path.empty()) env.push_back("QUARTZ_STATUS=" + status_path);
   return env;
+}
+
+// The capture path, held for this run: a lock on `<capture>.lock` (released if we die)
+// keeps a concurrent run given the same -o from writing the same files; that run takes
+// the next free `<stem>-N<ext>` instead.
+class OutputClaim {
+ public:
+  explicit OutputClaim(std::string* output) {
+    const std::filesystem::path wanted(*output);
+    for (int n = 1; n <= 100; ++n) {
+      std::filesystem::path candidate = wanted;
+      if (n > 1) {
+        candidate.replace_filename(wanted.stem().string() + "-" + std::to_string(n) +
+                                   wanted.extension().string());
+      }
+      if (lock(candidate.string() + ".lock")) {
+        if (n > 1) {
+          std::cerr << "quartz: run: " << *output << " is being written by another run; this run's "
+                    << "capture is " << candidate.string() << "\n";
+        }
+        *output = candidate.string();
+        return;
+      }
+    }
+    throw UsageError("run: " + *output + " and its alternatives are all in use by other runs");
+  }
+  ~OutputClaim() {
+    if (fd_ < 0) return;
+    unlink(lock_path_.c_str());
+    close(fd_);
+  }
+  OutputClaim(const OutputClaim&) = delete;
+  OutputClaim& operator=(const OutputClaim&) = delete;
+
+ private:
+  bool lock(const std::string& path) {
+    for (;;) {
+      const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      // A run that cannot create files there (read-only, missing) cannot clobber another
+      // either: it goes on, and the runtime's error is reported when it ends.
+      if (fd < 0) return true;
+      if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return false;
+      }
+      // The holder before us may have removed the file between our open and our lock.
+      struct stat held, named;
+      if (fstat(fd, &held) == 0 && stat(path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+          held.st_dev == named.st_dev) {
+        fd_ = fd;
+        lock_path_ = path;
+        return true;
+      }
+      close(fd);
+    }
+  }
+
+  int fd_ = -1;
+  std::string lock_path_;
+};
+
+// What the runtime said about the run (runtime/safe_file.cpp writes it): a file made here,
+// of the size the runtime rewrites in place, so that even a full disk takes its news.
+struct RuntimeStatus {
+  bool final_written = false;              // the capture written at exit
+  int capture_error = 0, trace_error = 0;  // errno of the last failed write, 0 if none
+};
+
+class StatusFile {
+ public:
+  StatusFile() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/quartz-run-XXXXXX";
+    const int fd = mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd < 0) return;  // the run goes on; its diagnosis will be vaguer
+    const std::string blank(255, ' ');
+    const bool written = write(fd, (blank + "\n").data(), 256) == 256;
+    close(fd);
+    if (written) {
+      path_ = pattern;
+    } else {
+      unlink(pattern.c_str());
+    }
+  }
+  ~StatusFile() {
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  StatusFile(const StatusFile&) = delete;
+  StatusFile& operator=(const StatusFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  // False when the runtime never wrote it: it did not start in the program.
+  bool read(RuntimeStatus* status) const {
+    std::ifstream in(path_);
+    std::string word;
+    if (!(in >> word) || word != "quartz-status") return false;
+    while (in >> word) {
+      const auto eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = word.substr(0, eq);
+      const long long value = std::strtoll(word.c_str() + eq + 1, nullptr, 10);
+      if (key == "final") status->final_written = value != 0;
+      if (key == "capture_error") status->capture_error = static_cast<int>(value);
+      if (key == "trace_error") status->trace_error = static_cast<int>(value);
+    }
+    return true;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string error_text(int error) {
+  if (error < 0) return "not a regular file";
+  return std::string(std::strerror(error)) + " (errno " + std::to_string(error) +
+         (error == EFBIG ? "; past the file-size limit, ulimit -f)" : ")");
+}
+
+// Signals sent to `quartz` that go on to the program, as with `timeout`.
+constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+// What `quartz run` changes for itself and gives back to the program: it ignores SIGPIPE
+// and SIGXFSZ so that its own failed writes become errors it reports.
+constexpr int kChanged[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+volatile sig_atomic_t g_child = 0;
+
+void forward_signal(int signal, siginfo_t* info, void*) {
+  // A terminal's ^C, ^\ and hang-up go to its whole foreground group: the program has them.
+  if (info->si_code == SI_KERNEL) return;
+  const pid_t child = g_child;
+  if (child > 0) kill(child, signal);
+}
+
+// The dispositions and mask `quartz` was started with; the program gets them back.
+class InheritedSignals {
+ public:
+  InheritedSignals() {
+    pthread_sigmask(SIG_SETMASK, nullptr, &mask_);
+    for (size_t i = 0; i < std::size(kChanged); ++i) sigaction(kChanged[i], nullptr, &actions_[i]);
+  }
+  // Ignores SIGPIPE and SIGXFSZ: a failed write of ours is an error we report, not our end.
+  void ignore_write_signals() const {
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+  }
+  // Forwards kForwarded, blocked until `release` so that none is lost before the
+  // program's pid is known.
+  void forward() const {
+    sigset_t forwarded;
+    sigemptyset(&forwarded);
+    for (int signal : kForwarded) sigaddset(&forwarded, signal);
+    pthread_sigmask(SIG_BLOCK, &forwarded, nullptr);
+    struct sigaction handler {};
+    handler.sa_sigaction = forward_signal;
+    handler.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&handler.sa_mask);
+    for (int signal : kForwarded) sigaction(signal, &handler, nullptr);
+  }
+  void release() const { pthread_sigmask(SIG_SETMASK, &mask_, nullptr); }
+  // In the child, before exec: everything as `quartz` found it.
+  void restore_all() const {
+    for (size_t i = 0; i < std::size(kChanged); ++i) sigaction(kChanged[i], &actions_[i], nullptr);
+    pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
+  }
+  // Once the program has ended: signals stop `quartz` as they would have without it.
+  void stop_forwarding() const {
+    static_assert(kChanged[0] == kForwarded[0] && kChanged[3] == kForwarded[3]);
+    for (size_t i = 0; i < std::size(kForwarded); ++i)
+      sigaction(kChanged[i], &actions_[i], nullptr);
+  }
+
+ private:
+  sigset_t mask_;
+  struct sigaction actions_[std::size(kChanged)];
+};
+
+// Ends `quartz` the way the program ended, so that a shell sees what it would have seen
+// without us (as `timeout` does); no core of ours replaces the program's.
+[[noreturn]] void end_like(int status) {
+  std::cout.flush();
+  std::cerr.flush();
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    ::signal(signal, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal);
+    pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+    raise(signal);
+    _exit(128 + signal);
+  }
+  _exit(WEXITSTATUS(status));
+}
+
+std::string describe_end(int status) {
+  if (WIFSIGNALED(status)) {
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+// Says what became of the capture and why, from the program's end and the runtime's
+// status. True when there is a capture to store.
+bool explain_capture(const RunOptions& o, int status, const StatusFile& status_file) {
+  const bool known = !status_file.path().empty();
+  RuntimeStatus runtime;
+  const bool started = known && status_file.read(&runtime);
+  std::error_code error;
+  const bool exists = std::filesystem::exists(o.output, error);
+  const std::string checkpoint_ms =
+      o.env.count("QUARTZ_CHECKPOINT_MS") ? o.env.at("QUARTZ_CHECKPOINT_MS") : "1000";
+  if (runtime.trace_error) {
+    std::cerr << "quartz: run: the trace " << o.output << ".trace is cut short: the runtime could "
+              << "not write it: " << error_text(runtime.trace_error) << "\n";
+  }
+  if (runtime.final_written) return exists;
+  std::string why;
+  if (!known) {
+    why = "the program " + describe_end(status) + " (no status file could be made in $TMPDIR)";
+  } else if (!started) {
+    why = "the runtime did not start in the program (statically linked or set-user-ID)";
+  } else if (runtime.capture_error) {
+    why = "the runtime could not write it: " + error_text(runtime.capture_error);
+  } else if (WIFSIGNALED(status)) {
+    why = "the program " + describe_end(status);
+  } else {
+    why = "the program " + describe_end(status) +
+          " without running its exit handlers (_exit, quick_exit or an exec)";
+  }
+  if (exists) {
+    std::cerr << "quartz: run: the capture " << o.output << " covers the run only up to its last "
+              << "checkpoint (every " << checkpoint_ms << " ms): " << why << "\n";
+  } else {
+    std::cerr << "quartz: run: no capture was written (" << o.output << "): " << why;
+    if (started && !runtime.capture_error) {
+      std::cerr << ", before the first checkpoint (" << checkpoint_ms << " ms)";
+    }
+    std::cerr << "\n";
+  }
+  return exists;
+}
+
+std::string import_hint(const RunOptions& o) {
+  return "quartz import --store " + o.store + " " + o.output;
 }
 
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   RunOptions o = parse(args);
-  const std::string program = find_program(o.program.front());
+  std::string program, reason;
+  if (const int status = find_program(o.program.front(), &program, &reason)) {
+    std::cerr << "quartz: run: " << reason << "\n";
+    return status;
+  }
   const std::string library = runtime_library();
+  InheritedSignals inherited;
+  inherited.ignore_write_signals();
+  if (o.profile && o.import) {
+    profile::Store check(o.store);  // before the program, not after: a bad store is known now
+  }
   if (o.profile && o.output.empty()) o.output = default_output(o);
+  std::optional<OutputClaim> claim;
+  std::optional<StatusFile> status_file;
   if (o.profile) {
+    claim.emplace(&o.output);
     std::error_code ignored;  // never report a stale capture or trace as this run's
     std::filesystem::remove(o.output, ignored);
     std::filesystem::remove(o.output + ".trace", ignored);
+    status_file.emplace();
   }
-  std::vector<std::string> env = child_environment(o, library);
+  std::vector<std::string> env =
+      child_environment(o, library, status_file ? status_file->path() : "");
+  std::vector<char*> argv, envp;
+  for (auto& a : o.program) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
-  // The terminal's ^C reaches the program; we wait for it and then store what it wrote.
-  signal(SIGINT, SIG_IGN);
-  signal(SIGQUIT, SIG_IGN);
+  int exec_error_pipe[2];  // closed by a successful exec; else carries its errno
+  if (pipe2(exec_error_pipe, O_CLOEXEC) != 0) {
+    throw UsageError(std::string("run: cannot make a pipe: ") + std::strerror(errno));
+  }
+  inherited.forward();
   const pid_t child = fork();
   if (child < 0) throw UsageError(std::string("run: cannot fork: ") + std::strerror(errno));
   if (child == 0) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
-    std::vector<char*> argv, envp;
-    for (auto& a : o.program) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    inherited.restore_all();
     execve(program.c_str(), argv.data(), envp.data());
-    std::cerr << "quartz: run: cannot execute '" << program << "': " << std::strerror(errno) << "\n";
+    const int error = errno;
+    ssize_t ignored = write(exec_error_pipe[1], &error, sizeof error);
+    (void)ignored;
     _exit(127);
   }
+  g_child = child;
+  inherited.release();
+  close(exec_error_pipe[1]);
+  int exec_error = 0;
+  ssize_t got;
+  while ((got = read(exec_error_pipe[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+  }
+  close(exec_error_pipe[0]);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  const int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  g_child = 0;
+  inherited.stop_forwarding();
+  if (got == sizeof exec_error) {
+    std::cerr << "quartz: run: cannot execute '" << program << "': " << std::strerror(exec_error)
+              << "\n";
+    return exec_error == ENOENT ? 127 : 126;
+  }
 
-  if (!o.profile) return exit_status;
-  std::error_code error;
-  if (!std::filesystem::exists(o.output, error)) {
-    std::cerr << "quartz: run: no capture was written (" << o.output
-              << "): the program ended before the runtime started, or is statically linked\n";
-    return exit_status == 0 ? 2 : exit_status;
+  if (o.profile) {
+    const bool captured = explain_capture(o, status, *status_file);
+    if (captured && !o.import) {
+      if (!o.quiet) {
+        std::cerr << "quartz: capture written to " << o.output << "; store it with '"
+                  << import_hint(o) << "'\n";
+      }
+    } else if (captured) {
+      std::string options;
+      for (const auto& [k, v] : o.env) options += (options.empty() ? "" : " ") + k + "=" + v;
+      try {
+        const int64_t id = import_capture(o.output, o.store, options);
+        if (!o.quiet) {
+          std::cerr << "quartz: run " << id << " stored in " << o.store << " (capture " << o.output
+                    << "); see 'quartz report " << id << "'\n";
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "quartz: run: the capture " << o.output
+                  << " was kept but not stored: " << e.what() << "; store it with '"
+                  << import_hint(o) << "'\n";
+      }
+    }
   }
-  if (!o.import) {
-    if (!o.quiet) std::cerr << "quartz: capture written to " << o.output << "\n";
-    return exit_status;
-  }
-  std::string options;
-  for (const auto& [k, v] : o.env) options += (options.empty() ? "" : " ") + k + "=" + v;
-  const int64_t id = import_capture(o.output, o.store, options);
-  if (!o.quiet) {
-    std::cerr << "quartz: run " << id << " stored in " << o.store << " (capture " << o.output
-              << "); see 'quartz report " << id << "'\n";
-  }
-  return exit_status;
+  claim.reset();
+  status_file.reset();
+  end_like(status);
 }
 
 }  // namespace quartz::cli

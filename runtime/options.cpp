@@ -1,9 +1,9 @@
 #include "runtime/options.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
+
+#include "runtime/safe_file.h"
 
 namespace quartz::rt {
 namespace {
@@ -14,8 +14,8 @@ QUARTZ_NOINSTR void warn(const char* name, const char* value) {
   for (const char* part : {"quartz: ignoring ", name, "=", value, " (out of range)\n"}) {
     for (; *part && n + 1 < sizeof(line); ++part) line[n++] = *part;
   }
-  ssize_t ignored = write(STDERR_FILENO, line, n);
-  (void)ignored;
+  line[n] = '\0';
+  write_message(line);
 }
 
 // Reads an unsigned integer variable; keeps `value` when unset or outside [lo, hi].

@@ -1,8 +1,11 @@
 #include "runtime/placement.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "runtime/safe_file.h"
 
 namespace quartz::rt {
 namespace {
@@ -28,11 +31,9 @@ struct Placement {
 constinit Placement g_placement{};
 
 QUARTZ_NOINSTR void warn(const char* what) {
-  const char prefix[] = "quartz: ignoring QUARTZ_PLACEMENT: ";
-  ssize_t ignored = write(STDERR_FILENO, prefix, sizeof prefix - 1);
-  ignored = write(STDERR_FILENO, what, strlen(what));
-  ignored = write(STDERR_FILENO, "\n", 1);
-  (void)ignored;
+  char line[256];
+  snprintf(line, sizeof line, "quartz: ignoring QUARTZ_PLACEMENT: %s\n", what);
+  write_message(line);
 }
 
 QUARTZ_NOINSTR bool all_digits(const char* s) {

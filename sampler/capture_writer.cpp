@@ -1,6 +1,5 @@
 #include "sampler/capture_writer.h"
 
-#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "profile/capture_format.h"
 #include "runtime/runtime.h"
+#include "runtime/safe_file.h"
 
 namespace quartz::sampler {
 
@@ -344,25 +344,6 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
   out.end();
 }
 
-QUARTZ_NOINSTR bool write_file(const char* path, const unsigned char* data, size_t n) {
-  char temporary[rt::kMaxPathBytes + 8];
-  snprintf(temporary, sizeof temporary, "%s.tmp", path);
-  const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t w = ::write(fd, data + done, n - done);
-    if (w <= 0) break;
-    done += static_cast<size_t>(w);
-  }
-  const bool ok = close(fd) == 0 && done == n;
-  if (!ok || rename(temporary, path) != 0) {
-    unlink(temporary);
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool CaptureWriter::init() {
@@ -403,7 +384,13 @@ bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
   footer.file_bytes = bytes_.size() + sizeof footer;
   footer.crc32 = crc32_update(0, bytes_.data(), bytes_.size());
   out.raw(&footer, sizeof footer);
-  return out.ok() && write_file(path, bytes_.data(), bytes_.size());
+  if (!out.ok()) return false;
+  if (const int error = rt::replace_file(path, bytes_.data(), bytes_.size())) {
+    rt::note_write_failed(rt::RunFile::capture, path, error);
+    return false;
+  }
+  rt::note_capture_written(final);
+  return true;
 }
 
 }  // namespace quartz::sampler

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <hwloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -525,7 +526,15 @@ bool start(rt::Runtime& runtime) {
   s->info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
   g_sampler = s;
   runtime.threads.attach_reader();
-  if (rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr) != 0) {
+  // The sampler starts with every signal blocked: a signal sent to the process must go to
+  // a thread of the program (one that sigwait()s for it, say), never run on ours or kill
+  // the process through our default action.
+  sigset_t all, mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &mask);
+  const int created = rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  if (created != 0) {
     runtime.threads.detach_reader();
     g_sampler = nullptr;
     return false;

@@ -1,12 +1,11 @@
 #include "sampler/trace_writer.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "profile/capture_format.h"
 #include "profile/trace_format.h"
+#include "runtime/safe_file.h"
 
 namespace quartz::sampler {
 namespace {
@@ -14,39 +13,34 @@ namespace {
 constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 constexpr size_t kMaxThreads = size_t{1} << 24;
 
-QUARTZ_NOINSTR bool write_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  while (n > 0) {
-    const ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 }  // namespace
 
 bool TraceWriter::open(const char* capture_path, uint64_t start_ticks, double ns_per_tick) {
-  char path[4096];
-  if (snprintf(path, sizeof path, "%s.trace", capture_path) >= static_cast<int>(sizeof path)) {
+  if (snprintf(path_, sizeof path_, "%s.trace", capture_path) >= static_cast<int>(sizeof path_)) {
     return false;
   }
   if (!chunk_.reserve(kMaxChunkBytes) || !threads_.reserve(kMaxThreads)) return false;
-  fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) return false;
+  if (const int error = rt::create_file(path_)) {
+    rt::note_write_failed(rt::RunFile::trace, path_, error);
+    return false;
+  }
+  open_ = true;
   start_ticks_ = start_ticks;
   ns_per_tick_ = ns_per_tick;
   trace::FileHeader header{};
   memcpy(header.magic, trace::kFileMagic, sizeof header.magic);
   header.version = trace::kFormatVersion;
-  if (!write_all(fd_, &header, sizeof header)) {
-    close(fd_);
-    fd_ = -1;
+  if (!append(&header, sizeof header, nullptr, 0)) return false;
+  bytes_written_ = sizeof header;
+  return true;
+}
+
+bool TraceWriter::append(const void* header, size_t header_bytes, const void* data, size_t n) {
+  if (const int error = rt::append_to_file(path_, header, header_bytes, data, n)) {
+    rt::note_write_failed(rt::RunFile::trace, path_, error);
+    open_ = false;
     return false;
   }
-  bytes_written_ = sizeof header;
   return true;
 }
 
@@ -95,7 +89,7 @@ void TraceWriter::close_thread() {
 }
 
 void TraceWriter::drain(uint32_t thread_index, rt::ThreadBlock& block) {
-  if (fd_ < 0 || !block.trace || thread_index >= kMaxThreads) return;
+  if (!open_ || !block.trace || thread_index >= kMaxThreads) return;
   enter_thread(thread_index);
   PerThread& state = threads_[thread_index];
   const size_t drained = block.trace->drain([&](const rt::TraceEvent& e) {
@@ -132,7 +126,7 @@ void TraceWriter::drain(uint32_t thread_index, rt::ThreadBlock& block) {
 
 void TraceWriter::sample(uint32_t thread_index, uint64_t at_ns, uint64_t cpu_ns,
                          uint64_t runqueue_ns, uint32_t context) {
-  if (fd_ < 0 || thread_index >= kMaxThreads) return;
+  if (!open_ || thread_index >= kMaxThreads) return;
   enter_thread(thread_index);
   byte(static_cast<uint8_t>(trace::Type::sample));
   time(at_ns);
@@ -145,28 +139,27 @@ void TraceWriter::sample(uint32_t thread_index, uint64_t at_ns, uint64_t cpu_ns,
 void TraceWriter::write_chunk(uint32_t type) {
   trace::ChunkHeader header{trace::kChunkMagic, type, static_cast<uint32_t>(chunk_.size()),
                             capture::crc32_update(0, chunk_.data(), chunk_.size())};
-  if (write_all(fd_, &header, sizeof header) && write_all(fd_, chunk_.data(), chunk_.size())) {
+  if (append(&header, sizeof header, chunk_.data(), chunk_.size())) {
     bytes_written_ += sizeof header + chunk_.size();
   }
   chunk_.reuse();
 }
 
 void TraceWriter::flush(size_t threshold) {
-  if (fd_ < 0) return;
+  if (!open_) return;
   close_thread();
   if (chunk_.size() == 0 || chunk_.size() < threshold) return;
   write_chunk(static_cast<uint32_t>(trace::ChunkType::events));
 }
 
 void TraceWriter::finish() {
-  if (fd_ < 0) return;
+  if (!open_) return;
   flush();
   varint(events_);
   varint(dropped_);
   varint(thread_count_);
   write_chunk(static_cast<uint32_t>(trace::ChunkType::end));
-  close(fd_);
-  fd_ = -1;
+  open_ = false;
 }
 
 }  // namespace quartz::sampler

@@ -1,7 +1,9 @@
 // Writes the trace file (profile/trace_format.h) as the sampler drains the threads' event
 // queues: records gather in a chunk in mapped memory, which is appended to the file when
 // large enough, at each checkpoint and at the end, so a killed run leaves every chunk but
-// the one being written. Never calls malloc.
+// the one being written. Never calls malloc. The file is opened for each append only
+// (runtime/safe_file.h), so the program never sees its descriptor; after a failed append
+// the trace stops, keeping the chunks before it.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,7 @@ class TraceWriter {
   // Creates `<capture_path>.trace`. Times are written in ns since `start_ticks`, the run's
   // start. False when the file or the memory is not available.
   QUARTZ_NOINSTR bool open(const char* capture_path, uint64_t start_ticks, double ns_per_tick);
-  QUARTZ_NOINSTR bool is_open() const { return fd_ >= 0; }
+  QUARTZ_NOINSTR bool is_open() const { return open_; }
 
   // Moves the thread's queued events (and news of events it dropped) into the chunk.
   QUARTZ_NOINSTR void drain(uint32_t thread_index, rt::ThreadBlock& block);
@@ -47,8 +49,11 @@ class TraceWriter {
   QUARTZ_NOINSTR void varint(uint64_t v);
   QUARTZ_NOINSTR void time(uint64_t at_ns);
   QUARTZ_NOINSTR void write_chunk(uint32_t type);
+  // Appends a header and its records as one; false (and the trace stopped) on failure.
+  QUARTZ_NOINSTR bool append(const void* header, size_t header_bytes, const void* data, size_t n);
 
-  int fd_ = -1;
+  char path_[4096] = {};
+  bool open_ = false;
   uint64_t start_ticks_ = 0;
   double ns_per_tick_ = 1;
   rt::MappedVector<unsigned char> chunk_;

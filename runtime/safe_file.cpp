@@ -1,0 +1,258 @@
+#include "runtime/safe_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace quartz::rt {
+namespace {
+
+// Blocks SIGPIPE and SIGXFSZ in the calling thread while it writes, and afterwards takes
+// back the ones its writes raised (the kernel sends both to the writing thread), so that
+// neither reaches the program. A signal already pending before is left alone: it is not
+// ours. Keeps errno.
+class QuietSignals {
+ public:
+  QUARTZ_NOINSTR QuietSignals() : errno_(errno) {
+    sigset_t quiet;
+    sigemptyset(&quiet);
+    sigaddset(&quiet, SIGPIPE);
+    sigaddset(&quiet, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &quiet, &mask_);
+    sigset_t pending;
+    sigpending(&pending);
+    pipe_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    size_pending_ = sigismember(&pending, SIGXFSZ) == 1;
+  }
+  QUARTZ_NOINSTR ~QuietSignals() {
+    sigset_t pending, ours;
+    sigpending(&pending);
+    sigemptyset(&ours);
+    if (!pipe_pending_ && sigismember(&pending, SIGPIPE) == 1) sigaddset(&ours, SIGPIPE);
+    if (!size_pending_ && sigismember(&pending, SIGXFSZ) == 1) sigaddset(&ours, SIGXFSZ);
+    const timespec now{0, 0};
+    int taken = 0;
+    while (!sigisemptyset(&ours) && (taken = sigtimedwait(&ours, nullptr, &now)) > 0) {
+      sigdelset(&ours, taken);
+    }
+    pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
+    errno = errno_;
+  }
+  QuietSignals(const QuietSignals&) = delete;
+  QuietSignals& operator=(const QuietSignals&) = delete;
+
+ private:
+  int errno_;
+  sigset_t mask_;
+  bool pipe_pending_ = false, size_pending_ = false;
+};
+
+// Whether a file may grow to `bytes`: past RLIMIT_FSIZE the write would raise SIGXFSZ
+// (taken back above) and leave a part of the file.
+QUARTZ_NOINSTR bool within_size_limit(uint64_t bytes) {
+  rlimit limit;
+  return getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+         bytes <= limit.rlim_cur;
+}
+
+QUARTZ_NOINSTR int write_all(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0) return EIO;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
+// Opens (creating) a regular file for writing. Never opens anything else: without a
+// reader a FIFO would block the open, a device is not a file of ours.
+QUARTZ_NOINSTR int open_regular(const char* path, int flags, int* fd) {
+  *fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags, 0644);
+  if (*fd < 0) return errno == ENXIO ? kNotRegularFile : errno;  // ENXIO: a FIFO, no reader
+  struct stat st;
+  if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(*fd);
+    *fd = -1;
+    return kNotRegularFile;
+  }
+  return 0;
+}
+
+// What `quartz run` reads after the program ends (QUARTZ_STATUS): one line, rewritten in
+// place over the bytes `quartz run` wrote there, so that a full disk still takes it.
+constexpr size_t kStatusBytes = 256;
+struct RunStatus {
+  char path[512];
+  unsigned long long captures;  // captures written (checkpoints and the final one)
+  bool final_written;
+  int capture_error, trace_error;  // the last failed write of each, 0 if none
+  int reported[2];                 // the error last said on stderr, per RunFile
+};
+constinit RunStatus g_status{};
+// Set once the path is in place: the sampler may write before our constructor has run.
+std::atomic<bool> g_status_ready{false};
+
+QUARTZ_NOINSTR void write_status() {
+  if (!g_status_ready.load(std::memory_order_acquire)) return;
+  char line[kStatusBytes];
+  memset(line, ' ', sizeof line);
+  const int n = snprintf(line, sizeof line,
+                         "quartz-status 1 pid=%d captures=%llu final=%d capture_error=%d "
+                         "trace_error=%d",
+                         getpid(), g_status.captures, g_status.final_written ? 1 : 0,
+                         g_status.capture_error, g_status.trace_error);
+  if (n > 0 && static_cast<size_t>(n) < sizeof line) line[n] = ' ';
+  line[sizeof line - 1] = '\n';
+  QuietSignals quiet;
+  const int fd = open(g_status.path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    ssize_t ignored = pwrite(fd, line, sizeof line, 0);
+    (void)ignored;
+  }
+  close(fd);
+}
+
+QUARTZ_NOINSTR const char* error_text(int error) {
+  switch (error) {
+    case kNotRegularFile:
+      return "not a regular file";
+    case EFBIG:
+      return "File too large (past the file-size limit, ulimit -f)";
+    case ENOSPC:
+      return "No space left on device";
+    case EDQUOT:
+      return "Disk quota exceeded";
+    case EIO:
+      return "Input/output error";
+    case EROFS:
+      return "Read-only file system";
+    case EACCES:
+      return "Permission denied";
+    case EPERM:
+      return "Operation not permitted";
+    case ENOENT:
+      return "No such file or directory";
+    case ENOTDIR:
+      return "Not a directory";
+    case ENAMETOOLONG:
+      return "File name too long";
+    case EMFILE:
+      return "Too many open files";
+    default:
+      return "error";
+  }
+}
+
+// Records the runtime's start under `quartz run`, so that it can tell a program that
+// ended before any capture from one the runtime never entered. After runtime.cpp's
+// constructor (101).
+__attribute__((constructor(102), no_instrument_function)) void note_runtime_loaded() {
+  const int saved = errno;
+  const char* path = getenv("QUARTZ_STATUS");
+  if (path && *path && strlen(path) < sizeof g_status.path) {
+    memcpy(g_status.path, path, strlen(path) + 1);
+    g_status_ready.store(true, std::memory_order_release);
+    write_status();
+  }
+  errno = saved;
+}
+
+}  // namespace
+
+int replace_file(const char* path, const void* data, size_t n) {
+  char temporary[4096];
+  if (snprintf(temporary, sizeof temporary, "%s.tmp", path) >= static_cast<int>(sizeof temporary)) {
+    return ENAMETOOLONG;
+  }
+  QuietSignals quiet;
+  int fd = -1;
+  int error = open_regular(temporary, 0, &fd);
+  if (error) return error;
+  if (ftruncate(fd, 0) != 0) {
+    error = errno;
+  } else if (!within_size_limit(n)) {
+    error = EFBIG;
+  } else {
+    error = write_all(fd, data, n);
+  }
+  if (close(fd) != 0 && !error) error = errno;
+  if (!error && rename(temporary, path) != 0) error = errno;
+  if (error) unlink(temporary);
+  return error;
+}
+
+int create_file(const char* path) {
+  QuietSignals quiet;
+  int fd = -1;
+  int error = open_regular(path, 0, &fd);
+  if (error) return error;
+  if (ftruncate(fd, 0) != 0) error = errno;
+  if (close(fd) != 0 && !error) error = errno;
+  return error;
+}
+
+int append_to_file(const char* path, const void* header, size_t header_bytes, const void* data,
+                   size_t n) {
+  QuietSignals quiet;
+  int fd = -1;
+  int error = open_regular(path, O_APPEND, &fd);
+  if (error) return error;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    error = errno;
+  } else if (!within_size_limit(static_cast<uint64_t>(st.st_size) + header_bytes + n)) {
+    error = EFBIG;
+  } else if ((error = write_all(fd, header, header_bytes)) != 0 ||
+             (error = write_all(fd, data, n)) != 0) {
+    if (ftruncate(fd, st.st_size) != 0) {  // best effort: leave no part of this append
+    }
+  }
+  if (close(fd) != 0 && !error) error = errno;
+  return error;
+}
+
+void write_message(const char* text) {
+  QuietSignals quiet;
+  write_all(STDERR_FILENO, text, strlen(text));
+}
+
+void note_capture_written(bool final) {
+  ++g_status.captures;
+  g_status.final_written = g_status.final_written || final;
+  if (final || g_status.captures == 1) write_status();
+}
+
+void note_write_failed(RunFile file, const char* path, int error) {
+  const auto index = static_cast<size_t>(file);
+  const bool capture = file == RunFile::capture;
+  (capture ? g_status.capture_error : g_status.trace_error) = error;
+  write_status();
+  if (g_status.reported[index] == error) return;
+  g_status.reported[index] = error;
+  const char* kept = !capture                ? "the trace stops here"
+                     : g_status.captures > 0 ? "the last capture written (a checkpoint) is kept"
+                                             : "no capture is left";
+  char number[32] = "";
+  if (error > 0) snprintf(number, sizeof number, " (errno %d)", error);
+  char line[1024];
+  snprintf(line, sizeof line, "quartz: cannot write the %s %s: %s%s; %s\n",
+           capture ? "capture" : "trace", path, error_text(error), number, kept);
+  write_message(line);
+}
+
+}  // namespace quartz::rt
