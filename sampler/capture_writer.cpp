@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "runtime/runtime.h"
 
 namespace quartz::sampler {

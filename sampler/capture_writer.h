@@ -1,4 +1,4 @@
-// Writes the capture (profile/capture_format.h) from the sampler's tables and the
+// Writes the capture (format/capture_format.h) from the sampler's tables and the
 // runtime's process-wide tables: to `<path>.tmp`, then renamed over `path`, so a reader
 // (or a run killed at any moment) only ever sees a complete file. Builds the file in
 // mapped memory; never calls malloc.

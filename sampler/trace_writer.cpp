@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::sampler {
 namespace {
