@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <hwloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -58,7 +59,6 @@ struct Sampler {
   rt::Runtime* runtime = nullptr;
   pthread_t thread{};
   std::atomic<bool> stop_requested{false};
-  std::atomic<bool> running{false};
 
   ProfileTables tables;
   Window window;
@@ -79,6 +79,9 @@ struct Sampler {
 
 alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
 Sampler* g_sampler = nullptr;  // never destroyed (STYLE 3)
+// In a forked child of a sampled process: the parent's processors (P), for the child's
+// capture of its counts; 0 otherwise.
+uint32_t g_forked_child_processors = 0;
 
 QUARTZ_NOINSTR uint64_t realtime_ns() {
   timespec ts;
@@ -440,6 +443,32 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   s.writer.write(s.runtime->options.output, final, s.info, s.totals, s.tables, *s.runtime);
 }
 
+// Run information known before the first snapshot.
+QUARTZ_NOINSTR void begin_run_info(RunInfo& info, const rt::Runtime& runtime) {
+  memset(&info, 0, sizeof info);
+  read_program(info);
+  info.start_realtime_ns = realtime_ns();
+  info.start_monotonic_ns = runtime.clock.start_ns;
+  rt::ThreadCpu probe;
+  info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+}
+
+// A forked child's capture: its counts, with no samples (the sampler thread stayed in the
+// parent). Its own storage: what the parent's sampler left in this memory is the parent's.
+QUARTZ_NOINSTR void write_forked_child_capture(rt::Runtime& runtime, uint32_t processors) {
+  Sampler* s = new (g_storage) Sampler();
+  s->runtime = &runtime;
+  begin_run_info(s->info, runtime);
+  s->config.processors = processors;
+  if (!s->tables.init(RecordShape{processors, kRunnableBins}, ProfileTables::Limits{}) ||
+      !s->writer.init(runtime)) {
+    return;
+  }
+  runtime.threads.attach_reader();
+  write_capture(*s, true);
+  runtime.threads.detach_reader();
+}
+
 // Placement, storage and calibration, on the sampler thread (hwloc binds the calling
 // thread and allocates; this thread is ours).
 QUARTZ_NOINSTR bool prepare(Sampler& s) {
@@ -455,7 +484,7 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
   constexpr uint32_t kMaxSnapshots = 4096;
   return s.tables.init(shape, ProfileTables::Limits{}) &&
          s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
-         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init() &&
+         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init(*s.runtime) &&
          s.tracks.reserve(kMaxSlots) && s.tracks.resize_at_least(kMaxSlots);
 }
 
@@ -482,7 +511,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
 
   uint64_t now = rt::monotonic_ns();
   s.last_snapshot_ns = s.window_start_ns = s.last_checkpoint_ns = now;
-  s.running.store(true, std::memory_order_release);
+  s.runtime->exit_cpu_wanted.store(true, std::memory_order_release);
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
   while (!s.stop_requested.load(std::memory_order_acquire)) {
@@ -494,6 +523,9 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
     take_snapshot(s, now);
+    // Every thread has ended, the main thread through pthread_exit: the process ends when
+    // its last thread does, and that would be this one. Write the end and let it end.
+    if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;
     if (s.trace.is_open() && now - s.last_trace_flush_ns >= kTraceFlushNs) {
       s.trace.flush();  // so that a reader streams the trace in modest chunks
       s.last_trace_flush_ns = now;
@@ -517,15 +549,18 @@ bool start(rt::Runtime& runtime) {
   if (g_sampler || !rt::real::pthread_create) return false;
   Sampler* s = new (g_storage) Sampler();
   s->runtime = &runtime;
-  memset(&s->info, 0, sizeof s->info);
-  read_program(s->info);
-  s->info.start_realtime_ns = realtime_ns();
-  s->info.start_monotonic_ns = runtime.clock.start_ns;
-  rt::ThreadCpu probe;
-  s->info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+  begin_run_info(s->info, runtime);
   g_sampler = s;
   runtime.threads.attach_reader();
-  if (rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr) != 0) {
+  // The sampler starts with every signal blocked (a new thread inherits the mask), so that
+  // the program's signals go to the program's threads: a profiling timer's handler run on
+  // our thread would not be counted, and would not run where the program expects.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  const int created = rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (created != 0) {
     runtime.threads.detach_reader();
     g_sampler = nullptr;
     return false;
@@ -534,14 +569,23 @@ bool start(rt::Runtime& runtime) {
 }
 
 void stop() {
+  if (const uint32_t processors = g_forked_child_processors) {
+    g_forked_child_processors = 0;
+    write_forked_child_capture(rt::runtime(), processors);
+    return;
+  }
   Sampler* s = g_sampler;
   if (!s || s->stop_requested.exchange(true)) return;
   rt::real::pthread_join(s->thread, nullptr);
-  s->running.store(false, std::memory_order_release);
+  s->runtime->exit_cpu_wanted.store(false, std::memory_order_release);
 }
 
-bool running() { return g_sampler && g_sampler->running.load(std::memory_order_acquire); }
-
-void forget_after_fork() { g_sampler = nullptr; }
+void forget_after_fork() {
+  if (g_sampler) {
+    const uint32_t processors = g_sampler->config.processors;
+    g_forked_child_processors = processors ? processors : 1;
+  }
+  g_sampler = nullptr;
+}
 
 }  // namespace quartz::sampler
