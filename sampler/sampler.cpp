@@ -75,9 +75,14 @@ struct Sampler {
 
 alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
 Sampler* g_sampler = nullptr;  // never destroyed (STYLE 3)
-// In a forked child of a sampled process: the parent's processors (P), for the child's
-// capture of its counts; 0 otherwise.
-uint32_t g_forked_child_processors = 0;
+// In a forked child of a sampled process, what the child's capture of its counts takes from
+// the parent's run: P (0: not such a child) and the run's start, from which thread times
+// count.
+struct ForkedChild {
+  uint32_t processors;
+  uint64_t start_realtime_ns;
+};
+ForkedChild g_forked_child{};
 
 QUARTZ_NOINSTR uint64_t realtime_ns() {
   timespec ts;
@@ -306,12 +311,13 @@ QUARTZ_NOINSTR void begin_run_info(RunInfo& info, const rt::Runtime& runtime) {
 
 // A forked child's capture: its counts, with no samples (the sampler thread stayed in the
 // parent). Its own storage: what the parent's sampler left in this memory is the parent's.
-QUARTZ_NOINSTR void write_forked_child_capture(rt::Runtime& runtime, uint32_t processors) {
+QUARTZ_NOINSTR void write_forked_child_capture(rt::Runtime& runtime, const ForkedChild& child) {
   Sampler* s = new (g_storage) Sampler();
   s->runtime = &runtime;
   begin_run_info(s->info, runtime);
-  s->config.processors = processors;
-  if (!s->tables.init(RecordShape{processors, kRunnableBins}, ProfileTables::Limits{}) ||
+  s->info.start_realtime_ns = child.start_realtime_ns;
+  s->config.processors = child.processors;
+  if (!s->tables.init(RecordShape{child.processors, kRunnableBins}, ProfileTables::Limits{}) ||
       !s->writer.init(runtime)) {
     return;
   }
@@ -420,9 +426,10 @@ bool start(rt::Runtime& runtime) {
 }
 
 void stop() {
-  if (const uint32_t processors = g_forked_child_processors) {
-    g_forked_child_processors = 0;
-    write_forked_child_capture(rt::runtime(), processors);
+  if (g_forked_child.processors) {
+    const ForkedChild child = g_forked_child;
+    g_forked_child = ForkedChild{};
+    write_forked_child_capture(rt::runtime(), child);
     return;
   }
   Sampler* s = g_sampler;
@@ -434,7 +441,7 @@ void stop() {
 void forget_after_fork() {
   if (g_sampler) {
     const uint32_t processors = g_sampler->config.processors;
-    g_forked_child_processors = processors ? processors : 1;
+    g_forked_child = ForkedChild{processors ? processors : 1, g_sampler->info.start_realtime_ns};
   }
   g_sampler = nullptr;
 }

@@ -272,6 +272,8 @@ TEST(RuntimeE2E, ForkGivesTheChildCleanStateAndLeavesTheParentAlone) {
   std::remove(child_path.c_str());
   ASSERT_TRUE(child.has_value()) << "no capture from the child";
   EXPECT_TRUE(child->run.final);
+  // Its thread times count from the run's start, as the parent's do.
+  EXPECT_EQ(child->run.text(run_keys::kStartRealtimeNs), c.run.text(run_keys::kStartRealtimeNs));
   ASSERT_EQ(child->run.threads.size(), 1u);
   EXPECT_EQ(child->run.threads[0].index, 0u);
   EXPECT_EQ(acquisitions(*child, "child_lock"), 300u);
