@@ -5,7 +5,7 @@
 #include <limits>
 #include <queue>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::analysis {
 namespace {

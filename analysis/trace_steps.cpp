@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::analysis {
 namespace {

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "profile/trace_reader.h"
 
 namespace quartz::analysis {

@@ -159,7 +159,6 @@ std::string command_help(const std::string& command) {
            "  --reserved-cores LIST   the cores to reserve (e.g. 7 or 6-7; implies --reserve)\n"
            "  --stack-capacity N      profile stack entries per thread (default 512)\n"
            "  --follow-exec           also profile programs PROGRAM executes\n"
-           "  --summary FILE          write the runtime's own summary at exit (- for stderr)\n"
            "  --trace                 also record synchronization events for 'quartz predict'\n"
            "                          (written to CAPTURE.trace and stored with the run)\n"
            "  --trace-capacity N      events queued per thread between drains (default 16384)\n"

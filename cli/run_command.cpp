@@ -104,10 +104,6 @@ RunOptions parse(const std::vector<std::string>& args) {
       o.env["QUARTZ_FOLLOW_EXEC"] = "1";
       continue;
     }
-    if (a.value("--summary", &text)) {
-      o.env["QUARTZ_SUMMARY"] = text;
-      continue;
-    }
     if (a.flag("--trace")) {
       o.env["QUARTZ_TRACE"] = "1";
       continue;

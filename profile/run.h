@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::profile {
 

@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::profile {
 namespace {

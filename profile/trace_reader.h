@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::profile {
 

@@ -18,7 +18,6 @@ struct Options {
   BlockGeometry geometry{};  // QUARTZ_STACK_CAPACITY, QUARTZ_THREAD_EDGES_LOG2, ...
   uint32_t objects_log2 = 14;      // QUARTZ_OBJECTS_LOG2: process-wide object records
   uint32_t call_graph_log2 = 16;   // QUARTZ_CALL_GRAPH_LOG2: process-wide call edges
-  char summary_path[kMaxPathBytes] = {};  // QUARTZ_SUMMARY: what the runtime saw, at exit
 
   // Sampling (sampler/): on when QUARTZ_OUTPUT names the capture file to write.
   char output[kMaxPathBytes] = {};  // QUARTZ_OUTPUT

@@ -113,6 +113,17 @@ void ThreadRegistry::reset_after_fork(ThreadSlot* survivor) {
   }
 }
 
+bool ThreadRegistry::any_thread_running() const {
+  for (const SlotChunk* chunk = &first_; chunk;
+       chunk = chunk->next.load(std::memory_order_acquire)) {
+    for (const ThreadSlot& slot : chunk->slots) {
+      const SlotStatus status = slot.status.load(std::memory_order_acquire);
+      if (status == SlotStatus::claimed || status == SlotStatus::live) return true;
+    }
+  }
+  return false;
+}
+
 uint32_t ThreadRegistry::slot_count() const {
   uint32_t n = 0;
   for (const SlotChunk* chunk = &first_; chunk;

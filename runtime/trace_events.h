@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "runtime/attributes.h"
 #include "runtime/clock.h"
 #include "runtime/thread_block.h"

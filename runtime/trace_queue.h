@@ -9,12 +9,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "runtime/attributes.h"
 
 namespace quartz::rt {
 
-// 32 bytes: time, object, what it is and how it pairs with others (profile/trace_format.h).
+// 32 bytes: time, object, what it is and how it pairs with others (format/trace_format.h).
 struct TraceEvent {
   uint64_t ticks;
   uint64_t object;

@@ -296,4 +296,17 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
   }
 }
 
+float share_processor_time(double used_ns, ThreadSample* earlier, uint64_t earlier_duration_ns,
+                           bool active, uint64_t duration_ns) {
+  if (earlier) {
+    const double part = active ? used_ns / 2 : used_ns;
+    if (earlier->run >= 0 && earlier_duration_ns) {
+      earlier->run += static_cast<float>(part / static_cast<double>(earlier_duration_ns));
+    }
+    used_ns -= part;
+  }
+  if (!active || duration_ns == 0) return -1;
+  return static_cast<float>(used_ns / static_cast<double>(duration_ns));
+}
+
 }  // namespace quartz::sampler

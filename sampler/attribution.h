@@ -127,6 +127,21 @@ struct AttributionTotals {
   uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
 };
 
+// The CPU-share rule: a thread's CPU clock, read at a snapshot, tells the processor time
+// it used since its previous reading (`used_ns`), which is shared out like a trapezoid:
+// between two active samples, half to each (the change of procedure fell somewhere in
+// between); after a wait, all to this sample (it ran after waking); before a wait, all to
+// the last active sample (it ran before blocking). Crediting every interval to the sample
+// at its end instead gave a phase that starts after a lock wait 17% too little (measured
+// with 5 ms phases and a 2 ms period).
+// `earlier`: the thread's last active sample, of an interval of `earlier_duration_ns`, or
+// null (it was blocked); its `run` grows by its part. `active`: this sample is busy or
+// spinning. Returns this sample's running share of its interval `duration_ns`, or -1 when
+// it is not active.
+QUARTZ_NOINSTR float share_processor_time(double used_ns, ThreadSample* earlier,
+                                          uint64_t earlier_duration_ns, bool active,
+                                          uint64_t duration_ns);
+
 // Attributes the first `snapshots` snapshots of `window` (all of them by default) to
 // `tables`; the caller then clears or carries the window.
 QUARTZ_NOINSTR void attribute_window(Window& window, ProfileTables& tables,

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "runtime/attributes.h"
 #include "runtime/mapped_vector.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 #include "runtime/safe_file.h"
 
 namespace quartz::sampler {

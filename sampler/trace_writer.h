@@ -1,4 +1,4 @@
-// Writes the trace file (profile/trace_format.h) as the sampler drains the threads' event
+// Writes the trace file (format/trace_format.h) as the sampler drains the threads' event
 // queues: records gather in a chunk in mapped memory, which is appended to the file when
 // large enough, at each checkpoint and at the end, so a killed run leaves every chunk but
 // the one being written. Never calls malloc. The file is opened for each append only

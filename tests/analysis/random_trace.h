@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::analysis::test_support {

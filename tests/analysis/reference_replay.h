@@ -13,7 +13,7 @@
 
 #include "analysis/simulation.h"
 #include "analysis/trace_steps.h"
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::analysis::test_support {
 

@@ -1,4 +1,4 @@
-// Test helper: writes trace files byte by byte, following profile/trace_format.h (and
+// Test helper: writes trace files byte by byte, following format/trace_format.h (and
 // nothing else: not the sampler's writer), from per-thread timelines written by hand.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::analysis::test_support {
 

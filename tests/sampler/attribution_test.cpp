@@ -247,5 +247,30 @@ TEST_F(AttributionTest, ConditionWaitReleasesItsMutex) {
   EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 1.0);
 }
 
+// The CPU-share rule, worked by hand: 1 ms of processor time read at the end of a 2 ms
+// interval.
+TEST(ProcessorTimeShare, BetweenTwoActiveSamplesHalfGoesToEach) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, 0.5f};
+  const float share = share_processor_time(1e6, &earlier, 2'000'000, true, 2'000'000);
+  EXPECT_FLOAT_EQ(earlier.run, 0.75f);  // 0.5 + 0.5 ms / 2 ms
+  EXPECT_FLOAT_EQ(share, 0.25f);        // 0.5 ms / 2 ms
+}
+
+TEST(ProcessorTimeShare, AfterAWaitAllGoesToThisSample) {
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, nullptr, 0, true, 2'000'000), 0.5f);
+}
+
+TEST(ProcessorTimeShare, BeforeAWaitAllGoesToTheLastActiveSample) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, 0.5f};
+  EXPECT_EQ(share_processor_time(1e6, &earlier, 2'000'000, false, 2'000'000), -1.0f);
+  EXPECT_FLOAT_EQ(earlier.run, 1.0f);
+}
+
+TEST(ProcessorTimeShare, AnEarlierSampleWithoutAReadingStaysUnknown) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, -1.0f};
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, &earlier, 2'000'000, true, 2'000'000), 0.25f);
+  EXPECT_FLOAT_EQ(earlier.run, -1.0f);
+}
+
 }  // namespace
 }  // namespace quartz::sampler

@@ -135,6 +135,10 @@ inline constexpr const char* kStackCapacity = "stack_capacity";
 inline constexpr const char* kObjectsDropped = "objects_dropped";
 inline constexpr const char* kCallsDropped = "calls_dropped";
 inline constexpr const char* kContextsDropped = "contexts_dropped";
+// Profile-stack entries of the threads running when the capture was written: procedures
+// not returned from, objects waited for or held (0 at the end of a run whose threads all
+// returned from everything).
+inline constexpr const char* kOpenStackEntries = "open_stack_entries";
 // Present when the run was traced (`quartz run --trace`; the trace is "<capture>.trace").
 inline constexpr const char* kTraceEvents = "trace_events";
 inline constexpr const char* kTraceDropped = "trace_dropped";  // refused by full queues
