@@ -413,10 +413,6 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   for (char& c : arguments) {
     if (c == '\x1f') c = ' ';
   }
-  // As the report's quality section (analysis/profile_view.cpp): torn copies per thread sample.
-  const uint64_t thread_samples = unsigned_value(run, kThreadSamples);
-  const double torn_rate =
-      thread_samples ? run.number(kTornSamples) / static_cast<double>(thread_samples) : 0;
   const uint64_t start_ns = unsigned_value(run, kStartRealtimeNs);
 
   Transaction transaction(db, path_, what);
@@ -434,7 +430,7 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   insert.bind(5, run.text(kTopology));
   insert.bind(6, run.number(kElapsedNs) * 1e-9);
   insert.bind(7, run.number(kPeriodNs) * 1e-9);
-  insert.bind(8, torn_rate);
+  insert.bind(8, run.torn_rate());
   insert.bind(9, run.number(kDilationRemovedNs) * 1e-9);
   insert.bind(10, run.number(kSamplerCpuNs) * 1e-9);
   insert.bind(11, run.processors);
