@@ -48,8 +48,8 @@ void partitions(uint32_t thread, uint32_t threads, uint32_t groups, Grouping& cu
 
 Grouping parse_grouping(const std::string& spec, const profile::Run& run) {
   std::vector<format::PlacementMember> members;
-  const format::PlacementSyntax syntax =
-      format::parse_placement(spec, [&](const format::PlacementMember& m) { members.push_back(m); });
+  const format::PlacementSyntax syntax = format::parse_placement(
+      spec, [&](const format::PlacementMember& m) { members.push_back(m); });
   if (syntax.error != format::PlacementSyntaxError::none) {
     std::string what = format::describe(syntax.error);
     if (!syntax.where.empty()) what += " ('" + std::string(syntax.where) + "')";
@@ -77,7 +77,8 @@ Grouping parse_grouping(const std::string& spec, const profile::Run& run) {
       g.group_of[t.index] = member.group;
     }
     if (!found) {
-      throw GroupingError("grouping '" + spec + "': '" + std::string(member.text) + "' names no thread");
+      throw GroupingError("grouping '" + spec + "': '" + std::string(member.text) +
+                          "' names no thread");
     }
   }
   std::string missing;

@@ -81,7 +81,9 @@ std::string object_name(const Run& run, const ObjectInfo& o) {
 
 }  // namespace
 
-std::string kind_name(uint32_t kind) { return capture::kind_name(kind); }
+std::string kind_name(uint32_t kind) {
+  return capture::kind_name(kind);
+}
 
 std::optional<double> share(double part, double whole) {
   if (!(whole > 0)) return std::nullopt;

@@ -185,7 +185,8 @@ void print_text_report(std::ostream& out, const ProfileView& view, const ReportO
   print_quality(out, view);
   if (!options.what_ifs.empty()) {
     out << "\nWhat-ifs stored with this run (quartz predict)\n";
-    for (const profile::StoredPrediction& w : options.what_ifs) print_what_if(out, w.made, w.question, predictions_from_json(w.json));
+    for (const profile::StoredPrediction& w : options.what_ifs)
+      print_what_if(out, w.made, w.question, predictions_from_json(w.json));
   }
 }
 

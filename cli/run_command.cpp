@@ -40,8 +40,9 @@ void check_placement(const std::string& spec) {
     throw UsageError("run: --placement '" + spec + "' has " + what);
   }
   if (syntax.groups > sysconf(_SC_NPROCESSORS_ONLN)) {
-    throw UsageError("run: --placement has " + std::to_string(syntax.groups) + " groups but there are " +
-                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " processors");
+    throw UsageError("run: --placement has " + std::to_string(syntax.groups) +
+                     " groups but there are " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+                     " processors");
   }
 }
 

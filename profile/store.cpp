@@ -44,8 +44,8 @@ void Store::open() {
       sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   db_.reset(db);  // a handle comes back even on most failures, and must be closed
   if (opened != SQLITE_OK) {
-    throw StoreError(path_ +
-                     ": cannot open: " + (db ? sqlite::describe(db) : std::string(sqlite3_errstr(opened))));
+    throw StoreError(path_ + ": cannot open: " +
+                     (db ? sqlite::describe(db) : std::string(sqlite3_errstr(opened))));
   }
   if (sqlite3_extended_result_codes(db, 1) != SQLITE_OK ||
       sqlite3_busy_timeout(db, kBusyTimeoutMs) != SQLITE_OK) {

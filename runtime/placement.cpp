@@ -87,13 +87,16 @@ bool configure_placement(const char* spec) {
 void place_thread(pid_t tid, uint32_t index, const char* name) {
   const Placement& p = g_placement;
   if (!p.active) return;
-  const std::string_view thread_name = name ? std::string_view(name, strlen(name)) : std::string_view();
+  const std::string_view thread_name =
+      name ? std::string_view(name, strlen(name)) : std::string_view();
   int group = -1;
   for (uint32_t i = 0; i < p.members && group < 0; ++i) {
-    if (format::names_thread(view(p.member[i]), index, thread_name)) group = static_cast<int>(p.member[i].group);
+    if (format::names_thread(view(p.member[i]), index, thread_name))
+      group = static_cast<int>(p.member[i].group);
   }
   for (uint32_t i = 0; i < p.members && group < 0; ++i) {
-    if (p.member[i].kind == format::PlacementMemberKind::rest) group = static_cast<int>(p.member[i].group);
+    if (p.member[i].kind == format::PlacementMemberKind::rest)
+      group = static_cast<int>(p.member[i].group);
   }
   if (group < 0) return;
   cpu_set_t one;
