@@ -82,7 +82,7 @@ std::vector<NamedTime> top(std::map<std::string, double> values) {
 CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, double observed_s) {
   CriticalPath cp;
   cp.length_s = r.elapsed_ns / 1e9;
-  cp.share = observed_s > 0 ? cp.length_s / observed_s : 0;
+  cp.share = share(cp.length_s, observed_s).value_or(0);
   if (!r.path) return cp;
   const PathComposition& p = *r.path;
   cp.cpu_s = p.cpu_ns / 1e9;

@@ -16,7 +16,7 @@ void print_list(std::ostream& out, const char* title, const std::vector<NamedTim
   out << "  " << pad(title, 11, false);
   for (size_t i = 0; i < list.size() && i < 5; ++i) {
     out << (i ? ", " : "") << list[i].name << " " << seconds(list[i].seconds) << " ("
-        << text::format("%.0f%%", whole > 0 ? 100 * list[i].seconds / whole : 0) << ")";
+        << text::format("%.0f%%", 100 * share(list[i].seconds, whole).value_or(0)) << ")";
   }
   out << "\n";
 }

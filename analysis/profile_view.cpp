@@ -82,10 +82,16 @@ std::string object_name(const Run& run, const ObjectInfo& o) {
 }  // namespace
 
 std::string kind_name(uint32_t kind) {
-  static const char* const kNames[] = {"procedure", "mutex",   "rwlock(read)", "rwlock(write)",
-                                       "spinlock",  "condition", "barrier",    "semaphore",
-                                       "join",      "spin region"};
-  return kind < capture::kKindCount ? kNames[kind] : "object";
+  return capture::kind_name(kind);
+}
+
+std::optional<double> share(double part, double whole) {
+  if (!(whole > 0)) return std::nullopt;
+  return part / whole;
+}
+
+std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {
+  return share(normalized_s, elapsed_s);
 }
 
 std::string display_name(const Run& run, uint64_t address) {
@@ -169,7 +175,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
         if (row.name.empty()) row.name = kind_name(child.second) + "@" + hex(child.first);
       }
       row.normalized_s = time;
-      row.share = total > 0 ? time / total : 0;
+      row.share = share(time, total).value_or(0);
       if (child.second == capture::kProcedure) {
         auto it = edge_calls.find(edge_key(parent, child.first));
         row.calls = it == edge_calls.end() ? 0 : it->second;
@@ -184,7 +190,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       row.name = "self";
       row.address = parent;
       row.normalized_s = self;
-      row.share = total > 0 ? self / total : 0;
+      row.share = share(self, total).value_or(0);
       rows.push_back(std::move(row));
     }
   }
@@ -301,7 +307,7 @@ Quality quality_of(const Run& run) {
   q.samples = static_cast<uint64_t>(run.number(kSamples));
   q.thread_samples = static_cast<uint64_t>(run.number(kThreadSamples));
   q.period_s = run.number(kPeriodNs) * 1e-9;
-  q.torn_rate = q.thread_samples ? run.number(kTornSamples) / static_cast<double>(q.thread_samples) : 0;
+  q.torn_rate = run.torn_rate();
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;

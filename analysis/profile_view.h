@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,12 +112,19 @@ struct ProfileView {
   // procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;
   Quality quality;
+
+  // "% elapsed" of a record: its normalized time as a share of the elapsed time.
+  std::optional<double> share_of_elapsed(double normalized_s) const;
 };
+
+// A part's share of a whole (of the elapsed time, of the critical path); none when the
+// whole is not positive.
+std::optional<double> share(double part, double whole);
 
 ProfileView analyze(const profile::Run& run);
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);
-std::string kind_name(uint32_t kind);
+std::string kind_name(uint32_t kind);  // capture::kind_name, as a string
 
 }  // namespace quartz::analysis

@@ -185,7 +185,8 @@ void print_text_report(std::ostream& out, const ProfileView& view, const ReportO
   print_quality(out, view);
   if (!options.what_ifs.empty()) {
     out << "\nWhat-ifs stored with this run (quartz predict)\n";
-    for (const StoredWhatIf& w : options.what_ifs) print_what_if(out, w.made, w.question, predictions_from_json(w.json));
+    for (const profile::StoredPrediction& w : options.what_ifs)
+      print_what_if(out, w.made, w.question, predictions_from_json(w.json));
   }
 }
 
@@ -280,7 +281,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     j["trace"] = {{"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};
   }
   auto& what_ifs = j["what_ifs"] = nlohmann::json::array();
-  for (const StoredWhatIf& w : options.what_ifs) {
+  for (const profile::StoredPrediction& w : options.what_ifs) {
     what_ifs.push_back({{"made", w.made}, {"question", w.question}, {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
   out << j.dump(2) << "\n";

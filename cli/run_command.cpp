@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -20,6 +19,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "format/placement_syntax.h"
 #include "profile/store.h"
 
 extern char** environ;
@@ -40,21 +40,16 @@ struct RunOptions {
 // The runtime reads the placement; here it is only checked, so that a typo is an error
 // before the program runs rather than a warning while it does.
 void check_placement(const std::string& spec) {
-  size_t start = 0;
-  while (start <= spec.size()) {
-    const size_t end = spec.find_first_of(",|", start);
-    const std::string member = spec.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (member.find_first_not_of(' ') == std::string::npos) {
-      throw UsageError("run: --placement '" + spec + "' has an empty group or member");
-    }
-    if (member.size() > 31) throw UsageError("run: --placement member '" + member + "' is too long");
-    if (end == std::string::npos) break;
-    start = end + 1;
+  const format::PlacementSyntax syntax = format::check_placement(spec);
+  if (syntax.error != format::PlacementSyntaxError::none) {
+    std::string what = format::describe(syntax.error);
+    if (!syntax.where.empty()) what += " ('" + std::string(syntax.where) + "')";
+    throw UsageError("run: --placement '" + spec + "' has " + what);
   }
-  const auto groups = static_cast<long>(std::count(spec.begin(), spec.end(), '|')) + 1;
-  if (groups > sysconf(_SC_NPROCESSORS_ONLN)) {
-    throw UsageError("run: --placement has " + std::to_string(groups) + " groups but there are " +
-                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " processors");
+  if (syntax.groups > sysconf(_SC_NPROCESSORS_ONLN)) {
+    throw UsageError("run: --placement has " + std::to_string(syntax.groups) +
+                     " groups but there are " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+                     " processors");
   }
 }
 

@@ -95,6 +95,13 @@ enum Kind : uint32_t {
   kUnknownKind = 0xffffffffu,  // named, never used
 };
 inline constexpr uint32_t kKindCount = 10;
+// Their names, as reports, their JSON and the viewer print them: the one list of them.
+inline constexpr const char* kKindNames[kKindCount] = {
+    "procedure", "mutex",   "rwlock(read)", "rwlock(write)", "spinlock",
+    "condition", "barrier", "semaphore",    "join",          "spin region"};
+constexpr const char* kind_name(uint32_t kind) {
+  return kind < kKindCount ? kKindNames[kind] : "object";
+}
 inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under the root
 
 // Thread fields, in order:

@@ -107,6 +107,12 @@ struct Run {
   // A run-section value as a number (0 when absent or not a number).
   double number(const std::string& key) const;
   std::string text(const std::string& key) const;
+  // Torn stack copies per thread sample: one definition for the report's quality section
+  // (analysis/profile_view.h) and the store's summary column, which is filled below analysis.
+  double torn_rate() const {
+    const double thread_samples = number(capture::run_keys::kThreadSamples);
+    return thread_samples > 0 ? number(capture::run_keys::kTornSamples) / thread_samples : 0;
+  }
 };
 
 }  // namespace quartz::profile

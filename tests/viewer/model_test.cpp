@@ -377,12 +377,12 @@ class ModelTest : public QObject {
     const std::vector<WhatIf> read = read_what_ifs(
         {{"2026-01-01 10:00:00", "--cores 1", json}, {"2026-01-01 11:00:00", "--zero x", "{oops"}});
     QCOMPARE(read.size(), size_t(2));
-    QCOMPARE(read[0].question, "--zero x");  // the newest
+    QCOMPARE(read[0].stored.question, "--zero x");  // the newest
     QVERIFY(!read[0].predictions);
     QVERIFY2(QString::fromStdString(read[0].error).startsWith("stored prediction unreadable: "),
              read[0].error.c_str());
     QVERIFY(read[0].error.find('\n') == std::string::npos);
-    QCOMPARE(read[1].made, "2026-01-01 10:00:00");
+    QCOMPARE(read[1].stored.made, "2026-01-01 10:00:00");
     QVERIFY(read[1].predictions);
     QCOMPARE(read[1].predictions->recorded_s, 0.8);
     QVERIFY(read[1].error.empty());

@@ -2,6 +2,7 @@
 
 #include <QFont>
 
+#include "analysis/profile_view.h"
 #include "viewer/models/format.h"
 #include "viewer/models/roles.h"
 #include "viewer/models/what_if_text.h"
@@ -71,9 +72,9 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
       const int n = seconds(group, QString::fromStdString(item.name), item.seconds);
       Node& node = nodes_[size_t(n)];
       node.kind = kind;
-      if (cp.length_s > 0) {
-        node.share = item.seconds / cp.length_s;
-        node.share_text = format_percent(item.seconds / cp.length_s);
+      if (const std::optional<double> share = analysis::share(item.seconds, cp.length_s)) {
+        node.share = *share;
+        node.share_text = format_percent(*share);
       }
     }
   };
