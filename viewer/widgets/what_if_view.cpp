@@ -149,9 +149,7 @@ WhatIfView::WhatIfView(QWidget* parent)
 
   pages_->addWidget(message_);
   pages_->addWidget(splitter_);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(pages_);
+  set_body(pages_);
 
   connect(details_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
     if (!run_ || !index.isValid()) return;

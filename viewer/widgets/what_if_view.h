@@ -71,7 +71,6 @@ class WhatIfView : public ProfileTab {
   void show_entry(int entry);
   void answers_menu(const QPoint& position);
 
-  std::shared_ptr<const RunData> run_;
   std::unique_ptr<WhatIfListModel> list_;
   WhatIfAnswerModel* answer_model_;
   ProfileFilterProxy* answer_proxy_;
