@@ -225,7 +225,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
   out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
   out.quality.forced_waits = pass.results[0].forced_waits;
   out.quality.seconds = pass.seconds;
-  out.quality.events_per_second = pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
+  out.quality.records_per_second = pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
   for (const auto& r : pass.results) out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
   out.observed_s = pass.assembler.observed_end_ns / 1e9;
   out.recorded_s = pass.results[0].elapsed_ns / 1e9;

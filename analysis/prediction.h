@@ -74,7 +74,7 @@ struct TraceQuality {
   double compensated_s = 0;      // overhead removed from processor time
   uint64_t peak_window = 0;      // steps held at once, the largest of all replays
   double seconds = 0;            // time taken to predict
-  double events_per_second = 0;  // records replayed per second, all replays of a pass
+  double records_per_second = 0;  // records replayed per second, all replays of a pass
 };
 
 struct Predictions {

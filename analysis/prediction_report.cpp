@@ -98,7 +98,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits << " forced; "
       << seconds(q.compensated_s) << " of overhead removed\n"
       << "  predicted in " << seconds(q.seconds) << " ("
-      << text::format("%.2f", q.events_per_second / 1e6) << " M records/s), at most " << q.peak_window
+      << text::format("%.2f", q.records_per_second / 1e6) << " M records/s), at most " << q.peak_window
       << " steps held\n";
 }
 
@@ -155,7 +155,7 @@ std::string predictions_json(const Predictions& p) {
                 {"compensated_s", q.compensated_s},
                 {"peak_window", q.peak_window},
                 {"seconds", q.seconds},
-                {"records_per_second", q.events_per_second}};
+                {"records_per_second", q.records_per_second}};
   return j.dump(2);
 }
 
@@ -200,7 +200,7 @@ Predictions predictions_from_json(const std::string& text) {
     p.quality.compensated_s = q.at("compensated_s").get<double>();
     p.quality.peak_window = q.at("peak_window").get<uint64_t>();
     p.quality.seconds = q.at("seconds").get<double>();
-    p.quality.events_per_second = q.at("records_per_second").get<double>();
+    p.quality.records_per_second = q.at("records_per_second").get<double>();
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw PredictionError(std::string("stored prediction unreadable: ") + e.what());

@@ -102,8 +102,8 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
           tr("Tracing overhead taken out of processor time"));
   count(trace, tr("Steps held at most"), q.peak_window, tr("The largest of all replays"));
   seconds(trace, tr("Predicted in"), q.seconds, tr("Time 'quartz predict' took"));
-  add(trace, kFigure, tr("Records per second"), q.events_per_second,
-      QString::asprintf("%.2f M", q.events_per_second / 1e6),
+  add(trace, kFigure, tr("Records per second"), q.records_per_second,
+      QString::asprintf("%.2f M", q.records_per_second / 1e6),
       tr("Records replayed per second, all replays of a pass"));
 }
 
