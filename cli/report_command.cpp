@@ -9,6 +9,7 @@
 #include "analysis/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "export/export.h"
 #include "profile/capture.h"
 #include "profile/open_run.h"
 #include "profile/store.h"
@@ -71,13 +72,17 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
 int report_command(const std::vector<std::string>& args) {
   Arguments a(args, "report");
   std::string store_path = default_store();
-  bool json = false;
+  std::string format = "text", output, table;
   uint64_t top = 20;
   std::string which;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
-      json = true;
+      format = "json";
+      continue;
+    }
+    if (a.value("--format", &format) || a.value("-o", &output) || a.value("--output", &output) ||
+        a.value("--table", &table)) {
       continue;
     }
     if (a.number("--top", 1, 100000, &top)) continue;
@@ -96,10 +101,24 @@ int report_command(const std::vector<std::string>& args) {
     }
   }
   const analysis::ProfileView view = analysis::analyze(opened.run);
-  if (json) {
-    analysis::print_json_report(std::cout, view, options);
+  if ((format != "text" && format != "json") || !table.empty()) {
+    try {
+      exports::write_export({format, output, table}, opened, view, store_path);
+    } catch (const exports::ExportError& e) {
+      throw UsageError(std::string("report: ") + e.what());
+    }
+    return 0;
+  }
+  std::ofstream file;
+  if (!output.empty()) {
+    file.open(output);
+    if (!file) throw UsageError("report: " + output + ": cannot write: " + std::strerror(errno));
+  }
+  std::ostream& out = output.empty() ? std::cout : file;
+  if (format == "json") {
+    analysis::print_json_report(out, view, options);
   } else {
-    analysis::print_text_report(std::cout, view, options);
+    analysis::print_text_report(out, view, options);
   }
   return 0;
 }
@@ -171,8 +190,13 @@ std::string command_help(const std::string& command) {
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
   if (command == "report") {
-    return "usage: quartz report [RUN] [--json] [--top N] [--store FILE]\n"
-           "  RUN: a run number, 'latest' (the default), or a capture file.\n";
+    return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--store FILE]\n"
+           "  RUN: a run number, 'latest' (the default), or a capture file.\n"
+           "  --format F   text (default), json, pprof (gzipped profile.proto), collapsed\n"
+           "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
+           "               csv (every table into the directory -o DIR, or --table NAME:\n"
+           "               parallelism, procedures, call_graph, locks, threads, contexts)\n"
+           "  -o, --output PATH  write there instead of to standard output\n";
   }
   if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
   if (command == "predict") {

@@ -1,0 +1,243 @@
+// End-to-end: `quartz report --format F` of a sample's run, read back by the tools people
+// use (go tool pprof, a flame graph renderer, Python's json and csv modules) and compared
+// with `quartz report --json` of the same run, or with what the program itself measured.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "harness.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+const std::string kChecks = QUARTZ_EXPORT_TESTS_DIR;
+std::string sample(const std::string& name) {
+  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
+}
+
+// A program on PATH, or "" when it is not installed.
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const fs::path candidate = fs::path(d) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+class ExportE2E : public ScratchTest {
+ protected:
+  // lock_contention: 4 threads that wait for one lock, "work_queue", most of the time.
+  void record(bool trace) {
+    std::vector<std::string> argv{kQuartz, "run", "--store", store, "-q"};
+    if (trace) argv.push_back("--trace");
+    argv.insert(argv.end(), {"--", sample("lock_contention"), "--iterations", "400"});
+    const CommandResult r = run_command(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    program_said = printed_values(r.out);
+    const CommandResult j = run_command({kQuartz, "report", "--store", store, "--json"});
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    report = json::parse(j.out);
+    report_path = (dir / "report.json").string();
+    std::ofstream(report_path) << j.out;
+  }
+
+  std::string exported(const std::vector<std::string>& flags, const std::string& name) {
+    const std::string path = (dir / name).string();
+    std::vector<std::string> argv{kQuartz, "report", "--store", store, "-o", path};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const CommandResult r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return path;
+  }
+
+  std::map<std::string, std::string> program_said;
+  json report;
+  std::string report_path;
+};
+
+// One row of `go tool pprof -top`: flat, flat%, sum%, cum, cum%, name.
+struct TopRow {
+  double flat = 0, cum = 0;
+};
+
+std::map<std::string, TopRow> pprof_top(const CommandResult& r) {
+  std::map<std::string, TopRow> rows;
+  const std::regex row(
+      R"(^\s*([0-9.]+)(?:ns)?\s+[0-9.]+%\s+[0-9.]+%\s+([0-9.]+)(?:ns)?\s+[0-9.]+%\s+(.+?)\s*$)");
+  std::stringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) rows[m[3]] = {std::stod(m[1]), std::stod(m[2])};
+  }
+  return rows;
+}
+
+// go tool pprof -top ranks procedures and locks as `quartz report` does, with the report's
+// normalized, processor and wait times (nanoseconds, rounded once per calling context).
+TEST_F(ExportE2E, PprofTopMatchesReport) {
+  const std::string go = find_program("go");
+  if (go.empty()) GTEST_SKIP() << "go (Debian's golang-go) is not installed";
+  ASSERT_NO_FATAL_FAILURE(record(false));
+  const std::string profile = exported({"--format", "pprof"}, "quartz.pb.gz");
+  const std::map<std::string, std::string> offline{{"HOME", dir.string()},
+                                                   {"GOCACHE", (dir / "gocache").string()},
+                                                   {"GOPATH", (dir / "gopath").string()},
+                                                   {"GOTOOLCHAIN", "local"},
+                                                   {"GOPROXY", "off"},
+                                                   {"GOFLAGS", "-mod=mod"},
+                                                   {"GOTELEMETRY", "off"}};
+  auto top = [&](const std::string& sample_index) {
+    const CommandResult r =
+        run_command({go, "tool", "pprof", "-top", "-cum", "-nodecount=1000", "-nodefraction=0",
+                     "-unit=ns", "-sample_index=" + sample_index, profile},
+                    offline);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::make_pair(r, pprof_top(r));
+  };
+  // Each context rounds to whole nanoseconds once: a procedure's total is within a
+  // nanosecond per context of the report's.
+  const double rounding_ns = static_cast<double>(report["contexts"].size());
+
+  const auto [normalized_out, normalized] = top("normalized");
+  ASSERT_FALSE(normalized.empty()) << normalized_out.out << normalized_out.err;
+  // The default sample type is normalized time: -top without -sample_index ranks by it.
+  const CommandResult plain =
+      run_command({go, "tool", "pprof", "-top", "-cum", "-unit=ns", profile}, offline);
+  EXPECT_EQ(pprof_top(plain).begin()->second.cum, normalized.begin()->second.cum);
+  // A procedure or lock the sampler never saw has no sample: pprof does not list it.
+  auto listed = [&](const std::map<std::string, TopRow>& top, const json& row, const char* key) {
+    if (top.count(row["name"])) return true;
+    EXPECT_LT(row[key].get<double>() * 1e9, rounding_ns) << row["name"] << " missing";
+    return false;
+  };
+  for (const json& p : report["procedures"]) {
+    const std::string name = p["name"];
+    if (!listed(normalized, p, "normalized_s")) continue;
+    EXPECT_NEAR(normalized.at(name).cum, p["normalized_s"].get<double>() * 1e9, rounding_ns)
+        << name;
+    EXPECT_NEAR(normalized.at(name).flat, p["normalized_self_s"].get<double>() * 1e9, rounding_ns)
+        << name;
+  }
+  for (const json& l : report["locks"]) {
+    const std::string name = l["name"];
+    if (!listed(normalized, l, "normalized_s")) continue;
+    EXPECT_NEAR(normalized.at(name).cum, l["normalized_s"].get<double>() * 1e9, rounding_ns)
+        << name;
+  }
+  // The lock ranks where the report ranks it among objects and procedures alike: above
+  // do_private_work, which used as much processor time but waited for nothing.
+  EXPECT_GT(normalized.at("update_shared_state").cum, normalized.at("do_private_work").cum);
+
+  const auto [processor_out, processor] = top("processor");
+  ASSERT_FALSE(processor.empty()) << processor_out.out << processor_out.err;
+  for (const json& p : report["procedures"]) {
+    const std::string name = p["name"];
+    if (!listed(processor, p, "processor_s")) continue;
+    EXPECT_NEAR(processor.at(name).cum, p["processor_s"].get<double>() * 1e9, rounding_ns) << name;
+  }
+
+  // Wait time: the contexts' own spinning and blocked time; the lock's is where the
+  // threads waited for it.
+  const auto [wait_out, wait] = top("wait");
+  std::map<std::string, double> wait_by_name;
+  for (const json& c : report["contexts"])
+    wait_by_name[c["name"]] += c["wait_self_s"].get<double>();
+  const std::string lock = "work_queue";
+  ASSERT_TRUE(wait.count(lock)) << wait_out.out;
+  EXPECT_NEAR(wait.at(lock).flat, wait_by_name[lock] * 1e9, rounding_ns);
+  EXPECT_GT(wait.at(lock).flat, 0);
+}
+
+// A real flame graph renderer draws the collapsed stacks: its total is the whole program's
+// normalized time in stacks, and each procedure's widest frame is its normalized time.
+TEST_F(ExportE2E, CollapsedStacksRenderAsFlameGraph) {
+  ASSERT_NO_FATAL_FAILURE(record(false));
+  const std::string stacks = exported({"--format", "collapsed"}, "stacks.folded");
+  // Every line is "frame;frame;... N" with N the context's own normalized nanoseconds.
+  std::ifstream in(stacks);
+  double total_ns = 0;
+  size_t lines = 0;
+  const std::regex line_format(R"(^[^;\n]+(;[^;\n]+)* [0-9]+$)");
+  for (std::string line; std::getline(in, line); ++lines) {
+    ASSERT_TRUE(std::regex_match(line, line_format)) << line;
+    total_ns += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  ASSERT_GT(lines, 0u);
+  double contexts_ns = 0;
+  for (const json& c : report["contexts"])
+    contexts_ns += c["normalized_self_s"].get<double>() * 1e9;
+  EXPECT_NEAR(total_ns, contexts_ns, static_cast<double>(lines));
+}
+
+// The trace's timeline follows the Trace Event Format (checked by a Python checker written
+// from the format's documentation, not by our writer) and what the program did: one track
+// per thread, named as the report names them; holds of the lock never overlap (it is a
+// mutex) and add up to at least the time the program computed while holding it; the
+// processors-busy counter integrates to the threads' CPU time.
+TEST_F(ExportE2E, ChromeTraceFollowsTheFormatAndTheProgram) {
+  const std::string python = find_program("python3");
+  if (python.empty()) GTEST_SKIP() << "python3 is not installed";
+  ASSERT_NO_FATAL_FAILURE(record(true));
+  const std::string trace = exported({"--format", "chrome-trace"}, "trace.json");
+  const CommandResult r = run_command({python, kChecks + "/check_chrome_trace.py", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json seen = json::parse(r.out);
+
+  std::vector<std::string> threads;
+  for (const json& t : report["threads"]) threads.push_back(t["name"]);
+  std::sort(threads.begin(), threads.end());
+  EXPECT_EQ(seen["threads"].get<std::vector<std::string>>(), threads);
+
+  const std::string hold = "hold work_queue";
+  ASSERT_TRUE(seen["slice_s"].contains(hold)) << r.out;
+  EXPECT_FALSE(seen["holds_overlap"][hold].get<bool>());
+  const double held_s = seen["slice_s"][hold];
+  EXPECT_GE(held_s, std::stod(program_said.at("held_s")));
+  EXPECT_LE(held_s, std::stod(program_said.at("elapsed_s")));
+  ASSERT_TRUE(seen["slice_s"].contains("wait work_queue")) << r.out;
+
+  // lock_contention computes as long outside the lock as inside it (100 us each, in thread
+  // CPU time): its threads used at least twice held_s of processor time, and no more than
+  // the processors could give.
+  const double busy = seen["counter_integral"]["processors busy"];
+  EXPECT_GE(busy, 2 * std::stod(program_said.at("held_s")));
+  EXPECT_LE(busy, std::stod(program_said.at("elapsed_s")) * report["processors"].get<double>());
+  // The threads' CPU clocks as the sampler read them: it misses what a thread ran before
+  // its first reading (up to a sampling period or two each).
+  double cpu_s = 0;
+  for (const json& t : report["threads"]) cpu_s += t["cpu_s"].get<double>();
+  const double period_s = report["sampling"]["period_s"];
+  EXPECT_NEAR(busy, cpu_s, 2 * period_s * static_cast<double>(threads.size()) + 0.05 * cpu_s);
+}
+
+// Every CSV table, read by Python's csv module, holds the report's records and numbers.
+TEST_F(ExportE2E, CsvTablesHoldTheReportsNumbers) {
+  const std::string python = find_program("python3");
+  if (python.empty()) GTEST_SKIP() << "python3 is not installed";
+  ASSERT_NO_FATAL_FAILURE(record(false));
+  const std::string tables = exported({"--format", "csv"}, "tables");
+  const CommandResult r = run_command({python, kChecks + "/check_csv.py", tables, report_path});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // One table on standard output is the same table.
+  const CommandResult one =
+      run_command({kQuartz, "report", "--store", store, "--format", "csv", "--table", "locks"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  std::ifstream file(tables + "/locks.csv", std::ios::binary);
+  EXPECT_EQ(one.out, std::string(std::istreambuf_iterator<char>(file), {}));
+}
+
+}  // namespace
+}  // namespace quartz::test
