@@ -9,6 +9,7 @@ packages="
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils
+  zlib1g-dev golang-go python3
 "
 missing=""
 for p in $packages; do

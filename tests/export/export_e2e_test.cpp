@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -161,25 +162,47 @@ TEST_F(ExportE2E, PprofTopMatchesReport) {
   EXPECT_GT(wait.at(lock).flat, 0);
 }
 
-// A real flame graph renderer draws the collapsed stacks: its total is the whole program's
-// normalized time in stacks, and each procedure's widest frame is its normalized time.
+// Every line of the collapsed stacks is "frame;frame;... N", N the context's own normalized
+// nanoseconds; a flame graph renderer (Brendan Gregg's flamegraph.pl or inferno, when
+// installed) draws them: its total is the contexts' normalized time, and each procedure's
+// frames (lock_contention recurses nowhere) are as wide as its normalized time.
 TEST_F(ExportE2E, CollapsedStacksRenderAsFlameGraph) {
   ASSERT_NO_FATAL_FAILURE(record(false));
   const std::string stacks = exported({"--format", "collapsed"}, "stacks.folded");
-  // Every line is "frame;frame;... N" with N the context's own normalized nanoseconds.
   std::ifstream in(stacks);
-  double total_ns = 0;
   size_t lines = 0;
   const std::regex line_format(R"(^[^;\n]+(;[^;\n]+)* [0-9]+$)");
   for (std::string line; std::getline(in, line); ++lines) {
     ASSERT_TRUE(std::regex_match(line, line_format)) << line;
-    total_ns += std::stod(line.substr(line.rfind(' ') + 1));
   }
   ASSERT_GT(lines, 0u);
+  const double rounding_ns = static_cast<double>(lines);
+
+  std::string renderer = find_program("flamegraph.pl");
+  if (renderer.empty()) renderer = find_program("inferno-flamegraph");
+  if (renderer.empty())
+    GTEST_SKIP() << "no flame graph renderer (flamegraph.pl, inferno-flamegraph)";
+  const CommandResult svg = run_command({renderer, stacks});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  // Each frame's tooltip: <title>NAME (N samples, P%)</title>; N may have thousands commas.
+  std::map<std::string, double> width_ns;
+  const std::regex title(R"(<title>(.*?) \(([0-9,]+) samples?, [0-9.]+%\)</title>)");
+  for (auto it = std::sregex_iterator(svg.out.begin(), svg.out.end(), title);
+       it != std::sregex_iterator(); ++it) {
+    std::string digits = (*it)[2];
+    digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+    width_ns[(*it)[1]] += std::stod(digits);
+  }
+  ASSERT_TRUE(width_ns.count("all")) << svg.out.substr(0, 2000);
   double contexts_ns = 0;
   for (const json& c : report["contexts"])
     contexts_ns += c["normalized_self_s"].get<double>() * 1e9;
-  EXPECT_NEAR(total_ns, contexts_ns, static_cast<double>(lines));
+  EXPECT_NEAR(width_ns["all"], contexts_ns, rounding_ns);
+  for (const json& p : report["procedures"]) {
+    const double normalized_ns = p["normalized_s"].get<double>() * 1e9;
+    if (normalized_ns < rounding_ns) continue;  // no frame: the sampler never saw it
+    EXPECT_NEAR(width_ns[p["name"]], normalized_ns, rounding_ns) << p["name"];
+  }
 }
 
 // The trace's timeline follows the Trace Event Format (checked by a Python checker written
@@ -237,6 +260,18 @@ TEST_F(ExportE2E, CsvTablesHoldTheReportsNumbers) {
   ASSERT_EQ(one.exit_code, 0) << one.err;
   std::ifstream file(tables + "/locks.csv", std::ios::binary);
   EXPECT_EQ(one.out, std::string(std::istreambuf_iterator<char>(file), {}));
+  // Every table needs a directory; an unknown format or table is refused in one line.
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--format", "csv"},
+                                                {"--format", "svg"},
+                                                {"--format", "csv", "--table", "nope"},
+                                                {"--table", "locks"}}) {
+    std::vector<std::string> argv{kQuartz, "report", "--store", store};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const CommandResult refused = run_command(argv);
+    EXPECT_EQ(refused.exit_code, 2) << flags[1];
+    EXPECT_TRUE(refused.out.empty()) << flags[1];
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  }
 }
 
 }  // namespace
