@@ -82,13 +82,13 @@ void write_csv_tables(const ExportRequest& request, const analysis::ProfileView&
 
 void write_export(const ExportRequest& request, const profile::OpenedRun& opened,
                   const analysis::ProfileView& view, const std::string& store_path) {
+  if (!request.table.empty() && request.format != "csv") {
+    throw ExportError("--table goes with --format csv");
+  }
   const std::string& f = request.format;
   if (f != "pprof" && f != "collapsed" && f != "chrome-trace" && f != "csv") {
     throw ExportError("--format: unknown format '" + request.format +
                       "' (text, json, pprof, collapsed, chrome-trace, csv)");
-  }
-  if (!request.table.empty() && request.format != "csv") {
-    throw ExportError("--table goes with --format csv");
   }
   if (request.format == "csv") return write_csv_tables(request, view);
   if (request.format == "pprof") {
