@@ -50,8 +50,10 @@ struct ThreadTrack {
   Slice state;
   bool open = false;  // between its first event and its exit
   double last_ns = 0;
-  bool has_cpu = false;
-  double cpu_time_ns = 0, cpu_ns = 0;  // its latest CPU clock reading
+  std::vector<std::pair<double, double>> cpu_readings;  // (time, its CPU clock), ns
+  // Spinning is not busy (DESIGN.md §2): when it spun, and since when it spins now (< 0: not).
+  std::vector<std::pair<double, double>> spins;
+  double spin_start_ns = -1;
 };
 
 // Events that begin or end a wait or a hold; the others (creating a thread, signalling,
@@ -102,7 +104,7 @@ class TraceWriter {
     const double now = static_cast<double>(r.time_ns);
     t.last_ns = std::max(t.last_ns, now);
     if (r.type == Type::sample || r.type == Type::cpu) {
-      cpu_reading(t, now, static_cast<double>(r.cpu_ns));
+      t.cpu_readings.emplace_back(now, static_cast<double>(r.cpu_ns));
       return;
     }
     if (!trace::is_sync_event(r.type) || r.type == Type::process_end) return;
@@ -147,6 +149,7 @@ class TraceWriter {
   void finish() {
     for (auto& [index, t] : tracks_) {
       if (t.open) close(t, t.last_ns);
+      add_busy(t);
     }
     processors_busy();
     out_ << "\n]}\n";
@@ -201,8 +204,19 @@ class TraceWriter {
 
   void begin_state(ThreadTrack& t, const std::string& name, const char* category, double now) {
     t.state = {name, category, now, 0};
+    const bool spinning = t.state.category == "spinning";
+    if (spinning && t.spin_start_ns < 0) t.spin_start_ns = now;
+    if (!spinning) end_spin(t, now);
   }
-  void end_state(ThreadTrack& t, double now) { complete(t, t.state, now); }
+  void end_spin(ThreadTrack& t, double now) {
+    if (t.spin_start_ns >= 0) t.spins.emplace_back(t.spin_start_ns, now);
+    t.spin_start_ns = -1;
+  }
+  // Emits the state up to `now`; what follows begins there.
+  void end_state(ThreadTrack& t, double now) {
+    complete(t, t.state, now);
+    t.state.start_ns = now;
+  }
 
   // Ends the innermost hold of `object`; holds taken after it end and begin again at `now`,
   // so that every slice of the track nests inside the ones around it.
@@ -218,24 +232,47 @@ class TraceWriter {
 
   void close(ThreadTrack& t, double now) {
     end_state(t, now);
+    end_spin(t, now);
     for (size_t j = t.holds.size(); j-- > 0;) complete(t, t.holds[j], now);
     t.holds.clear();
     t.open = false;
   }
 
-  // Between two readings of a thread's CPU clock it ran at the rate Δcpu / Δtime. The
-  // sampler's readings and the thread's own may arrive out of order: a reading that does not
-  // advance both clocks is left out, so no processor time counts twice.
-  void cpu_reading(ThreadTrack& t, double now, double cpu_ns) {
-    if (t.has_cpu && (now <= t.cpu_time_ns || cpu_ns < t.cpu_ns)) return;
-    if (t.has_cpu) {
-      const double rate = std::min(1.0, (cpu_ns - t.cpu_ns) / (now - t.cpu_time_ns));
-      busy_changes_[t.cpu_time_ns] += rate;
-      busy_changes_[now] -= rate;
+  // Between two readings of a thread's CPU clock it ran at the rate Δcpu / Δtime, busy
+  // where it did not spin. Its spin waits are known only once they end (a lock's request is
+  // recorded when the lock is granted), hence this pass over the whole thread at the end.
+  // The sampler's readings and the thread's own interleave: a reading that does not advance
+  // both clocks is left out, so no processor time counts twice.
+  void add_busy(ThreadTrack& t) {
+    std::stable_sort(t.cpu_readings.begin(), t.cpu_readings.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(t.spins.begin(), t.spins.end());
+    const std::pair<double, double>* previous = nullptr;
+    size_t spin = 0;
+    for (const auto& reading : t.cpu_readings) {
+      if (previous && (reading.first <= previous->first || reading.second < previous->second)) {
+        continue;
+      }
+      if (previous) {
+        const double rate =
+            std::min(1.0, (reading.second - previous->second) / (reading.first - previous->first));
+        double from = previous->first;
+        while (spin < t.spins.size() && t.spins[spin].second <= from) ++spin;
+        for (size_t i = spin; i < t.spins.size() && t.spins[i].first < reading.first; ++i) {
+          if (t.spins[i].first > from) busy_for(from, t.spins[i].first, rate);
+          from = std::max(from, t.spins[i].second);
+        }
+        if (from < reading.first) busy_for(from, reading.first, rate);
+      }
+      previous = &reading;
     }
-    t.has_cpu = true;
-    t.cpu_time_ns = now;
-    t.cpu_ns = cpu_ns;
+    t.cpu_readings = {};
+    t.spins = {};
+  }
+
+  void busy_for(double from_ns, double until_ns, double processors) {
+    busy_changes_[from_ns] += processors;
+    busy_changes_[until_ns] -= processors;
   }
 
   void processors_busy() {

@@ -3,7 +3,8 @@
 "Trace Event Format" document of the Chromium project: the JSON Object Format with a
 traceEvents array; phases X, B, E, C, M, i; pid/tid integers; ts and dur in microseconds),
 written here independently of Quartz's writer, and that complete events on one thread nest
-as the format's viewers require. Prints what the trace says as JSON on stdout:
+as the format's viewers require. Also that a thread's state slices (categories state, blocked,
+spinning) never overlap. Prints what the trace says as JSON on stdout:
 per slice name its total duration (s), the integral of each counter (value x seconds), the
 thread names, and whether any two holds of one lock overlapped in time.
 
@@ -15,6 +16,8 @@ import sys
 from collections import defaultdict
 
 PHASES = {"X", "B", "E", "C", "M", "i", "I"}
+# Quartz's categories of a thread's states (the rest, "hold", may span several).
+STATE_CATEGORIES = {"state", "blocked", "spinning"}
 METADATA = {"process_name", "thread_name", "process_sort_index", "thread_sort_index",
             "process_labels"}
 
@@ -30,6 +33,7 @@ def main(path):
         problems.append("displayTimeUnit must be ms or ns")
 
     slices = defaultdict(list)          # (pid, tid) -> [(start, end, name)]
+    states = defaultdict(list)          # the same, the thread's states only
     totals = defaultdict(float)         # slice name -> seconds
     counters = defaultdict(list)        # counter name -> [(ts, value)]
     thread_names = {}
@@ -69,6 +73,8 @@ def main(path):
                 problems.append(where + ": complete event without pid/tid")
                 continue
             slices[(e["pid"], e["tid"])].append((ts, ts + dur, e["name"]))
+            if e.get("cat") in STATE_CATEGORIES:
+                states[(e["pid"], e["tid"])].append((ts, ts + dur, e["name"]))
             totals[e["name"]] += dur / 1e6
         elif ph == "C":
             args = e.get("args")
@@ -93,6 +99,16 @@ def main(path):
                 if len(problems) > 20:
                     break
             stack.append((start, end, name))
+
+    # A thread is in one state at a time: its state slices (work, waits, spins) follow one
+    # another without overlapping.
+    for track, events in states.items():
+        events.sort()
+        for (s0, e0, n0), (s1, e1, n1) in zip(events, events[1:]):
+            if s1 < e0 - epsilon:
+                problems.append("track %s: state %r [%f, %f] overlaps %r [%f, %f]"
+                                % (track, n1, s1, e1, n0, s0, e0))
+                break
 
     # Holds of one lock by different threads: mutual exclusion says they never overlap.
     holds = defaultdict(list)
