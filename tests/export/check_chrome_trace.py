@@ -6,7 +6,8 @@ written here independently of Quartz's writer, and that complete events on one t
 as the format's viewers require. Also that a thread's state slices (categories state, blocked,
 spinning) never overlap. Prints what the trace says as JSON on stdout:
 per slice name its total duration (s), the integral of each counter (value x seconds), the
-thread names, and whether any two holds of one lock overlapped in time.
+thread names, the number of complete events, and whether any two holds of one lock
+overlapped in time.
 
 usage: check_chrome_trace.py TRACE.json
 Exit status 1 with the problems on stderr when the trace breaks the format.
@@ -129,7 +130,7 @@ def main(path):
     if problems:
         print("\n".join(problems[:20]), file=sys.stderr)
         return 1
-    json.dump({"slice_s": totals, "counter_integral": integrals,
+    json.dump({"complete_events": sum(len(e) for e in slices.values()), "slice_s": totals, "counter_integral": integrals,
                "threads": sorted(thread_names.values()), "holds_overlap": overlapping}, sys.stdout)
     return 0
 

@@ -40,6 +40,16 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
+// Where npm installed Chrome DevTools' trace engine globally, or "" when it did not.
+std::string devtools_trace_engine() {
+  const std::string npm = find_program("npm");
+  if (npm.empty() || find_program("node").empty()) return "";
+  const CommandResult root = run_command({npm, "root", "-g"});
+  if (root.exit_code != 0) return "";
+  const std::string dir = root.out.substr(0, root.out.find('\n')) + "/@paulirish/trace_engine";
+  return fs::exists(dir + "/models/trace/trace.js") ? dir : "";
+}
+
 // Processor time of this process's children that ended, and of theirs (getrusage).
 double children_cpu_s() {
   rusage usage{};
@@ -279,7 +289,8 @@ TEST_F(ExportE2E, ChromeTraceWaitsAndSpinsMatchTheProgramsClocks) {
   const std::string trace = exported({"--format", "chrome-trace"}, "trace.json");
   const CommandResult r = run_command({python, kChecks + "/check_chrome_trace.py", trace});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json slices = json::parse(r.out)["slice_s"];
+  const json seen = json::parse(r.out);
+  const json slices = seen["slice_s"];
   auto slice_s = [&](const std::string& name) {
     return slices.contains(name) ? slices[name].get<double>() : 0.0;
   };
@@ -293,9 +304,35 @@ TEST_F(ExportE2E, ChromeTraceWaitsAndSpinsMatchTheProgramsClocks) {
   EXPECT_GE(blocked_s, 0.95 * block_wait_s);
   // The holder computes hold_ms of thread CPU time per round in each phase: busy at least
   // that; the spinners' CPU time (the program's own clock) is not busy.
-  const double busy = json::parse(r.out)["counter_integral"]["processors busy"];
+  const double busy = seen["counter_integral"]["processors busy"];
   EXPECT_GE(busy, 2 * rounds * hold_ms / 1e3);
   EXPECT_LE(busy, recording_cpu_s - std::stod(program_said.at("spin_wait_cpu_s")));
+
+  // Chrome DevTools' own trace model loads it: every slice on its thread, the spin waits
+  // as long as the program measured.
+  const std::string engine = devtools_trace_engine();
+  if (engine.empty())
+    GTEST_SKIP() << "Chrome DevTools' trace engine (npm @paulirish/trace_engine) is not installed";
+  const CommandResult d =
+      run_command({find_program("node"), kChecks + "/load_in_devtools.mjs", engine, trace});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const json devtools = json::parse(d.out);
+  std::vector<std::string> names, expected;
+  size_t entries = 0;
+  double spin_s = 0;
+  for (const json& t : devtools["threads"]) {
+    names.push_back(t["name"]);
+    entries += t["entries"].get<size_t>();
+    if (t["slice_s"].contains("wait resource_spin"))
+      spin_s += t["slice_s"]["wait resource_spin"].get<double>();
+  }
+  for (const json& t : report["threads"]) expected.push_back(t["name"]);
+  std::sort(names.begin(), names.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(entries, seen["complete_events"].get<size_t>());
+  EXPECT_LE(spin_s, spin_wait_s);
+  EXPECT_GE(spin_s, 0.95 * spin_wait_s);
 }
 
 // Every CSV table, read by Python's csv module, holds the report's records and numbers.
