@@ -1,6 +1,7 @@
 // End-to-end: `quartz report --format F` of a sample's run, read back by the tools people
-// use (go tool pprof, a flame graph renderer, Python's json and csv modules) and compared
-// with `quartz report --json` of the same run, or with what the program itself measured.
+// use (go tool pprof, a flame graph renderer, Chrome DevTools' trace engine, Python's json
+// and csv modules) and compared with `quartz report --json` of the same run, or with what
+// the program itself and the kernel measured.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
