@@ -228,7 +228,9 @@ std::vector<ContextRow> context_rows(const Run& run) {
     row.normalized_self_s = sum(c.record.normalized);
     row.histogram_s = c.record.normalized;
     row.histogram_self_s = c.record.normalized;
-    row.processor_s = sum(c.record.processor);
+    row.processor_self_s = sum(c.record.processor);
+    row.processor_s = row.processor_self_s;
+    row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {

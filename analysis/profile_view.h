@@ -62,6 +62,10 @@ struct ContextRow {
   double normalized_s = 0;       // with its subtree
   double normalized_self_s = 0;  // at this context itself
   double processor_s = 0;        // with its subtree
+  double processor_self_s = 0;   // at this context itself
+  // Elapsed thread-time spinning or blocked at this context itself: waiting for an object,
+  // or in the kernel (I/O, sleep).
+  double wait_self_s = 0;
   std::vector<double> histogram_s;       // normalized, with its subtree, by processors busy
   std::vector<double> histogram_self_s;  // the part at this context itself
   // Calls to this procedure from the parent context's procedure (the thread's root for a

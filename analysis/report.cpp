@@ -260,6 +260,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                         {"normalized_s", c.normalized_s},
                         {"normalized_self_s", c.normalized_self_s},
                         {"processor_s", c.processor_s},
+                        {"processor_self_s", c.processor_self_s},
+                        {"wait_self_s", c.wait_self_s},
                         {"calls", c.calls},
                         {"histogram_s", c.histogram_s},
                         {"histogram_self_s", c.histogram_self_s}});

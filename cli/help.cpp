@@ -33,8 +33,13 @@ std::string command_help(const std::string& command) {
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
   if (command == "report") {
-    return "usage: quartz report [RUN] [--json] [--top N] [--store FILE]\n"
-           "  RUN: a run number, 'latest' (the default), or a capture file.\n";
+    return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--store FILE]\n"
+           "  RUN: a run number, 'latest' (the default), or a capture file.\n"
+           "  --format F   text (default), json, pprof (gzipped profile.proto), collapsed\n"
+           "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
+           "               csv (every table into the directory -o DIR, or --table NAME:\n"
+           "               parallelism, procedures, call_graph, locks, threads, contexts)\n"
+           "  -o, --output PATH  write there instead of to standard output\n";
   }
   if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
   if (command == "predict") {

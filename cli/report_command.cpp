@@ -1,10 +1,15 @@
-// `quartz report`: a run's profile, as text or JSON, with its stored what-ifs.
+// `quartz report`: a run's profile, as text or JSON, or exported (export/), with its stored what-ifs.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "analysis/profile_view.h"
 #include "analysis/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "export/export.h"
+#include "profile/capture.h"
 #include "profile/open_run.h"
 #include "profile/store.h"
 
@@ -25,13 +30,17 @@ profile::OpenedRun open_named_run(const char* command, const std::string& which,
 int report_command(const std::vector<std::string>& args) {
   Arguments a(args, "report");
   std::string store_path = default_store();
-  bool json = false;
+  std::string format = "text", output, table;
   uint64_t top = 20;
   std::string which;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
-      json = true;
+      format = "json";
+      continue;
+    }
+    if (a.value("--format", &format) || a.value("-o", &output) || a.value("--output", &output) ||
+        a.value("--table", &table)) {
       continue;
     }
     if (a.number("--top", 1, 100000, &top)) continue;
@@ -50,10 +59,24 @@ int report_command(const std::vector<std::string>& args) {
     }
   }
   const analysis::ProfileView view = analysis::analyze(opened.run);
-  if (json) {
-    analysis::print_json_report(std::cout, view, options);
+  if ((format != "text" && format != "json") || !table.empty()) {
+    try {
+      exports::write_export({format, output, table}, opened, view, store_path);
+    } catch (const exports::ExportError& e) {
+      throw UsageError(std::string("report: ") + e.what());
+    }
+    return 0;
+  }
+  std::ofstream file;
+  if (!output.empty()) {
+    file.open(output);
+    if (!file) throw UsageError("report: " + output + ": cannot write: " + std::strerror(errno));
+  }
+  std::ostream& out = output.empty() ? std::cout : file;
+  if (format == "json") {
+    analysis::print_json_report(out, view, options);
   } else {
-    analysis::print_text_report(std::cout, view, options);
+    analysis::print_text_report(out, view, options);
   }
   return 0;
 }

@@ -47,7 +47,7 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
       }
     }
   }
-  if (waited || now - requested_ticks > kWaitedTicks) {
+  if (waited || (requested_ticks != 0 && now - requested_ticks > kWaitedTicks)) {
     push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
   }
   record_event(block, trace::Type::lock_acquire, kind, object, sequence, aux, now);

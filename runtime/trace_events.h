@@ -41,8 +41,9 @@ QUARTZ_ALWAYS_INLINE void record_event(ThreadBlock& block, trace::Type type, Ent
   if (at_ticks - block.trace_cpu_ticks >= g_trace_cpu_interval_ticks) record_cpu(block, at_ticks);
 }
 
-// A lock was granted (held now). `requested_ticks`: when it was asked for; `waited`: it
-// was not free then. Emits the request too when the thread waited.
+// A lock was granted (held now). `requested_ticks`: when it was asked for (0: not timed,
+// a first try that succeeded); `waited`: it was not free then. Emits the request too when
+// the thread waited.
 QUARTZ_NOINLINE void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
                                          uint64_t requested_ticks, bool waited);
 // A lock is about to be released (still held).
