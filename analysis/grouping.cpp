@@ -157,10 +157,12 @@ Grouping balanced_grouping(const std::vector<double>& cpu_ns, uint32_t groups) {
   g.group_of.assign(cpu_ns.size(), 0);
   std::vector<uint32_t> order(cpu_ns.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cpu_ns[a] > cpu_ns[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return cpu_ns[a] > cpu_ns[b]; });
   std::vector<double> load(groups, 0);
   for (uint32_t t : order) {
-    const auto least = static_cast<uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const auto least =
+        static_cast<uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
     g.group_of[t] = least;
     load[least] += cpu_ns[t];
   }

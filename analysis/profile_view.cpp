@@ -12,14 +12,17 @@ using namespace quartz::profile;
 
 namespace {
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 Totals totals_of(const FullRecord& r) {
   Totals t;
   const size_t bins = r.normalized_self.size();
   t.histogram_s.assign(bins, 0);
   t.histogram_self_s = r.normalized_self;
-  for (size_t i = 0; i < bins; ++i) t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
+  for (size_t i = 0; i < bins; ++i)
+    t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
   t.normalized_self_s = sum(r.normalized_self);
   t.normalized_s = t.normalized_self_s + sum(r.normalized_behalf);
   t.processor_self_s = sum(r.processor_self);
@@ -134,7 +137,9 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
   }
   std::unordered_map<uint64_t, uint64_t> edge_calls;
-  auto edge_key = [](uint64_t caller, uint64_t callee) { return caller * 0x9E3779B97F4A7C15ull ^ callee; };
+  auto edge_key = [](uint64_t caller, uint64_t callee) {
+    return caller * 0x9E3779B97F4A7C15ull ^ callee;
+  };
   for (const Edge& e : run.edges) edge_calls[edge_key(e.caller, e.callee)] += e.calls;
 
   // parent procedure -> (child address, kind) -> time
@@ -276,7 +281,8 @@ std::vector<LockRow> lock_rows(const Run& run) {
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const LockRow& a, const LockRow& b) {
-    if (a.totals.normalized_s != b.totals.normalized_s) return a.totals.normalized_s > b.totals.normalized_s;
+    if (a.totals.normalized_s != b.totals.normalized_s)
+      return a.totals.normalized_s > b.totals.normalized_s;
     return a.wait_s > b.wait_s;
   });
   return rows;

@@ -16,10 +16,10 @@ namespace quartz::analysis {
 struct Totals {
   double normalized_s = 0, normalized_self_s = 0;
   double processor_s = 0, processor_self_s = 0;
-  std::vector<double> histogram_s;       // normalized time by processors busy, 0..P
-  std::vector<double> histogram_self_s;  // the self part of it
-  profile::States state_s{};             // elapsed thread-time per state, self + behalf
-  profile::States mean_runnable{};       // mean runnable threads while in each state
+  std::vector<double> histogram_s;              // normalized time by processors busy, 0..P
+  std::vector<double> histogram_self_s;         // the self part of it
+  profile::States state_s{};                    // elapsed thread-time per state, self + behalf
+  profile::States mean_runnable{};              // mean runnable threads while in each state
   std::vector<std::vector<double>> runnable_s;  // [state][k]: time with k runnable threads
 };
 
@@ -95,9 +95,9 @@ struct Quality {
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
   uint64_t stack_overflows = 0, unmatched_exits = 0;
-  uint64_t dropped = 0;         // objects, calls or contexts that found no room
-  bool final = true;            // false: the run ended abnormally; data up to a checkpoint
-  bool traced = false;          // recorded with --trace (quartz predict can use it)
+  uint64_t dropped = 0;  // objects, calls or contexts that found no room
+  bool final = true;     // false: the run ended abnormally; data up to a checkpoint
+  bool traced = false;   // recorded with --trace (quartz predict can use it)
   uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
 };
 
@@ -106,8 +106,8 @@ struct ProfileView {
   std::vector<std::string> arguments;
   uint32_t processors = 1;
   double elapsed_s = 0;
-  std::vector<double> parallelism_s;  // elapsed time with i processors busy, 0..P
-  Totals program_totals;              // the root: everything (all of it "self")
+  std::vector<double> parallelism_s;     // elapsed time with i processors busy, 0..P
+  Totals program_totals;                 // the root: everything (all of it "self")
   std::vector<ProcedureRow> procedures;  // by normalized time, descending
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index

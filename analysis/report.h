@@ -12,13 +12,14 @@
 namespace quartz::analysis {
 
 struct ReportOptions {
-  size_t top = 20;          // rows in the ranked tables
-  size_t graph_depth = 3;   // levels of the call graph walked top-down
-  std::string run_label;    // e.g. "run 3 (quartz.db)"
+  size_t top = 20;                                  // rows in the ranked tables
+  size_t graph_depth = 3;                           // levels of the call graph walked top-down
+  std::string run_label;                            // e.g. "run 3 (quartz.db)"
   std::vector<profile::StoredPrediction> what_ifs;  // the run's `quartz predict` answers
 };
 
 void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options);
-void print_json_report(std::ostream& out, const ProfileView& view, const ReportOptions& options = {});
+void print_json_report(std::ostream& out, const ProfileView& view,
+                       const ReportOptions& options = {});
 
 }  // namespace quartz::analysis

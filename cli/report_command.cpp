@@ -1,4 +1,5 @@
-// `quartz report`: a run's profile, as text or JSON, or exported (export/), with its stored what-ifs.
+// `quartz report`: a run's profile, as text or JSON, or exported (export/), with its stored
+// what-ifs.
 #include <cerrno>
 #include <cstring>
 #include <fstream>

@@ -32,7 +32,7 @@ struct RunOptions {
   std::string store = default_store();
   bool import = true;
   bool quiet = false;
-  bool profile = true;  // --no-profile: the runtime only places threads
+  bool profile = true;                     // --no-profile: the runtime only places threads
   std::map<std::string, std::string> env;  // QUARTZ_* for the runtime
   std::vector<std::string> program;
 };
@@ -121,8 +121,10 @@ RunOptions parse(const std::vector<std::string>& args) {
     break;  // the program
   }
   o.program = a.rest();
-  if (o.program.empty()) throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
-  if (!o.profile && o.env.count("QUARTZ_TRACE")) throw UsageError("run: --trace needs profiling (drop --no-profile)");
+  if (o.program.empty())
+    throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
+  if (!o.profile && o.env.count("QUARTZ_TRACE"))
+    throw UsageError("run: --trace needs profiling (drop --no-profile)");
   return o;
 }
 
@@ -157,7 +159,8 @@ int find_program(const std::string& name, std::string* path, std::string* reason
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t end = dirs.find(':', start);
-    std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (dir.empty()) dir = ".";
     std::string why;
     const int found = check(dir + "/" + name, &why);

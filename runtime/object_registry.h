@@ -50,8 +50,7 @@ class ObjectRegistry {
 
   // The record for `address`, created with `kind` and `site` if new (or completed, if it
   // was only named so far); null when full.
-  QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind,
-                                              uintptr_t site);
+  QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site);
   // The record for `address`, or null.
   QUARTZ_NOINSTR ObjectRecord* find(uintptr_t address) const;
   QUARTZ_NOINSTR void set_name(uintptr_t address, const char* name);

@@ -31,7 +31,9 @@ class ErrnoGuard {
   int saved_;
 };
 
-QUARTZ_NOINSTR bool is_main_thread() { return gettid() == getpid(); }
+QUARTZ_NOINSTR bool is_main_thread() {
+  return gettid() == getpid();
+}
 
 QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_index,
                                         uintptr_t start_routine) {
@@ -79,7 +81,8 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   block->tid.store(gettid(), std::memory_order_relaxed);
   record_thread_start(*block, kNoThread, 0);
   if (block->trace) {
-    record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0, ticks());
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0,
+                 ticks());
   }
   adopt(slot);
   return block;
@@ -90,9 +93,11 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   if (!slot || t_local.slot != slot) return;
   ErrnoGuard errno_guard;
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
-  if (block->trace) record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
+  if (block->trace)
+    record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
   ThreadCpu cpu;  // the sampler cannot ask the kernel once the thread is gone
-  if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire) && read_thread_cpu(gettid(), &cpu)) {
+  if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire) &&
+      read_thread_cpu(gettid(), &cpu)) {
     block->exit_cpu_ns.store(cpu.cpu_ns, std::memory_order_relaxed);
     block->exit_runqueue_ns.store(cpu.runqueue_ns, std::memory_order_relaxed);
   }
@@ -115,8 +120,7 @@ QUARTZ_NOINSTR void initialize() {
   read_options(rt.options);
   // Resolve even when disabled: the wrappers always need the real functions.
   const bool resolved = real::resolve_real_functions();
-  if (rt.options.disabled || !resolved ||
-      !rt.objects.configure(rt.options.objects_log2) ||
+  if (rt.options.disabled || !resolved || !rt.objects.configure(rt.options.objects_log2) ||
       !rt.call_graph.configure(rt.options.call_graph_log2) ||
       pthread_key_create(&g_exit_key, on_thread_exit) != 0) {
     rt.lifecycle.store(Lifecycle::disabled, std::memory_order_release);
@@ -131,7 +135,9 @@ QUARTZ_NOINSTR void initialize() {
 
 __thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
 
-uint64_t now_ns() { return monotonic_ns(); }
+uint64_t now_ns() {
+  return monotonic_ns();
+}
 
 namespace {
 
@@ -246,7 +252,8 @@ void fold_block(ThreadBlock& block) {
     if (!r) continue;
     r->acquisitions.fetch_add(acquisitions, std::memory_order_relaxed);
     r->contended.fetch_add(contended, std::memory_order_relaxed);
-    r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed),
+                            std::memory_order_relaxed);
   }
   if (ThreadRecord* record = rt.history.at(block.index)) {
     const ThreadTotals totals = block_totals(block);
@@ -280,7 +287,8 @@ void start_child(ThreadSlot* slot) {
   record_thread_start(*block, block->parent_index,
                       reinterpret_cast<uintptr_t>(block->start_routine));
   if (block->trace) {
-    record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0, ticks());
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0,
+                 ticks());
   }
   adopt(slot);
 }

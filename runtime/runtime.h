@@ -46,7 +46,9 @@ struct Runtime {
 
 // Process-wide state, constant-initialised static storage, never destroyed.
 extern constinit Runtime g_runtime;
-QUARTZ_ALWAYS_INLINE Runtime& runtime() { return g_runtime; }
+QUARTZ_ALWAYS_INLINE Runtime& runtime() {
+  return g_runtime;
+}
 
 // Per-thread state reachable before the thread has a block. Initial-exec TLS: one
 // %fs-relative load, no call (measured: global-dynamic TLS costs ~8 ns more per hook).

@@ -84,7 +84,9 @@ void ThreadRegistry::finish(ThreadSlot* slot) {
   slot->status.store(SlotStatus::free, std::memory_order_release);
 }
 
-void ThreadRegistry::attach_reader() { readers_.fetch_add(1, std::memory_order_acq_rel); }
+void ThreadRegistry::attach_reader() {
+  readers_.fetch_add(1, std::memory_order_acq_rel);
+}
 
 void ThreadRegistry::detach_reader() {
   readers_.fetch_sub(1, std::memory_order_acq_rel);

@@ -46,7 +46,8 @@ struct RingStorage {
 
 class TraceQueue {
  public:
-  using Ring = boost::lockfree::spsc_queue<TraceEvent, boost::lockfree::allocator<RingStorage<TraceEvent>>>;
+  using Ring =
+      boost::lockfree::spsc_queue<TraceEvent, boost::lockfree::allocator<RingStorage<TraceEvent>>>;
 
   // Bytes a queue of `capacity` events needs, itself included (the ring keeps one slot free).
   static size_t bytes_for(uint32_t capacity) {
@@ -74,7 +75,8 @@ class TraceQueue {
   }
 
  private:
-  TraceQueue(uint32_t capacity, TraceEvent* storage) : ring_(capacity, RingStorage<TraceEvent>(storage)) {}
+  TraceQueue(uint32_t capacity, TraceEvent* storage)
+      : ring_(capacity, RingStorage<TraceEvent>(storage)) {}
   Ring ring_;
   std::atomic<uint64_t> dropped_{0};
 };

@@ -59,19 +59,19 @@ struct SnapshotRecord {
 // One thread's CPU progress over a window.
 struct WindowThread {
   uint32_t thread;
-  uint32_t measured;       // 1 when cpu_ns and runqueue_ns are valid
-  int32_t tid;             // for the sampler, which measures it
-  uint32_t track;          // for the sampler: the registry slot it was read from
-  uint64_t cpu_ns;         // processor time during the window
-  uint64_t runqueue_ns;    // time runnable but waiting for a processor
-  uint64_t hook_events;    // hook calls during the window (overhead compensation)
-  uint64_t active_ns;      // derived: sampled busy or spinning
-  double clocked_ns;       // derived: active time whose samples read the CPU clock
-  double clocked_run_ns;   // derived: of it, time running
-  double run;              // derived: running share of active time, for samples not measured
-  double ready;            // derived: ready share of active time, for samples not measured
-  double ready_ratio;      // derived: ready part of a measured sample's shortfall
-  double run_scale;        // derived: hook overhead taken out of a measured sample's share
+  uint32_t measured;      // 1 when cpu_ns and runqueue_ns are valid
+  int32_t tid;            // for the sampler, which measures it
+  uint32_t track;         // for the sampler: the registry slot it was read from
+  uint64_t cpu_ns;        // processor time during the window
+  uint64_t runqueue_ns;   // time runnable but waiting for a processor
+  uint64_t hook_events;   // hook calls during the window (overhead compensation)
+  uint64_t active_ns;     // derived: sampled busy or spinning
+  double clocked_ns;      // derived: active time whose samples read the CPU clock
+  double clocked_run_ns;  // derived: of it, time running
+  double run;             // derived: running share of active time, for samples not measured
+  double ready;           // derived: ready share of active time, for samples not measured
+  double ready_ratio;     // derived: ready part of a measured sample's shortfall
+  double run_scale;       // derived: hook overhead taken out of a measured sample's share
 };
 
 class Window {
@@ -101,7 +101,9 @@ class Window {
   QUARTZ_ALWAYS_INLINE const ThreadSample& sample(uint32_t i) const { return samples_[i]; }
   QUARTZ_ALWAYS_INLINE ThreadSample& sample(uint32_t i) { return samples_[i]; }
   // Position the next add_sample() will fill.
-  QUARTZ_ALWAYS_INLINE uint32_t next_sample() const { return static_cast<uint32_t>(samples_.size()); }
+  QUARTZ_ALWAYS_INLINE uint32_t next_sample() const {
+    return static_cast<uint32_t>(samples_.size());
+  }
   QUARTZ_ALWAYS_INLINE bool full() const {
     return snapshots_.size() == snapshots_.capacity() ||
            samples_.size() + threads_.capacity() > samples_.capacity();

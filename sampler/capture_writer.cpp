@@ -121,7 +121,8 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
   key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
   key_number(out, &n, run_keys::kStackCapacity, runtime.options.geometry.stack_capacity);
-  key_number(out, &n, run_keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());
+  key_number(out, &n, run_keys::kObjectsDropped,
+             runtime.objects.dropped() + tables.dropped_entities());
   key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
   key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
   key_number(out, &n, run_keys::kOpenStackEntries, counts.open_stack_entries());

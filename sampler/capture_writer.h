@@ -1,7 +1,7 @@
 // Writes the capture (format/capture_format.h) from the sampler's tables and the
-// runtime's counts (runtime/merged_counts.h): to `<path>.tmp`, then renamed over `path`, so a reader
-// (or a run killed at any moment) only ever sees a complete file. Builds the file in
-// mapped memory; never calls malloc.
+// runtime's counts (runtime/merged_counts.h): to `<path>.tmp`, then renamed over `path`, so a
+// reader (or a run killed at any moment) only ever sees a complete file. Builds the file in mapped
+// memory; never calls malloc.
 #pragma once
 
 #include <cstdint>

@@ -27,12 +27,12 @@
 namespace quartz::sampler {
 namespace {
 
-constexpr uint32_t kMaxSlots = 1u << 16;       // threads alive at once that can be sampled
-constexpr uint32_t kRunnableBins = 33;         // runnable threads 0..31, then 32 or more
-constexpr uint64_t kMinWindowNs = 10'000'000;  // CPU measurement at most every 10 ms
-constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+constexpr uint32_t kMaxSlots = 1u << 16;                // threads alive at once that can be sampled
+constexpr uint32_t kRunnableBins = 33;                  // runnable threads 0..31, then 32 or more
+constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
+constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
-constexpr uint64_t kTraceFlushNs = 100'000'000;           // ... or this often
+constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -46,9 +46,9 @@ struct Track {
   uint32_t has_cpu;
   uint64_t last_clock_ns;  // the thread's CPU clock at its last reading
   uint32_t has_clock;
-  uint32_t active_sample;  // its last active sample in the current window, or kNone
+  uint32_t active_sample;       // its last active sample in the current window, or kNone
   uint64_t active_duration_ns;  // that sample's interval
-  uint32_t clock_fresh;    // last_clock_ns was read in this snapshot
+  uint32_t clock_fresh;         // last_clock_ns was read in this snapshot
 };
 
 struct Sampler {
@@ -110,7 +110,8 @@ QUARTZ_NOINSTR void read_program(RunInfo& info) {
 
 // Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
 // that has ended, from what it left in its block.
-QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w, const rt::ThreadBlock* ended) {
+QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
+                            const rt::ThreadBlock* ended) {
   rt::ThreadCpu cpu{};
   bool ok;
   if (ended) {
@@ -199,9 +200,8 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
       track.active_sample = sample.state != capture::kBlocked ? i : kNone;
     }
   }
-  s.window_ns = s.live_threads * kCpuReadBudgetNs > kMinWindowNs
-                    ? s.live_threads * kCpuReadBudgetNs
-                    : kMinWindowNs;
+  s.window_ns = s.live_threads * kCpuReadBudgetNs > kMinWindowNs ? s.live_threads * kCpuReadBudgetNs
+                                                                 : kMinWindowNs;
 }
 
 // Moves the thread's trace events to the trace file's chunk, with the sampler's reading of
@@ -235,8 +235,19 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
     const uint32_t index = block->index;
     const bool fresh = !track.valid || track.thread_index != index;
     if (fresh) {
-      track = Track{index, 1, block->tid.load(std::memory_order_relaxed), 0, 0, 0,
-                    block->stack.sequence(), 0, 0, 0, kNone, 0, 0};
+      track = Track{index,
+                    1,
+                    block->tid.load(std::memory_order_relaxed),
+                    0,
+                    0,
+                    0,
+                    block->stack.sequence(),
+                    0,
+                    0,
+                    0,
+                    kNone,
+                    0,
+                    0};
       rt::ThreadCpu cpu;
       if (rt::read_thread_cpu(track.tid, &cpu)) {
         track.last_cpu_ns = cpu.cpu_ns;

@@ -59,7 +59,7 @@ class TraceWriter {
   rt::MappedVector<unsigned char> chunk_;
   rt::MappedVector<PerThread> threads_;
   uint32_t current_thread_ = ~0u;  // the thread block open in the chunk
-  size_t count_at_ = 0;             // where its record count goes
+  size_t count_at_ = 0;            // where its record count goes
   uint32_t count_ = 0;
   uint64_t last_ns_ = 0;
   uint64_t events_ = 0, dropped_ = 0, bytes_written_ = 0;

@@ -4,10 +4,12 @@
 #   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code);
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
 #                the preloaded runtime's interposition; offline code is single-threaded).
-# Warnings are errors in all three (scripts/build.sh).
+# Warnings are errors in all three (scripts/build.sh); every C and C++ file is formatted by
+# .clang-format (scripts/check-format.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+./scripts/check-format.sh
 jobs=$(nproc)
 
 ./scripts/build.sh build

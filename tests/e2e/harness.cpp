@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -189,7 +189,8 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 void ScratchTest::SetUp() {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   dir = std::filesystem::temp_directory_path() /
-        ("quartz-" + std::string(test->test_suite_name()) + "-" + std::to_string(getpid()) + "-" + test->name());
+        ("quartz-" + std::string(test->test_suite_name()) + "-" + std::to_string(getpid()) + "-" +
+         test->name());
   std::filesystem::create_directories(dir);
   store = (dir / "runs.db").string();
 }

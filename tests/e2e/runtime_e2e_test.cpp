@@ -34,7 +34,8 @@ const Capture& expect_clean_exit(const RunResult& r) {
 // every object waited for was acquired and released), and no exit went unmatched.
 void expect_balanced_stacks(const Capture& c) {
   EXPECT_EQ(c.info(run_keys::kOpenStackEntries), 0u);
-  for (const ThreadInfo& t : c.run.threads) EXPECT_EQ(t.unmatched_exits, 0u) << "thread " << t.index;
+  for (const ThreadInfo& t : c.run.threads)
+    EXPECT_EQ(t.unmatched_exits, 0u) << "thread " << t.index;
 }
 
 uint64_t acquisitions(const Capture& c, const std::string& name) {

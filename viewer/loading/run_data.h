@@ -26,7 +26,7 @@ class LoadError : public std::runtime_error {
 struct WhatIf {
   profile::StoredPrediction stored;
   std::optional<analysis::Predictions> predictions;  // empty when the stored JSON is unreadable
-  std::string error;                                  // then: why, in one line
+  std::string error;                                 // then: why, in one line
 };
 
 struct RunData {

@@ -110,7 +110,8 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
 QModelIndex WhatIfDetailsModel::find(const QString& group, const QString& name) const {
   auto search = [&](const std::vector<int>& ids) -> QModelIndex {
     for (int id : ids) {
-      if (nodes_[size_t(id)].name == name) return createIndex(nodes_[size_t(id)].row, 0, quintptr(id));
+      if (nodes_[size_t(id)].name == name)
+        return createIndex(nodes_[size_t(id)].row, 0, quintptr(id));
     }
     return {};
   };
@@ -127,8 +128,9 @@ QModelIndex WhatIfDetailsModel::find(const QString& group, const QString& name) 
 QModelIndex WhatIfDetailsModel::find_on_path(const QString& name) const {
   for (size_t id = 0; id < nodes_.size(); ++id) {
     const Node& n = nodes_[id];
-    const bool match = n.kind == kThread ? n.name == name || n.name.section(' ', 1) == name
-                                         : (n.kind == kProcedure || n.kind == kLock) && n.name == name;
+    const bool match = n.kind == kThread
+                           ? n.name == name || n.name.section(' ', 1) == name
+                           : (n.kind == kProcedure || n.kind == kLock) && n.name == name;
     if (match) return createIndex(n.row, 0, quintptr(id));
   }
   return {};
@@ -198,8 +200,7 @@ QVariant WhatIfDetailsModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant WhatIfDetailsModel::headerData(int section, Qt::Orientation orientation,
-                                        int role) const {
+QVariant WhatIfDetailsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= kColumnCount) return {};
   static const char* const kHeaders[] = {"Check and critical path", "Value", "Share"};
   static const char* const kTips[] = {
