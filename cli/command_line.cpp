@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "profile/open_run.h"
+
 namespace quartz::cli {
 
 bool Arguments::flag(const std::string& flag) {
@@ -70,8 +72,7 @@ std::string runtime_library() {
 }
 
 std::string default_store() {
-  if (const char* path = std::getenv("QUARTZ_STORE")) return path;
-  return "quartz.db";
+  return profile::default_store_path();
 }
 
 }  // namespace quartz::cli

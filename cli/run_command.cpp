@@ -179,13 +179,37 @@ int find_program(const std::string& name, std::string* path, std::string* reason
   return status;
 }
 
-std::string default_output(const RunOptions& o) {
+// Where captures go when -o is not given: quartz-captures/ next to the store, or, when that
+// cannot be written (a read-only directory), $XDG_CACHE_HOME/quartz (~/.cache/quartz).
+std::filesystem::path capture_directory(const RunOptions& o) {
   const std::filesystem::path store(o.store);
-  const auto dir = (store.has_parent_path() ? store.parent_path() : std::filesystem::path(".")) /
-                   "quartz-captures";
+  const auto beside_store =
+      (store.has_parent_path() ? store.parent_path() : std::filesystem::path(".")) /
+      "quartz-captures";
   std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw UsageError("run: cannot create " + dir.string() + ": " + error.message());
+  std::filesystem::create_directories(beside_store, error);
+  if (!error && access(beside_store.c_str(), W_OK) == 0) return beside_store;
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::filesystem::path fallback;
+  if (cache && *cache == '/') {
+    fallback = std::filesystem::path(cache) / "quartz";
+  } else if (home && *home) {
+    fallback = std::filesystem::path(home) / ".cache" / "quartz";
+  } else {
+    throw UsageError("run: cannot write " + beside_store.string() + " and no $HOME: give -o");
+  }
+  std::error_code fallback_error;
+  std::filesystem::create_directories(fallback, fallback_error);
+  if (fallback_error || access(fallback.c_str(), W_OK) != 0) {
+    throw UsageError("run: cannot write " + beside_store.string() + " nor " + fallback.string() +
+                     ": give -o");
+  }
+  return fallback;
+}
+
+std::string default_output(const RunOptions& o) {
+  const std::filesystem::path dir = capture_directory(o);
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));

@@ -1,5 +1,6 @@
 #include "profile/open_run.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "profile/capture.h"
@@ -48,6 +49,11 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
   opened.label = "run " + std::to_string(id) + " (" + store_path + ")";
   opened.id = id;
   return opened;
+}
+
+std::string default_store_path() {
+  if (const char* path = std::getenv("QUARTZ_STORE")) return path;
+  return "quartz.db";
 }
 
 }  // namespace quartz::profile

@@ -27,6 +27,9 @@ struct OpenedRun {
 // CaptureError or StoreError for unreadable files.
 OpenedRun open_run(const std::string& which, const std::string& store_path);
 
+// The store a command uses when none is named: $QUARTZ_STORE, else ./quartz.db.
+std::string default_store_path();
+
 // True when `path` is a file holding a capture (by its magic number).
 bool is_capture_file(const std::string& path);
 

@@ -472,5 +472,27 @@ TEST_F(ReliabilityE2E, TwoRunsGivenTheSameOutputNeverClobberEachOther) {
   EXPECT_NE(list.out.find("host_effects exit 801"), std::string::npos) << list.out;
 }
 
+TEST_F(ReliabilityE2E, CapturesGoToTheCacheWhenTheStoresDirectoryIsReadOnly) {
+  const std::string read_only = mount_tmpfs("ro-cwd", 1024, /*read_only=*/true);
+  if (read_only.empty()) GTEST_SKIP() << "cannot mount a read-only tmpfs here (needs root)";
+  const fs::path cache = dir / "cache";
+  Launch l = command({kQuartz, "run", "--no-import", "--", kProgram, "exit", "100"});
+  l.cwd = read_only;  // the default store, ./quartz.db, is in a read-only directory
+  l.env["XDG_CACHE_HOME"] = cache.string();
+  const CommandResult r = launch(l);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<fs::path> captures;
+  std::error_code missing;  // no directory: no capture, checked below
+  for (const auto& entry : fs::directory_iterator(cache / "quartz", missing)) {
+    if (entry.path().extension() == ".qcap") captures.push_back(entry.path());
+  }
+  ASSERT_EQ(captures.size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(captures[0].string()), std::string::npos) << r.err;
+  // The capture is whole: the report reads it and names the program's main.
+  const CommandResult report = launch(command({kQuartz, "report", captures[0].string()}));
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("main"), std::string::npos) << report.out;
+}
+
 }  // namespace
 }  // namespace quartz::test

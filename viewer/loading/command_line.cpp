@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "profile/open_run.h"
 #include "viewer/loading/run_data.h"
 
 namespace quartz::viewer {
@@ -102,8 +103,7 @@ OpenRequest resolve_request(const ViewerOptions& options, const std::string& def
 }
 
 std::string default_store() {
-  if (const char* path = std::getenv("QUARTZ_STORE")) return path;
-  return "quartz.db";
+  return profile::default_store_path();
 }
 
 }  // namespace quartz::viewer
