@@ -24,6 +24,7 @@
 #include <fstream>
 #include <set>
 
+#include "analysis/prediction_report.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
 #include "tests/viewer/pixels.h"
