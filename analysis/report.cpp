@@ -283,7 +283,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   for (const StoredWhatIf& w : options.what_ifs) {
     what_ifs.push_back({{"made", w.made}, {"question", w.question}, {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
-  out << j.dump(2) << "\n";
+  // Names come from the program (its path, thread names) and need not be UTF-8.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace quartz::analysis
