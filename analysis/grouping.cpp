@@ -4,46 +4,10 @@
 #include <map>
 #include <numeric>
 
+#include "format/placement_syntax.h"
+
 namespace quartz::analysis {
 namespace {
-
-std::vector<std::vector<std::string>> split_groups(const std::string& spec) {
-  std::vector<std::vector<std::string>> groups(1);
-  std::string member;
-  auto end_member = [&](const std::string& where) {
-    const auto first = member.find_first_not_of(' ');
-    if (first == std::string::npos) {
-      throw GroupingError("grouping '" + spec + "': empty " + where);
-    }
-    member = member.substr(first, member.find_last_not_of(' ') - first + 1);
-    groups.back().push_back(member);
-    member.clear();
-  };
-  for (char c : spec) {
-    if (c == ',') {
-      end_member("member");
-    } else if (c == '|') {
-      end_member("group");
-      groups.emplace_back();
-    } else {
-      member += c;
-    }
-  }
-  end_member(groups.size() > 1 ? "group" : "member");
-  return groups;
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-bool names(const std::string& member, const profile::ThreadInfo& t) {
-  if (all_digits(member)) return std::stoull(member) == t.index;
-  if (member.size() > 1 && member.back() == '*') {
-    return t.name.compare(0, member.size() - 1, member, 0, member.size() - 1) == 0;
-  }
-  return member == t.name;
-}
 
 // Canonical: groups numbered in order of their lowest thread.
 Grouping canonical(Grouping g) {
@@ -83,31 +47,38 @@ void partitions(uint32_t thread, uint32_t threads, uint32_t groups, Grouping& cu
 }  // namespace
 
 Grouping parse_grouping(const std::string& spec, const profile::Run& run) {
-  const auto groups = split_groups(spec);
+  std::vector<format::PlacementMember> members;
+  const format::PlacementSyntax syntax = format::parse_placement(
+      spec, [&](const format::PlacementMember& m) { members.push_back(m); });
+  if (syntax.error != format::PlacementSyntaxError::none) {
+    std::string what = format::describe(syntax.error);
+    if (!syntax.where.empty()) what += " ('" + std::string(syntax.where) + "')";
+    throw GroupingError("grouping '" + spec + "': " + what);
+  }
   Grouping g;
-  g.groups = static_cast<uint32_t>(groups.size());
+  g.groups = syntax.groups;
   uint32_t threads = 0;
   for (const auto& t : run.threads) threads = std::max(threads, t.index + 1);
   g.group_of.assign(threads, ~0u);
   uint32_t rest = ~0u;
-  for (uint32_t i = 0; i < groups.size(); ++i) {
-    for (const std::string& member : groups[i]) {
-      if (member == "*") {
-        if (rest != ~0u) throw GroupingError("grouping '" + spec + "': '*' in two groups");
-        rest = i;
-        continue;
+  for (const format::PlacementMember& member : members) {
+    if (member.kind == format::PlacementMemberKind::rest) {
+      rest = member.group;
+      continue;
+    }
+    bool found = false;
+    for (const auto& t : run.threads) {
+      if (!format::names_thread(member, t.index, t.name)) continue;
+      found = true;
+      if (g.group_of[t.index] != ~0u && g.group_of[t.index] != member.group) {
+        throw GroupingError("grouping '" + spec + "': thread " + std::to_string(t.index) + " (" +
+                            t.name + ") is in two groups");
       }
-      bool found = false;
-      for (const auto& t : run.threads) {
-        if (!names(member, t)) continue;
-        found = true;
-        if (g.group_of[t.index] != ~0u && g.group_of[t.index] != i) {
-          throw GroupingError("grouping '" + spec + "': thread " + std::to_string(t.index) + " (" +
-                              t.name + ") is in two groups");
-        }
-        g.group_of[t.index] = i;
-      }
-      if (!found) throw GroupingError("grouping '" + spec + "': '" + member + "' names no thread");
+      g.group_of[t.index] = member.group;
+    }
+    if (!found) {
+      throw GroupingError("grouping '" + spec + "': '" + std::string(member.text) +
+                          "' names no thread");
     }
   }
   std::string missing;
@@ -186,10 +157,12 @@ Grouping balanced_grouping(const std::vector<double>& cpu_ns, uint32_t groups) {
   g.group_of.assign(cpu_ns.size(), 0);
   std::vector<uint32_t> order(cpu_ns.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cpu_ns[a] > cpu_ns[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return cpu_ns[a] > cpu_ns[b]; });
   std::vector<double> load(groups, 0);
   for (uint32_t t : order) {
-    const auto least = static_cast<uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const auto least =
+        static_cast<uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
     g.group_of[t] = least;
     load[least] += cpu_ns[t];
   }

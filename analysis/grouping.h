@@ -23,9 +23,8 @@ struct Grouping {
   uint32_t groups = 0;
 };
 
-// Members separated by ',', groups by '|'; a member is a thread index, a thread name, a
-// name prefix ending in '*', or '*' (the threads no other group names). Every thread of
-// the run must land in a group; a member that names no thread is an error too.
+// The syntax of format/placement_syntax.h. Every thread of the run must land in exactly one
+// group, and every member must name a thread; anything else throws GroupingError.
 Grouping parse_grouping(const std::string& spec, const profile::Run& run);
 
 // "0,1|2,3": indices, groups in order of their lowest thread.

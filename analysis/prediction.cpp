@@ -31,13 +31,14 @@ AssemblerCosts costs_of(const profile::Run& run) {
 }
 
 // Reads the trace once, replaying it in every configuration at the same time.
-ReplayPass replay(const profile::Run& run, const TraceOpener& open, std::vector<SimulationConfig> configs) {
+ReplayPass replay(const profile::Run& run, const TraceOpener& open,
+                  std::vector<SimulationConfig> configs) {
   return replay_trace(open(), thread_count(run), costs_of(run), std::move(configs));
 }
 
 // The contexts on whose path `name` is: by exact function name, else by a unique part of one.
 std::pair<std::vector<uint8_t>, std::string> procedure_contexts(const profile::Run& run,
-                                                               const std::string& name) {
+                                                                const std::string& name) {
   std::map<uint64_t, std::string> names;
   for (const auto& p : run.procedures) names[p.address] = display_name(run, p.address);
   std::set<uint64_t> chosen;
@@ -74,7 +75,8 @@ std::pair<std::vector<uint8_t>, std::string> procedure_contexts(const profile::R
 std::vector<NamedTime> top(std::map<std::string, double> values) {
   std::vector<NamedTime> out;
   for (const auto& [name, ns] : values) out.push_back({name, ns / 1e9});
-  std::sort(out.begin(), out.end(), [](const NamedTime& a, const NamedTime& b) { return a.seconds > b.seconds; });
+  std::sort(out.begin(), out.end(),
+            [](const NamedTime& a, const NamedTime& b) { return a.seconds > b.seconds; });
   if (out.size() > kListed) out.resize(kListed);
   return out;
 }
@@ -82,7 +84,7 @@ std::vector<NamedTime> top(std::map<std::string, double> values) {
 CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, double observed_s) {
   CriticalPath cp;
   cp.length_s = r.elapsed_ns / 1e9;
-  cp.share = observed_s > 0 ? cp.length_s / observed_s : 0;
+  cp.share = share(cp.length_s, observed_s).value_or(0);
   if (!r.path) return cp;
   const PathComposition& p = *r.path;
   cp.cpu_s = p.cpu_ns / 1e9;
@@ -100,7 +102,8 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
   for (const auto& c : run.contexts) contexts[c.id] = &c;
   for (const auto& [id, ns] : p.context_ns) {
     std::set<uint64_t> seen;  // a recursive procedure counts once
-    for (auto it = contexts.find(id); it != contexts.end(); it = contexts.find(it->second->parent)) {
+    for (auto it = contexts.find(id); it != contexts.end();
+         it = contexts.find(it->second->parent)) {
       const profile::ContextInfo& c = *it->second;
       if (c.kind == capture::kProcedure && seen.insert(c.address).second) {
         procedures[display_name(run, c.address)] += ns;
@@ -136,7 +139,8 @@ void check_trace(const profile::Run& run, const PredictionRequest& request) {
 
 }  // namespace
 
-Predictions predict(const profile::Run& run, const TraceOpener& open, const PredictionRequest& request) {
+Predictions predict(const profile::Run& run, const TraceOpener& open,
+                    const PredictionRequest& request) {
   check_trace(run, request);
   const uint32_t threads = thread_count(run);
   Predictions out;
@@ -169,7 +173,8 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
   }
   for (const auto& [name, percent] : request.speedup) {
     if (percent <= 0 || percent > 100) {
-      throw PredictionError("--speedup " + name + "=" + std::to_string(percent) + ": PCT must be in (0, 100]");
+      throw PredictionError("--speedup " + name + "=" + std::to_string(percent) +
+                            ": PCT must be in (0, 100]");
     }
     auto [in, matched] = procedure_contexts(run, name);
     SimulationConfig c = threads_sharing(threads, run.processors);
@@ -225,14 +230,17 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
   out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
   out.quality.forced_waits = pass.results[0].forced_waits;
   out.quality.seconds = pass.seconds;
-  out.quality.events_per_second = pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
-  for (const auto& r : pass.results) out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
+  out.quality.records_per_second =
+      pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
+  for (const auto& r : pass.results)
+    out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
   out.observed_s = pass.assembler.observed_end_ns / 1e9;
   out.recorded_s = pass.results[0].elapsed_ns / 1e9;
   out.critical_path = describe_path(run, pass.results[1], out.observed_s);
   size_t next = 2;
   for (const Grouping& g : asked) {
-    out.groupings.push_back({grouping_spec(g), grouping_names(g, run), pass.results[next++].elapsed_ns / 1e9});
+    out.groupings.push_back(
+        {grouping_spec(g), grouping_names(g, run), pass.results[next++].elapsed_ns / 1e9});
   }
   for (auto& p : out.procedures) {
     p.predicted_s = pass.results[next].elapsed_ns / 1e9;
@@ -275,7 +283,8 @@ Predictions predict(const profile::Run& run, const TraceOpener& open, const Pred
     }
   }
   for (Search& s : searches) {
-    std::sort(s.tried.begin(), s.tried.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(s.tried.begin(), s.tried.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::set<std::string> listed;
     for (const auto& [ns, g] : s.tried) {
       const std::string spec = grouping_spec(g);

@@ -21,14 +21,14 @@ class PredictionError : public std::runtime_error {
 };
 
 struct PredictionRequest {
-  std::vector<std::string> groupings;  // --group: each its own prediction
-  std::vector<uint32_t> search_cores;  // --cores K
-  std::vector<std::string> zero;       // --zero PROC
+  std::vector<std::string> groupings;                   // --group: each its own prediction
+  std::vector<uint32_t> search_cores;                   // --cores K
+  std::vector<std::string> zero;                        // --zero PROC
   std::vector<std::pair<std::string, double>> speedup;  // --speedup PROC=PCT (PCT in %)
-  std::vector<std::string> migrate;    // --migrate PROC
-  bool allow_drops = false;            // predict from a trace that lost events
-  size_t best = 5;                     // groupings listed per search
-  size_t exhaustive_limit = 2000;      // candidates tried at once; more: local search
+  std::vector<std::string> migrate;                     // --migrate PROC
+  bool allow_drops = false;                             // predict from a trace that lost events
+  size_t best = 5;                                      // groupings listed per search
+  size_t exhaustive_limit = 2000;  // candidates tried at once; more: local search
 };
 
 struct NamedTime {
@@ -69,12 +69,12 @@ struct CriticalPath {
 struct TraceQuality {
   uint64_t events = 0, records = 0, samples = 0, dropped = 0, bytes = 0;
   bool complete = true;
-  uint64_t unpaired_waits = 0;   // replayed as delays
-  uint64_t forced_waits = 0;     // in the replay of the recorded configuration
-  double compensated_s = 0;      // overhead removed from processor time
-  uint64_t peak_window = 0;      // steps held at once, the largest of all replays
-  double seconds = 0;            // time taken to predict
-  double events_per_second = 0;  // records replayed per second, all replays of a pass
+  uint64_t unpaired_waits = 0;    // replayed as delays
+  uint64_t forced_waits = 0;      // in the replay of the recorded configuration
+  double compensated_s = 0;       // overhead removed from processor time
+  uint64_t peak_window = 0;       // steps held at once, the largest of all replays
+  double seconds = 0;             // time taken to predict
+  double records_per_second = 0;  // records replayed per second, all replays of a pass
 };
 
 struct Predictions {
@@ -95,6 +95,7 @@ using TraceOpener = std::function<std::unique_ptr<profile::TraceSource>()>;
 // Throws PredictionError for a question that cannot be asked of this run (an unknown
 // procedure, a bad grouping, a trace that lost events without allow_drops); TraceError
 // for a damaged trace.
-Predictions predict(const profile::Run& run, const TraceOpener& open, const PredictionRequest& request);
+Predictions predict(const profile::Run& run, const TraceOpener& open,
+                    const PredictionRequest& request);
 
 }  // namespace quartz::analysis

@@ -11,12 +11,13 @@ using text::change;
 using text::pad;
 using text::seconds;
 
-void print_list(std::ostream& out, const char* title, const std::vector<NamedTime>& list, double whole) {
+void print_list(std::ostream& out, const char* title, const std::vector<NamedTime>& list,
+                double whole) {
   if (list.empty()) return;
   out << "  " << pad(title, 11, false);
   for (size_t i = 0; i < list.size() && i < 5; ++i) {
     out << (i ? ", " : "") << list[i].name << " " << seconds(list[i].seconds) << " ("
-        << text::format("%.0f%%", whole > 0 ? 100 * list[i].seconds / whole : 0) << ")";
+        << text::format("%.0f%%", 100 * share(list[i].seconds, whole).value_or(0)) << ")";
   }
   out << "\n";
 }
@@ -48,16 +49,18 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   out << "Quartz predictions";
   if (!run_label.empty()) out << " for " << run_label;
   out << "\n  recorded  " << seconds(p.observed_s) << " on " << p.processors << " processor"
-      << (p.processors == 1 ? "" : "s") << "; replayed as recorded " << seconds(p.recorded_s) << " ("
-      << change(p.recorded_s, p.observed_s) << ": the model's error on what it saw)\n";
-  if (!p.quality.complete) out << "  WARNING   the trace ends early (the run did not finish writing it)\n";
+      << (p.processors == 1 ? "" : "s") << "; replayed as recorded " << seconds(p.recorded_s)
+      << " (" << change(p.recorded_s, p.observed_s) << ": the model's error on what it saw)\n";
+  if (!p.quality.complete)
+    out << "  WARNING   the trace ends early (the run did not finish writing it)\n";
   if (p.quality.dropped) {
-    out << "  WARNING   the trace lost " << p.quality.dropped << " events: predictions are approximate\n";
+    out << "  WARNING   the trace lost " << p.quality.dropped
+        << " events: predictions are approximate\n";
   }
 
   const CriticalPath& cp = p.critical_path;
-  out << "\nCritical path (every thread on a processor of its own): " << seconds(cp.length_s) << ", "
-      << text::format("%.0f%%", 100 * cp.share) << " of the recorded elapsed time\n";
+  out << "\nCritical path (every thread on a processor of its own): " << seconds(cp.length_s)
+      << ", " << text::format("%.0f%%", 100 * cp.share) << " of the recorded elapsed time\n";
   print_list(out, "threads", cp.threads, cp.length_s);
   print_list(out, "procedures", cp.procedures, cp.length_s);
   print_list(out, "locks held", cp.locks, cp.length_s);
@@ -66,8 +69,9 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   if (!p.groupings.empty()) {
     out << "\nGroupings (each group shares one processor)\n";
     for (const auto& g : p.groupings) {
-      out << "  " << pad(seconds(g.predicted_s), 10) << "  " << pad(change(g.predicted_s, p.recorded_s), 7)
-          << "  " << g.names << "   (--placement \"" << g.spec << "\")\n";
+      out << "  " << pad(seconds(g.predicted_s), 10) << "  "
+          << pad(change(g.predicted_s, p.recorded_s), 7) << "  " << g.names << "   (--placement \""
+          << g.spec << "\")\n";
     }
   }
   for (const auto& s : p.searches) {
@@ -75,11 +79,13 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
         << (s.exhaustive ? "all " : "local search, ") << s.candidates << " tried"
         << (s.exhaustive ? "" : " in " + std::to_string(s.rounds) + " rounds") << ")\n";
     for (const auto& g : s.best) {
-      out << "  " << pad(seconds(g.predicted_s), 10) << "  " << pad(change(g.predicted_s, p.recorded_s), 7)
-          << "  " << g.names << "   (--placement \"" << g.spec << "\")\n";
+      out << "  " << pad(seconds(g.predicted_s), 10) << "  "
+          << pad(change(g.predicted_s, p.recorded_s), 7) << "  " << g.names << "   (--placement \""
+          << g.spec << "\")\n";
     }
     out << "  " << pad(seconds(s.shared_s), 10) << "  " << pad(change(s.shared_s, p.recorded_s), 7)
-        << "  (all threads sharing the " << s.cores << " processor" << (s.cores == 1 ? "" : "s") << ")\n";
+        << "  (all threads sharing the " << s.cores << " processor" << (s.cores == 1 ? "" : "s")
+        << ")\n";
   }
   if (!p.procedures.empty()) {
     out << "\nProcedure changes\n";
@@ -87,34 +93,40 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       std::string what = c.change == "speedup" ? text::format("%.0f%% faster", c.percent)
                          : c.change == "zero"  ? "taking no time"
                                                : "moved to the thread it wakes";
-      out << "  " << pad(seconds(c.predicted_s), 10) << "  " << pad(change(c.predicted_s, p.recorded_s), 7)
-          << "  " << c.procedure << " " << what;
+      out << "  " << pad(seconds(c.predicted_s), 10) << "  "
+          << pad(change(c.predicted_s, p.recorded_s), 7) << "  " << c.procedure << " " << what;
       if (c.unreceived_s > 0) out << " (" << seconds(c.unreceived_s) << " of it woke nobody)";
       out << "\n";
     }
   }
   const TraceQuality& q = p.quality;
-  out << "\nTrace: " << q.events << " events, " << q.samples << " samples, " << q.bytes << " bytes; "
-      << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits << " forced; "
-      << seconds(q.compensated_s) << " of overhead removed\n"
+  out << "\nTrace: " << q.events << " events, " << q.samples << " samples, " << q.bytes
+      << " bytes; " << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits
+      << " forced; " << seconds(q.compensated_s) << " of overhead removed\n"
       << "  predicted in " << seconds(q.seconds) << " ("
-      << text::format("%.2f", q.events_per_second / 1e6) << " M records/s), at most " << q.peak_window
-      << " steps held\n";
+      << text::format("%.2f", q.records_per_second / 1e6) << " M records/s), at most "
+      << q.peak_window << " steps held\n";
 }
 
-void print_what_if(std::ostream& out, const std::string& made, const std::string& question, const Predictions& p) {
+void print_what_if(std::ostream& out, const std::string& made, const std::string& question,
+                   const Predictions& p) {
   out << "  " << made << "  " << question << "\n"
-      << "    replayed as recorded " << seconds(p.recorded_s) << " (recorded " << seconds(p.observed_s)
-      << "); critical path " << seconds(p.critical_path.length_s) << "\n";
+      << "    replayed as recorded " << seconds(p.recorded_s) << " (recorded "
+      << seconds(p.observed_s) << "); critical path " << seconds(p.critical_path.length_s) << "\n";
   auto line = [&](const std::string& what, double s) {
-    out << "    " << pad(seconds(s), 10) << "  " << pad(change(s, p.recorded_s), 7) << "  " << what << "\n";
+    out << "    " << pad(seconds(s), 10) << "  " << pad(change(s, p.recorded_s), 7) << "  " << what
+        << "\n";
   };
   for (const auto& g : p.groupings) line(g.names, g.predicted_s);
   for (const auto& s : p.searches) {
-    if (!s.best.empty()) line("best on " + std::to_string(s.cores) + ": " + s.best.front().names, s.best.front().predicted_s);
+    if (!s.best.empty())
+      line("best on " + std::to_string(s.cores) + ": " + s.best.front().names,
+           s.best.front().predicted_s);
   }
   for (const auto& c : p.procedures) {
-    line(c.change + " " + c.procedure + (c.change == "speedup" ? text::format(" %.0f%%", c.percent) : ""), c.predicted_s);
+    line(c.change + " " + c.procedure +
+             (c.change == "speedup" ? text::format(" %.0f%%", c.percent) : ""),
+         c.predicted_s);
   }
 }
 
@@ -125,9 +137,12 @@ std::string predictions_json(const Predictions& p) {
   j["observed_s"] = p.observed_s;
   j["recorded_s"] = p.recorded_s;
   const CriticalPath& cp = p.critical_path;
-  j["critical_path"] = {{"length_s", cp.length_s},     {"share", cp.share},
-                        {"cpu_s", cp.cpu_s},           {"delay_s", cp.delay_s},
-                        {"threads", named(cp.threads)}, {"procedures", named(cp.procedures)},
+  j["critical_path"] = {{"length_s", cp.length_s},
+                        {"share", cp.share},
+                        {"cpu_s", cp.cpu_s},
+                        {"delay_s", cp.delay_s},
+                        {"threads", named(cp.threads)},
+                        {"procedures", named(cp.procedures)},
                         {"locks", named(cp.locks)}};
   auto& groupings = j["groupings"] = nlohmann::json::array();
   for (const auto& g : p.groupings) groupings.push_back(grouping_json(g));
@@ -135,13 +150,20 @@ std::string predictions_json(const Predictions& p) {
   for (const auto& s : p.searches) {
     auto best = nlohmann::json::array();
     for (const auto& g : s.best) best.push_back(grouping_json(g));
-    searches.push_back({{"cores", s.cores},       {"exhaustive", s.exhaustive}, {"candidates", s.candidates},
-                        {"rounds", s.rounds},     {"shared_s", s.shared_s},    {"best", best}});
+    searches.push_back({{"cores", s.cores},
+                        {"exhaustive", s.exhaustive},
+                        {"candidates", s.candidates},
+                        {"rounds", s.rounds},
+                        {"shared_s", s.shared_s},
+                        {"best", best}});
   }
   auto& procedures = j["procedures"] = nlohmann::json::array();
   for (const auto& c : p.procedures) {
-    procedures.push_back({{"change", c.change}, {"procedure", c.procedure}, {"percent", c.percent},
-                          {"predicted_s", c.predicted_s}, {"unreceived_s", c.unreceived_s}});
+    procedures.push_back({{"change", c.change},
+                          {"procedure", c.procedure},
+                          {"percent", c.percent},
+                          {"predicted_s", c.predicted_s},
+                          {"unreceived_s", c.unreceived_s}});
   }
   const TraceQuality& q = p.quality;
   j["trace"] = {{"events", q.events},
@@ -155,7 +177,7 @@ std::string predictions_json(const Predictions& p) {
                 {"compensated_s", q.compensated_s},
                 {"peak_window", q.peak_window},
                 {"seconds", q.seconds},
-                {"records_per_second", q.events_per_second}};
+                {"records_per_second", q.records_per_second}};
   // Names come from the program (thread names, symbols) and need not be UTF-8.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -171,7 +193,7 @@ Predictions predictions_from_json(const std::string& text) {
     const auto& cp = j.at("critical_path");
     p.critical_path = {cp.at("length_s").get<double>(), cp.at("share").get<double>(),
                        cp.at("cpu_s").get<double>(),    cp.at("delay_s").get<double>(),
-                       named_from(cp.at("threads")),   named_from(cp.at("procedures")),
+                       named_from(cp.at("threads")),    named_from(cp.at("procedures")),
                        named_from(cp.at("locks"))};
     for (const auto& g : j.at("groupings")) p.groupings.push_back(grouping_from(g));
     for (const auto& s : j.at("searches")) {
@@ -185,8 +207,9 @@ Predictions predictions_from_json(const std::string& text) {
       p.searches.push_back(std::move(search));
     }
     for (const auto& c : j.at("procedures")) {
-      p.procedures.push_back({c.at("change").get<std::string>(), c.at("procedure").get<std::string>(),
-                              c.at("percent").get<double>(), c.at("predicted_s").get<double>(),
+      p.procedures.push_back({c.at("change").get<std::string>(),
+                              c.at("procedure").get<std::string>(), c.at("percent").get<double>(),
+                              c.at("predicted_s").get<double>(),
                               c.at("unreceived_s").get<double>()});
     }
     const auto& q = j.at("trace");
@@ -201,7 +224,7 @@ Predictions predictions_from_json(const std::string& text) {
     p.quality.compensated_s = q.at("compensated_s").get<double>();
     p.quality.peak_window = q.at("peak_window").get<uint64_t>();
     p.quality.seconds = q.at("seconds").get<double>();
-    p.quality.events_per_second = q.at("records_per_second").get<double>();
+    p.quality.records_per_second = q.at("records_per_second").get<double>();
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw PredictionError(std::string("stored prediction unreadable: ") + e.what());

@@ -11,7 +11,8 @@ namespace quartz::analysis {
 
 void print_predictions(std::ostream& out, const Predictions& p, const std::string& run_label);
 // A few lines for `quartz report`: the question and the answers.
-void print_what_if(std::ostream& out, const std::string& made, const std::string& question, const Predictions& p);
+void print_what_if(std::ostream& out, const std::string& made, const std::string& question,
+                   const Predictions& p);
 std::string predictions_json(const Predictions& p);
 // Throws PredictionError when `json` is not what predictions_json wrote.
 Predictions predictions_from_json(const std::string& json);

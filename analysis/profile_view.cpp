@@ -12,14 +12,17 @@ using namespace quartz::profile;
 
 namespace {
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 Totals totals_of(const FullRecord& r) {
   Totals t;
   const size_t bins = r.normalized_self.size();
   t.histogram_s.assign(bins, 0);
   t.histogram_self_s = r.normalized_self;
-  for (size_t i = 0; i < bins; ++i) t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
+  for (size_t i = 0; i < bins; ++i)
+    t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
   t.normalized_self_s = sum(r.normalized_self);
   t.normalized_s = t.normalized_self_s + sum(r.normalized_behalf);
   t.processor_self_s = sum(r.processor_self);
@@ -82,10 +85,16 @@ std::string object_name(const Run& run, const ObjectInfo& o) {
 }  // namespace
 
 std::string kind_name(uint32_t kind) {
-  static const char* const kNames[] = {"procedure", "mutex",   "rwlock(read)", "rwlock(write)",
-                                       "spinlock",  "condition", "barrier",    "semaphore",
-                                       "join",      "spin region"};
-  return kind < capture::kKindCount ? kNames[kind] : "object";
+  return capture::kind_name(kind);
+}
+
+std::optional<double> share(double part, double whole) {
+  if (!(whole > 0)) return std::nullopt;
+  return part / whole;
+}
+
+std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {
+  return share(normalized_s, elapsed_s);
 }
 
 std::string display_name(const Run& run, uint64_t address) {
@@ -128,7 +137,9 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
   }
   std::unordered_map<uint64_t, uint64_t> edge_calls;
-  auto edge_key = [](uint64_t caller, uint64_t callee) { return caller * 0x9E3779B97F4A7C15ull ^ callee; };
+  auto edge_key = [](uint64_t caller, uint64_t callee) {
+    return caller * 0x9E3779B97F4A7C15ull ^ callee;
+  };
   for (const Edge& e : run.edges) edge_calls[edge_key(e.caller, e.callee)] += e.calls;
 
   // parent procedure -> (child address, kind) -> time
@@ -169,7 +180,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
         if (row.name.empty()) row.name = kind_name(child.second) + "@" + hex(child.first);
       }
       row.normalized_s = time;
-      row.share = total > 0 ? time / total : 0;
+      row.share = share(time, total).value_or(0);
       if (child.second == capture::kProcedure) {
         auto it = edge_calls.find(edge_key(parent, child.first));
         row.calls = it == edge_calls.end() ? 0 : it->second;
@@ -184,7 +195,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       row.name = "self";
       row.address = parent;
       row.normalized_s = self;
-      row.share = total > 0 ? self / total : 0;
+      row.share = share(self, total).value_or(0);
       rows.push_back(std::move(row));
     }
   }
@@ -222,7 +233,9 @@ std::vector<ContextRow> context_rows(const Run& run) {
     row.normalized_self_s = sum(c.record.normalized);
     row.histogram_s = c.record.normalized;
     row.histogram_self_s = c.record.normalized;
-    row.processor_s = sum(c.record.processor);
+    row.processor_self_s = sum(c.record.processor);
+    row.processor_s = row.processor_self_s;
+    row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {
@@ -268,7 +281,8 @@ std::vector<LockRow> lock_rows(const Run& run) {
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const LockRow& a, const LockRow& b) {
-    if (a.totals.normalized_s != b.totals.normalized_s) return a.totals.normalized_s > b.totals.normalized_s;
+    if (a.totals.normalized_s != b.totals.normalized_s)
+      return a.totals.normalized_s > b.totals.normalized_s;
     return a.wait_s > b.wait_s;
   });
   return rows;
@@ -301,7 +315,7 @@ Quality quality_of(const Run& run) {
   q.samples = static_cast<uint64_t>(run.number(kSamples));
   q.thread_samples = static_cast<uint64_t>(run.number(kThreadSamples));
   q.period_s = run.number(kPeriodNs) * 1e-9;
-  q.torn_rate = q.thread_samples ? run.number(kTornSamples) / static_cast<double>(q.thread_samples) : 0;
+  q.torn_rate = run.torn_rate();
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,10 @@ namespace quartz::analysis {
 struct Totals {
   double normalized_s = 0, normalized_self_s = 0;
   double processor_s = 0, processor_self_s = 0;
-  std::vector<double> histogram_s;       // normalized time by processors busy, 0..P
-  std::vector<double> histogram_self_s;  // the self part of it
-  profile::States state_s{};             // elapsed thread-time per state, self + behalf
-  profile::States mean_runnable{};       // mean runnable threads while in each state
+  std::vector<double> histogram_s;              // normalized time by processors busy, 0..P
+  std::vector<double> histogram_self_s;         // the self part of it
+  profile::States state_s{};                    // elapsed thread-time per state, self + behalf
+  profile::States mean_runnable{};              // mean runnable threads while in each state
   std::vector<std::vector<double>> runnable_s;  // [state][k]: time with k runnable threads
 };
 
@@ -61,6 +62,10 @@ struct ContextRow {
   double normalized_s = 0;       // with its subtree
   double normalized_self_s = 0;  // at this context itself
   double processor_s = 0;        // with its subtree
+  double processor_self_s = 0;   // at this context itself
+  // Elapsed thread-time spinning or blocked at this context itself: waiting for an object,
+  // or in the kernel (I/O, sleep).
+  double wait_self_s = 0;
   std::vector<double> histogram_s;       // normalized, with its subtree, by processors busy
   std::vector<double> histogram_self_s;  // the part at this context itself
   // Calls to this procedure from the parent context's procedure (the thread's root for a
@@ -90,9 +95,9 @@ struct Quality {
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
   uint64_t stack_overflows = 0, unmatched_exits = 0;
-  uint64_t dropped = 0;         // objects, calls or contexts that found no room
-  bool final = true;            // false: the run ended abnormally; data up to a checkpoint
-  bool traced = false;          // recorded with --trace (quartz predict can use it)
+  uint64_t dropped = 0;  // objects, calls or contexts that found no room
+  bool final = true;     // false: the run ended abnormally; data up to a checkpoint
+  bool traced = false;   // recorded with --trace (quartz predict can use it)
   uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
 };
 
@@ -101,8 +106,8 @@ struct ProfileView {
   std::vector<std::string> arguments;
   uint32_t processors = 1;
   double elapsed_s = 0;
-  std::vector<double> parallelism_s;  // elapsed time with i processors busy, 0..P
-  Totals program_totals;              // the root: everything (all of it "self")
+  std::vector<double> parallelism_s;     // elapsed time with i processors busy, 0..P
+  Totals program_totals;                 // the root: everything (all of it "self")
   std::vector<ProcedureRow> procedures;  // by normalized time, descending
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index
@@ -111,12 +116,19 @@ struct ProfileView {
   // procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;
   Quality quality;
+
+  // "% elapsed" of a record: its normalized time as a share of the elapsed time.
+  std::optional<double> share_of_elapsed(double normalized_s) const;
 };
+
+// A part's share of a whole (of the elapsed time, of the critical path); none when the
+// whole is not positive.
+std::optional<double> share(double part, double whole);
 
 ProfileView analyze(const profile::Run& run);
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);
-std::string kind_name(uint32_t kind);
+std::string kind_name(uint32_t kind);  // capture::kind_name, as a string
 
 }  // namespace quartz::analysis

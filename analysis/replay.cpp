@@ -11,7 +11,9 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
   profile::TraceReader reader(std::move(source));
   StepAssembler assembler(threads, costs);
   std::vector<std::unique_ptr<Simulation>> sims;
-  for (auto& c : configs) sims.push_back(std::make_unique<Simulation>(std::move(c), assembler.logs(), assembler.attributions()));
+  for (auto& c : configs)
+    sims.push_back(
+        std::make_unique<Simulation>(std::move(c), assembler.logs(), assembler.attributions()));
   std::vector<profile::TraceRecord> chunk;
   while (reader.next_chunk(chunk)) {
     assembler.add(chunk);

@@ -25,8 +25,8 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
   if (v.arguments.empty()) out << v.program;
   out << "\n  elapsed   " << seconds(v.elapsed_s) << " on " << v.processors << " processor"
       << (v.processors == 1 ? "" : "s");
-  out << "; normalized processor time of the whole program " << seconds(v.program_totals.normalized_s)
-      << "\n";
+  out << "; normalized processor time of the whole program "
+      << seconds(v.program_totals.normalized_s) << "\n";
   if (!v.quality.final) {
     out << "  WARNING   the run did not end normally: this is its last checkpoint\n";
   }
@@ -73,7 +73,8 @@ std::string histogram_inline(const Totals& t) {
 void print_block(std::ostream& out, const ProfileView& v, const std::string& name,
                  const Totals* totals, const std::vector<ChildRow>& children) {
   const double total = totals ? totals->normalized_s : v.program_totals.normalized_s;
-  out << "\n  " << name << "  " << seconds(total) << " (" << percent(total, v.elapsed_s) << " of elapsed)";
+  out << "\n  " << name << "  " << seconds(total) << " (" << percent(total, v.elapsed_s)
+      << " of elapsed)";
   if (totals) out << "   by processors busy: " << histogram_inline(*totals);
   out << "\n";
   for (const ChildRow& c : children) {
@@ -81,7 +82,8 @@ void print_block(std::ostream& out, const ProfileView& v, const std::string& nam
     std::string label = c.name;
     if (c.kind != capture::kProcedure) label += "  (" + kind_name(c.kind) + ")";
     out << "      " << pad(seconds(c.normalized_s), 10) << " " << percent(c.normalized_s, total);
-    out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label << "\n";
+    out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label
+        << "\n";
   }
 }
 
@@ -134,17 +136,17 @@ void print_quality(std::ostream& out, const ProfileView& v) {
   out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s) << ", "
       << q.thread_samples << " thread samples, " << format("%.3f%%", 100 * q.torn_rate)
       << " torn; CPU shares " << (q.cpu_measurement == "schedstat" ? "measured" : "modelled")
-      << "; sampler " << (q.reserved_core ? "on a reserved core" : "sharing the processors")
-      << ", " << seconds(q.sampler_cpu_s) << " CPU ("
-      << percent(q.sampler_cpu_s, v.elapsed_s) << " of elapsed); hook overhead removed "
-      << seconds(q.dilation_removed_s) << " (" << format("%.1f", q.hook_pair_ns)
-      << " ns per call)";
+      << "; sampler " << (q.reserved_core ? "on a reserved core" : "sharing the processors") << ", "
+      << seconds(q.sampler_cpu_s) << " CPU (" << percent(q.sampler_cpu_s, v.elapsed_s)
+      << " of elapsed); hook overhead removed " << seconds(q.dilation_removed_s) << " ("
+      << format("%.1f", q.hook_pair_ns) << " ns per call)";
   if (q.stack_overflows) out << "; " << q.stack_overflows << " stack overflows";
   if (q.dropped) out << "; " << q.dropped << " entries dropped (tables full)";
   out << "\n";
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
-    if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED (queues full: raise --trace-capacity)";
+    if (q.trace_dropped)
+      out << ", " << q.trace_dropped << " DROPPED (queues full: raise --trace-capacity)";
     out << "; ask 'quartz predict' what-ifs\n";
   }
 }
@@ -185,7 +187,8 @@ void print_text_report(std::ostream& out, const ProfileView& view, const ReportO
   print_quality(out, view);
   if (!options.what_ifs.empty()) {
     out << "\nWhat-ifs stored with this run (quartz predict)\n";
-    for (const StoredWhatIf& w : options.what_ifs) print_what_if(out, w.made, w.question, predictions_from_json(w.json));
+    for (const profile::StoredPrediction& w : options.what_ifs)
+      print_what_if(out, w.made, w.question, predictions_from_json(w.json));
   }
 }
 
@@ -239,7 +242,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   for (const ThreadRow& t : v.threads) {
     nlohmann::json row = totals_json(t.totals);
     row["index"] = t.index;
-    row["parent"] = t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
+    row["parent"] =
+        t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
     row["name"] = t.name;
     row["busy_s"] = t.busy_s;
     row["spin_s"] = t.spinning_s;
@@ -252,13 +256,16 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   auto& contexts = j["contexts"] = nlohmann::json::array();
   for (const ContextRow& c : v.contexts) {
     contexts.push_back({{"id", c.id},
-                        {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(c.parent)},
+                        {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
+                                                                  : nlohmann::json(c.parent)},
                         {"address", c.address},
                         {"name", c.name},
                         {"kind", kind_name(c.kind)},
                         {"normalized_s", c.normalized_s},
                         {"normalized_self_s", c.normalized_self_s},
                         {"processor_s", c.processor_s},
+                        {"processor_self_s", c.processor_self_s},
+                        {"wait_self_s", c.wait_self_s},
                         {"calls", c.calls},
                         {"histogram_s", c.histogram_s},
                         {"histogram_self_s", c.histogram_self_s}});
@@ -277,11 +284,14 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                    {"unmatched_exits", q.unmatched_exits},
                    {"dropped", q.dropped}};
   if (q.traced) {
-    j["trace"] = {{"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};
+    j["trace"] = {
+        {"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};
   }
   auto& what_ifs = j["what_ifs"] = nlohmann::json::array();
-  for (const StoredWhatIf& w : options.what_ifs) {
-    what_ifs.push_back({{"made", w.made}, {"question", w.question}, {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
+  for (const profile::StoredPrediction& w : options.what_ifs) {
+    what_ifs.push_back({{"made", w.made},
+                        {"question", w.question},
+                        {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
   // Names come from the program (its path, thread names) and need not be UTF-8.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

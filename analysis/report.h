@@ -7,24 +7,19 @@
 #include <vector>
 
 #include "analysis/profile_view.h"
+#include "profile/store.h"
 
 namespace quartz::analysis {
 
-// A `quartz predict` result stored with the run (profile/store.h).
-struct StoredWhatIf {
-  std::string made;      // local time
-  std::string question;  // e.g. "--cores 1"
-  std::string json;      // prediction_report.h's JSON
-};
-
 struct ReportOptions {
-  size_t top = 20;          // rows in the ranked tables
-  size_t graph_depth = 3;   // levels of the call graph walked top-down
-  std::string run_label;    // e.g. "run 3 (quartz.db)"
-  std::vector<StoredWhatIf> what_ifs;
+  size_t top = 20;                                  // rows in the ranked tables
+  size_t graph_depth = 3;                           // levels of the call graph walked top-down
+  std::string run_label;                            // e.g. "run 3 (quartz.db)"
+  std::vector<profile::StoredPrediction> what_ifs;  // the run's `quartz predict` answers
 };
 
 void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options);
-void print_json_report(std::ostream& out, const ProfileView& view, const ReportOptions& options = {});
+void print_json_report(std::ostream& out, const ProfileView& view,
+                       const ReportOptions& options = {});
 
 }  // namespace quartz::analysis

@@ -36,8 +36,8 @@ struct SimulationConfig {
   std::vector<double> cores;  // processors of each group
   // A procedure change: `in_procedure[c]` says the procedure is on context c's path.
   std::vector<uint8_t> in_procedure;
-  double speedup = 0;      // fraction of the procedure's time removed (1: zeroed)
-  bool migrate = false;    // its time moves to the thread woken by the next signal or post
+  double speedup = 0;          // fraction of the procedure's time removed (1: zeroed)
+  bool migrate = false;        // its time moves to the thread woken by the next signal or post
   bool critical_path = false;  // keep what the longest path is made of
 };
 
@@ -50,9 +50,9 @@ SimulationConfig threads_grouped(const std::vector<uint32_t>& group_of);
 
 // What the longest path (the predicted timeline's binding chain) was made of.
 struct PathComposition {
-  std::vector<double> thread_ns;                   // by thread index
-  std::unordered_map<uint32_t, double> context_ns; // processor time, by calling context
-  std::unordered_map<uint64_t, double> lock_ns;    // time holding a lock, by object
+  std::vector<double> thread_ns;                    // by thread index
+  std::unordered_map<uint32_t, double> context_ns;  // processor time, by calling context
+  std::unordered_map<uint64_t, double> lock_ns;     // time holding a lock, by object
   double cpu_ns = 0, delay_ns = 0;
 };
 
@@ -60,16 +60,17 @@ struct SimulationResult {
   double elapsed_ns = 0;  // predicted: the program's end (or its last thread's)
   std::vector<double> thread_end_ns;
   uint64_t steps = 0;
-  uint64_t forced_waits = 0;         // waits whose partner never came, released to go on
-  double migrated_unreceived_ns = 0; // moved time whose signal nobody waited for
-  uint64_t peak_window = 0;          // steps read but not yet replayed, at most
+  uint64_t forced_waits = 0;                    // waits whose partner never came, released to go on
+  double migrated_unreceived_ns = 0;            // moved time whose signal nobody waited for
+  uint64_t peak_window = 0;                     // steps read but not yet replayed, at most
   std::shared_ptr<const PathComposition> path;  // when critical_path was asked
 };
 
 class Simulation {
  public:
   // `attributions`: where work steps' time belongs (StepAssembler::attributions).
-  Simulation(SimulationConfig config, std::vector<StepLog>& logs, const std::vector<Attribution>& attributions);
+  Simulation(SimulationConfig config, std::vector<StepLog>& logs,
+             const std::vector<Attribution>& attributions);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/profile_view.h"
+
 namespace quartz::analysis::text {
 
 inline std::string format(const char* spec, double v) {
@@ -25,7 +27,8 @@ inline std::string seconds(double s) {
 }
 
 inline std::string percent(double part, double whole) {
-  return whole > 0 ? format("%5.1f%%", 100 * part / whole) : std::string("    -");
+  const std::optional<double> fraction = share(part, whole);
+  return fraction ? format("%5.1f%%", 100 * *fraction) : std::string("    -");
 }
 
 // A change against a reference, signed: "-12.5%" (and "+0.0%" for what rounds to nothing).

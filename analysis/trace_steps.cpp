@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::analysis {
 namespace {
@@ -202,7 +202,8 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
 // The segment that the event `r` ends: its readings vote for its path (the events that
 // begin and end it), and its pieces take the path's attribution.
 void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
-  const uint64_t here = (uint64_t{static_cast<uint8_t>(r.type)} << 56) ^ (r.object * 0x9E3779B97F4A7C15ull);
+  const uint64_t here =
+      (uint64_t{static_cast<uint8_t>(r.type)} << 56) ^ (r.object * 0x9E3779B97F4A7C15ull);
   const uint64_t path = here ^ (t.segment_begin * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
   t.segment_begin = here;
   PathVotes& votes = paths_[path];
@@ -217,7 +218,8 @@ void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
   // A new snapshot when the votes have grown by a quarter: snapshots stay few.
   if (votes.snapshot == kNoAttribution || votes.total >= 1.25 * votes.snapshot_total + 0.5) {
     Attribution a;
-    for (const auto& [context, n] : votes.contexts) a.emplace_back(context, static_cast<double>(n) / votes.total);
+    for (const auto& [context, n] : votes.contexts)
+      a.emplace_back(context, static_cast<double>(n) / votes.total);
     votes.snapshot = static_cast<uint32_t>(attributions_.size());
     votes.snapshot_total = votes.total;
     attributions_.push_back(std::move(a));
@@ -229,9 +231,11 @@ uint32_t StepAssembler::attribution_between(uint32_t begin, uint32_t end) {
   if (begin == kNoContext) begin = end;
   if (end == kNoContext) end = begin;
   if (begin == kNoContext) return kNoAttribution;
-  auto [it, inserted] = between_.try_emplace({begin, end}, static_cast<uint32_t>(attributions_.size()));
+  auto [it, inserted] =
+      between_.try_emplace({begin, end}, static_cast<uint32_t>(attributions_.size()));
   if (inserted) {
-    attributions_.push_back(begin == end ? Attribution{{begin, 1.0}} : Attribution{{begin, 0.5}, {end, 0.5}});
+    attributions_.push_back(begin == end ? Attribution{{begin, 1.0}}
+                                         : Attribution{{begin, 0.5}, {end, 0.5}});
   }
   return it->second;
 }
@@ -247,9 +251,10 @@ void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord
     }
     t.context = r.context;
     const double wall = time - t.cpu_anchor_ns;
-    const double rate = wall > 0 && r.cpu_ns >= t.cpu_anchor_cpu
-                            ? std::min(1.0, (static_cast<double>(r.cpu_ns) - t.cpu_anchor_cpu) / wall)
-                            : 1.0;
+    const double rate =
+        wall > 0 && r.cpu_ns >= t.cpu_anchor_cpu
+            ? std::min(1.0, (static_cast<double>(r.cpu_ns) - t.cpu_anchor_cpu) / wall)
+            : 1.0;
     if (rate > 0) t.segment_contexts.emplace_back(r.context, rate);
   }
   if (r.cpu_ns != 0) resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
@@ -320,8 +325,9 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
       s.cpu_ns = cpu - removed;
       s.delay_ns = std::max(0.0, wall - cpu) * (1 - ready_share);
       s.spinning = p.spinning;
-      s.attribution = p.attribution != kNoAttribution ? p.attribution
-                                                      : attribution_between(p.context_begin, p.context_end);
+      s.attribution = p.attribution != kNoAttribution
+                          ? p.attribution
+                          : attribution_between(p.context_begin, p.context_end);
       s.observed_ns = p.start_ns;
       if (s.cpu_ns > 0 || s.delay_ns > 0) log.steps.push_back(s);
     }

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "profile/trace_reader.h"
 
 namespace quartz::analysis {
@@ -36,7 +36,7 @@ using Attribution = std::vector<std::pair<uint32_t, double>>;
 struct Step {
   enum Kind : uint8_t { work, sync };
   Kind kind = work;
-  trace::Type type{};   // sync
+  trace::Type type{};  // sync
   uint8_t object_kind = 0;
   bool spinning = false;  // work: in a spin region; sync: a wait that spins (spin lock)
   bool depends = false;   // sync: it waits for another thread's step (pairing known)
@@ -66,19 +66,19 @@ struct StepLog {
 };
 
 struct AssemblerCosts {
-  double trace_event_ns = 0;  // calibrated cost of one trace event on the recording thread
-  double hook_event_ns = 0;   // of one hook event (half a pair)
-  double cpu_read_ns = 0;     // of the thread reading its CPU clock for the trace
+  double trace_event_ns = 0;       // calibrated cost of one trace event on the recording thread
+  double hook_event_ns = 0;        // of one hook event (half a pair)
+  double cpu_read_ns = 0;          // of the thread reading its CPU clock for the trace
   bool run_queue_measured = true;  // false: no schedstat; time not run counts as ready
 };
 
 struct AssemblerTotals {
   uint64_t records = 0, events = 0, samples = 0, dropped = 0;
-  uint64_t unpaired_waits = 0;     // waits whose partner is unknown: replayed as delays
-  double compensated_ns = 0;       // overhead taken out of processor time
-  double observed_end_ns = 0;      // the recording's process end (or last event)
+  uint64_t unpaired_waits = 0;  // waits whose partner is unknown: replayed as delays
+  double compensated_ns = 0;    // overhead taken out of processor time
+  double observed_end_ns = 0;   // the recording's process end (or last event)
   bool process_end_seen = false;
-  uint64_t peak_pending = 0;       // records held back at once (the assembler's window)
+  uint64_t peak_pending = 0;  // records held back at once (the assembler's window)
 };
 
 class StepAssembler {
@@ -102,8 +102,8 @@ class StepAssembler {
     double overhead_ns = 0;
     uint32_t context_begin = kNoContext, context_end = kNoContext;  // busy readings around it
     uint32_t attribution = kNoAttribution;  // from its segment, once that ended
-    double cpu_ns = -1;  // set at the CPU reading after it
-    bool has_sync = false;  // the event that ended it follows
+    double cpu_ns = -1;                     // set at the CPU reading after it
+    bool has_sync = false;                  // the event that ended it follows
     Step sync;
   };
   struct Thread {
@@ -112,11 +112,11 @@ class StepAssembler {
     double last_ns = 0;
     bool started = false, exited = false;
     bool waiting = false, spinning = false, wait_spins = false;
-    uint32_t wait_sequence = 0;                // a condition's signals when the wait began
+    uint32_t wait_sequence = 0;  // a condition's signals when the wait began
     uint32_t context = kNoContext;
     double cpu_anchor_ns = 0, cpu_anchor_cpu = 0;
     bool has_cpu_anchor = false;
-    size_t cpu_resolved = 0;   // pieces[0..cpu_resolved) have cpu_ns
+    size_t cpu_resolved = 0;  // pieces[0..cpu_resolved) have cpu_ns
     double last_rate = 1;
     double runqueue_anchor = 0;
     bool has_runqueue_anchor = false;

@@ -30,23 +30,34 @@ const Functions& functions() {
   static const Functions f = [] {
     Functions f{};
     // Linked first, libquartz's definitions are the defaults.
-    f.quartz_enter = reinterpret_cast<Hook>(must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter"), "quartz enter"));
-    f.quartz_exit = reinterpret_cast<Hook>(must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit"), "quartz exit"));
-    f.quartz_lock = reinterpret_cast<MutexFn>(must(dlsym(RTLD_DEFAULT, "pthread_mutex_lock"), "quartz lock"));
-    f.quartz_unlock = reinterpret_cast<MutexFn>(must(dlsym(RTLD_DEFAULT, "pthread_mutex_unlock"), "quartz unlock"));
+    f.quartz_enter = reinterpret_cast<Hook>(
+        must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter"), "quartz enter"));
+    f.quartz_exit =
+        reinterpret_cast<Hook>(must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit"), "quartz exit"));
+    f.quartz_lock =
+        reinterpret_cast<MutexFn>(must(dlsym(RTLD_DEFAULT, "pthread_mutex_lock"), "quartz lock"));
+    f.quartz_unlock = reinterpret_cast<MutexFn>(
+        must(dlsym(RTLD_DEFAULT, "pthread_mutex_unlock"), "quartz unlock"));
     void* empty = must(dlopen(QUARTZ_EMPTY_HOOKS, RTLD_NOW | RTLD_LOCAL), "empty hooks library");
-    f.empty_enter = reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_enter"), "empty enter"));
-    f.empty_exit = reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_exit"), "empty exit"));
+    f.empty_enter =
+        reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_enter"), "empty enter"));
+    f.empty_exit =
+        reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_exit"), "empty exit"));
     void* libc = must(dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD), "libc");
     f.libc_lock = reinterpret_cast<MutexFn>(must(dlsym(libc, "pthread_mutex_lock"), "libc lock"));
-    f.libc_unlock = reinterpret_cast<MutexFn>(must(dlsym(libc, "pthread_mutex_unlock"), "libc unlock"));
+    f.libc_unlock =
+        reinterpret_cast<MutexFn>(must(dlsym(libc, "pthread_mutex_unlock"), "libc unlock"));
     return f;
   }();
   return f;
 }
 
-__attribute__((noinline)) void procedure_a() { benchmark::ClobberMemory(); }
-__attribute__((noinline)) void procedure_b() { benchmark::ClobberMemory(); }
+__attribute__((noinline)) void procedure_a() {
+  benchmark::ClobberMemory();
+}
+__attribute__((noinline)) void procedure_b() {
+  benchmark::ClobberMemory();
+}
 
 void hook_pairs(benchmark::State& state, Hook enter, Hook exit) {
   void* a = reinterpret_cast<void*>(&procedure_a);

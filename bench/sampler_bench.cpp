@@ -23,8 +23,10 @@ std::vector<rt::ThreadBlock*> make_blocks(int count, int depth) {
   rt::BlockGeometry geometry;
   std::vector<rt::ThreadBlock*> blocks;
   for (int t = 0; t < count; ++t) {
-    rt::ThreadBlock* b = rt::ThreadBlock::create_in(rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry)), geometry);
-    for (int d = 0; d < depth; ++d) b->stack.push(0x1000 + 16 * static_cast<uintptr_t>(d + t % 4), rt::kProcedureTag);
+    rt::ThreadBlock* b =
+        rt::ThreadBlock::create_in(rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry)), geometry);
+    for (int d = 0; d < depth; ++d)
+      b->stack.push(0x1000 + 16 * static_cast<uintptr_t>(d + t % 4), rt::kProcedureTag);
     blocks.push_back(b);
   }
   return blocks;
@@ -48,7 +50,8 @@ void BM_StackRead(benchmark::State& state) {
         blocks[t]->stack.pop_procedure(blocks[t]->stack.depth() ? 0 : 0);  // unmatched: no-op
         blocks[t]->stack.push(0x9000 + 16 * (round % 64), rt::kProcedureTag);
       }
-      benchmark::DoNotOptimize(reader.read(tables, static_cast<uint32_t>(t), round == 0, *blocks[t]));
+      benchmark::DoNotOptimize(
+          reader.read(tables, static_cast<uint32_t>(t), round == 0, *blocks[t]));
       if (changing) blocks[t]->stack.pop_procedure(0x9000 + 16 * (round % 64));
     }
     ++round;
@@ -83,7 +86,9 @@ void BM_Attribution(benchmark::State& state) {
   std::vector<uint32_t> leaves;
   for (int t = 0; t < threads; ++t) {
     uint32_t context = sampler::kNone;
-    for (int d = 0; d < depth; ++d) context = tables.context(context, 0x1000 + 16 * static_cast<uint64_t>(d + t % 4), capture::kProcedure);
+    for (int d = 0; d < depth; ++d)
+      context = tables.context(context, 0x1000 + 16 * static_cast<uint64_t>(d + t % 4),
+                               capture::kProcedure);
     leaves.push_back(context);
   }
   sampler::Window window;
@@ -100,9 +105,9 @@ void BM_Attribution(benchmark::State& state) {
         uint32_t position = static_cast<uint32_t>(t);
         bool created;
         window.thread(static_cast<uint32_t>(t), &position, &created);
-        window.add_sample(sampler::ThreadSample{static_cast<uint32_t>(t), position, leaves[t],
-                                                static_cast<uint8_t>(t % 3 == 2 ? capture::kBlocked : capture::kBusy),
-                                                0, 0, 0.9f});
+        window.add_sample(sampler::ThreadSample{
+            static_cast<uint32_t>(t), position, leaves[t],
+            static_cast<uint8_t>(t % 3 == 2 ? capture::kBlocked : capture::kBusy), 0, 0, 0.9f});
       }
     }
     state.ResumeTiming();
@@ -110,7 +115,9 @@ void BM_Attribution(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * 10 * threads);
 }
-BENCHMARK(BM_Attribution)->ArgsProduct({{1, 4, 16, 64}, {8, 32, 128}})->ArgNames({"threads", "depth"});
+BENCHMARK(BM_Attribution)
+    ->ArgsProduct({{1, 4, 16, 64}, {8, 32, 128}})
+    ->ArgNames({"threads", "depth"});
 
 }  // namespace
 

@@ -22,8 +22,14 @@ rt::ThreadBlock* traced_block(uint32_t capacity) {
 }
 
 rt::TraceEvent lock_event(uint64_t i) {
-  return rt::TraceEvent{1000 + i * 300, 0x7f1234567890, static_cast<uint32_t>(i), 0,
-                        static_cast<uint32_t>(2 * i), trace::Type::lock_acquire, 1, 0};
+  return rt::TraceEvent{1000 + i * 300,
+                        0x7f1234567890,
+                        static_cast<uint32_t>(i),
+                        0,
+                        static_cast<uint32_t>(2 * i),
+                        trace::Type::lock_acquire,
+                        1,
+                        0};
 }
 
 // The recording thread's side: one event into its queue (a full queue is drained, untimed).
@@ -82,9 +88,11 @@ std::vector<unsigned char> lock_trace(uint32_t threads, uint32_t per_thread, uin
     for (uint32_t w = 1; w <= threads; ++w) {
       const uint64_t cpu = (round + 1) * 2000;
       ++sequence;
-      b->trace->push(rt::TraceEvent{t += 1000, 0x1000, sequence, 0, 0, trace::Type::lock_acquire, 1, 0});
+      b->trace->push(
+          rt::TraceEvent{t += 1000, 0x1000, sequence, 0, 0, trace::Type::lock_acquire, 1, 0});
       b->trace->push(rt::TraceEvent{t, cpu - 1000, 0, 0, 0, trace::Type::cpu, 0, 0});
-      b->trace->push(rt::TraceEvent{t += 1000, 0x1000, sequence, 0, 0, trace::Type::lock_release, 1, 0});
+      b->trace->push(
+          rt::TraceEvent{t += 1000, 0x1000, sequence, 0, 0, trace::Type::lock_release, 1, 0});
       b->trace->push(rt::TraceEvent{t, cpu, 0, 0, 0, trace::Type::cpu, 0, 0});
       writer.drain(w, *b);
       if (round % 250 == 0) writer.sample(w, t, cpu, round % 1250 == 0 ? 0 : ~0ull, 3);
@@ -100,7 +108,8 @@ std::vector<unsigned char> lock_trace(uint32_t threads, uint32_t per_thread, uin
   std::FILE* f = std::fopen(path.c_str(), "rb");
   std::vector<unsigned char> bytes;
   unsigned char buffer[1 << 16];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) bytes.insert(bytes.end(), buffer, buffer + n);
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;)
+    bytes.insert(bytes.end(), buffer, buffer + n);
   std::fclose(f);
   std::remove(path.c_str());
   return bytes;
@@ -109,12 +118,14 @@ std::vector<unsigned char> lock_trace(uint32_t threads, uint32_t per_thread, uin
 // The predictor: read, assemble and replay one configuration (4 threads on 2 processors).
 void BM_Predict(benchmark::State& state) {
   uint64_t records = 0;
-  const std::vector<unsigned char> bytes = lock_trace(4, static_cast<uint32_t>(state.range(0)), &records);
+  const std::vector<unsigned char> bytes =
+      lock_trace(4, static_cast<uint32_t>(state.range(0)), &records);
   analysis::SimulationConfig shared;
   shared.group_of_thread.assign(5, 0);
   shared.cores = {2};
   for (auto _ : state) {
-    auto pass = analysis::replay_trace(profile::trace_from_bytes(bytes, "bench"), 5, analysis::AssemblerCosts{}, {shared});
+    auto pass = analysis::replay_trace(profile::trace_from_bytes(bytes, "bench"), 5,
+                                       analysis::AssemblerCosts{}, {shared});
     benchmark::DoNotOptimize(pass.results[0].elapsed_ns);
   }
   state.SetItemsProcessed(static_cast<int64_t>(records * state.iterations()));

@@ -44,8 +44,8 @@ bool Arguments::number(const std::string& flag, uint64_t lo, uint64_t hi, uint64
 }
 
 void Arguments::unknown() const {
-  throw UsageError(command_ + ": unknown option '" + args_[at_] + "' (see quartz help " +
-                   command_ + ")");
+  throw UsageError(command_ + ": unknown option '" + args_[at_] + "' (see quartz help " + command_ +
+                   ")");
 }
 
 std::vector<std::string> Arguments::rest() {

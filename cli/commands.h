@@ -1,5 +1,6 @@
-// The `quartz` subcommands. Each returns the process exit status; bad input throws
-// UsageError (or a profile error), which main() prints on one line with status 2.
+// The `quartz` subcommands, each in its own file (cli/NAME_command.cpp, cli/help.cpp).
+// Each returns the process exit status; bad input throws UsageError (or a profile error),
+// which main() prints on one line with status 2.
 #pragma once
 
 #include <string>

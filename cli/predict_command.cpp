@@ -81,14 +81,16 @@ int predict_command(const std::vector<std::string>& args) {
     const int64_t id = *opened.id;
     profile::Store store(store_path);
     if (!store.has_trace(id)) {
-      throw UsageError("predict: " + opened.label + " has no trace: record it with 'quartz run --trace'");
+      throw UsageError("predict: " + opened.label +
+                       " has no trace: record it with 'quartz run --trace'");
     }
     open = [store_path, id] { return profile::Store(store_path).open_trace(id); };
   } else {
     const std::string trace = which + ".trace";
     std::error_code error;
     if (!std::filesystem::exists(trace, error)) {
-      throw UsageError("predict: no trace next to " + which + " (" + trace + "): record with 'quartz run --trace'");
+      throw UsageError("predict: no trace next to " + which + " (" + trace +
+                       "): record with 'quartz run --trace'");
     }
     open = [trace] { return profile::open_trace_file(trace); };
   }
@@ -100,7 +102,8 @@ int predict_command(const std::vector<std::string>& args) {
   }
   const std::string text = analysis::predictions_json(predictions);
   if (save && opened.id) {
-    profile::Store(store_path).add_prediction(*opened.id, question.empty() ? "(critical path)" : question, text);
+    profile::Store(store_path)
+        .add_prediction(*opened.id, question.empty() ? "(critical path)" : question, text);
   }
   if (json) {
     std::cout << text << "\n";

@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -20,6 +19,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "format/placement_syntax.h"
 #include "profile/store.h"
 
 extern char** environ;
@@ -32,7 +32,7 @@ struct RunOptions {
   std::string store = default_store();
   bool import = true;
   bool quiet = false;
-  bool profile = true;  // --no-profile: the runtime only places threads
+  bool profile = true;                     // --no-profile: the runtime only places threads
   std::map<std::string, std::string> env;  // QUARTZ_* for the runtime
   std::vector<std::string> program;
 };
@@ -40,21 +40,16 @@ struct RunOptions {
 // The runtime reads the placement; here it is only checked, so that a typo is an error
 // before the program runs rather than a warning while it does.
 void check_placement(const std::string& spec) {
-  size_t start = 0;
-  while (start <= spec.size()) {
-    const size_t end = spec.find_first_of(",|", start);
-    const std::string member = spec.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (member.find_first_not_of(' ') == std::string::npos) {
-      throw UsageError("run: --placement '" + spec + "' has an empty group or member");
-    }
-    if (member.size() > 31) throw UsageError("run: --placement member '" + member + "' is too long");
-    if (end == std::string::npos) break;
-    start = end + 1;
+  const format::PlacementSyntax syntax = format::check_placement(spec);
+  if (syntax.error != format::PlacementSyntaxError::none) {
+    std::string what = format::describe(syntax.error);
+    if (!syntax.where.empty()) what += " ('" + std::string(syntax.where) + "')";
+    throw UsageError("run: --placement '" + spec + "' has " + what);
   }
-  const auto groups = static_cast<long>(std::count(spec.begin(), spec.end(), '|')) + 1;
-  if (groups > sysconf(_SC_NPROCESSORS_ONLN)) {
-    throw UsageError("run: --placement has " + std::to_string(groups) + " groups but there are " +
-                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " processors");
+  if (syntax.groups > sysconf(_SC_NPROCESSORS_ONLN)) {
+    throw UsageError("run: --placement has " + std::to_string(syntax.groups) +
+                     " groups but there are " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+                     " processors");
   }
 }
 
@@ -104,10 +99,6 @@ RunOptions parse(const std::vector<std::string>& args) {
       o.env["QUARTZ_FOLLOW_EXEC"] = "1";
       continue;
     }
-    if (a.value("--summary", &text)) {
-      o.env["QUARTZ_SUMMARY"] = text;
-      continue;
-    }
     if (a.flag("--trace")) {
       o.env["QUARTZ_TRACE"] = "1";
       continue;
@@ -130,8 +121,10 @@ RunOptions parse(const std::vector<std::string>& args) {
     break;  // the program
   }
   o.program = a.rest();
-  if (o.program.empty()) throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
-  if (!o.profile && o.env.count("QUARTZ_TRACE")) throw UsageError("run: --trace needs profiling (drop --no-profile)");
+  if (o.program.empty())
+    throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
+  if (!o.profile && o.env.count("QUARTZ_TRACE"))
+    throw UsageError("run: --trace needs profiling (drop --no-profile)");
   return o;
 }
 
@@ -166,7 +159,8 @@ int find_program(const std::string& name, std::string* path, std::string* reason
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t end = dirs.find(':', start);
-    std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (dir.empty()) dir = ".";
     std::string why;
     const int found = check(dir + "/" + name, &why);

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::fuzz {
 

@@ -124,8 +124,8 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"unknown", "run",      "modules",  "threads", "objects",
-                                       "procedures", "contexts", "edges", "program"};
+  static const char* const kNames[] = {"unknown",    "run",      "modules", "threads", "objects",
+                                       "procedures", "contexts", "edges",   "program"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -234,7 +234,8 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         const uint64_t callee = c.u64();
         sums[{caller, callee}] += c.u64();
       }
-      for (const auto& [edge, calls] : sums) run.edges.push_back(Edge{edge.first, edge.second, calls});
+      for (const auto& [edge, calls] : sums)
+        run.edges.push_back(Edge{edge.first, edge.second, calls});
       break;
     }
     case SectionType::program:
@@ -251,7 +252,8 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
     throw CaptureError(name + ": offset " + std::to_string(offset) + ": " + what);
   };
   if (bytes.size() < sizeof(FileHeader) + sizeof(FileFooter)) {
-    return fail(0, bytes.empty() ? "empty file, not a Quartz capture" : "truncated: too short for a capture");
+    return fail(0, bytes.empty() ? "empty file, not a Quartz capture"
+                                 : "truncated: too short for a capture");
   }
   FileHeader header;
   std::memcpy(&header, bytes.data(), sizeof header);
@@ -297,7 +299,8 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
       at = payload + section.bytes;  // a section from a newer writer: skip it
       continue;
     }
-    if (seen[section.type]) return fail(at, std::string("a second ") + section_name(section.type) + " section");
+    if (seen[section.type])
+      return fail(at, std::string("a second ") + section_name(section.type) + " section");
     seen[section.type] = true;
     Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type));
     read_section(run, section.type, cursor);
@@ -313,7 +316,8 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
 Run read_capture(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CaptureError(path + ": cannot open: " + std::strerror(errno));
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
   if (in.bad()) throw CaptureError(path + ": cannot read: " + std::strerror(errno));
   return parse_capture(bytes, path);
 }

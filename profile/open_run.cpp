@@ -22,7 +22,8 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
     return opened;
   }
   std::error_code error;
-  const bool numbered = !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
+  const bool numbered =
+      !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
   if (std::filesystem::is_regular_file(which, error) ||
       (!which.empty() && which != "latest" && !numbered)) {
     throw OpenRunError("'" + which + "' is neither a run number nor a capture file");

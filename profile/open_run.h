@@ -17,9 +17,9 @@ class OpenRunError : public std::runtime_error {
 };
 
 struct OpenedRun {
-  Run run;                     // symbolized
-  std::string label;           // "run 3 (quartz.db)" or the capture's path
-  std::optional<int64_t> id;   // the store's run number, when it came from a store
+  Run run;                    // symbolized
+  std::string label;          // "run 3 (quartz.db)" or the capture's path
+  std::optional<int64_t> id;  // the store's run number, when it came from a store
 };
 
 // `which`: a capture file, a run number, "latest" or "" (the store's latest run).

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::profile {
 
@@ -19,9 +19,9 @@ using States = std::array<double, capture::kStateCount>;
 
 // Procedures, objects, threads and the program (capture_format.h "full record").
 struct FullRecord {
-  std::vector<double> processor_self, processor_behalf;    // by processors busy, 0..P
-  std::vector<double> normalized_self, normalized_behalf;  // by processors busy, 0..P
-  States state_self{}, state_behalf{};                     // thread-seconds per state
+  std::vector<double> processor_self, processor_behalf;            // by processors busy, 0..P
+  std::vector<double> normalized_self, normalized_behalf;          // by processors busy, 0..P
+  States state_self{}, state_behalf{};                             // thread-seconds per state
   std::array<std::vector<double>, capture::kStateCount> runnable;  // time by runnable count
 };
 
@@ -52,7 +52,7 @@ struct ThreadInfo {
   int32_t tid = 0;
   std::string name;
   uint64_t start_routine = 0;
-  uint64_t handle = 0;  // pthread_t: the address of the object its joins wait on
+  uint64_t handle = 0;                     // pthread_t: the address of the object its joins wait on
   uint64_t created_ns = 0, exited_ns = 0;  // since the run started; exited 0: still running
   uint64_t calls = 0, stack_overflows = 0, unmatched_exits = 0;
   uint64_t exact_blocked_ns = 0, exact_spinning_ns = 0;
@@ -107,6 +107,12 @@ struct Run {
   // A run-section value as a number (0 when absent or not a number).
   double number(const std::string& key) const;
   std::string text(const std::string& key) const;
+  // Torn stack copies per thread sample: one definition for the report's quality section
+  // (analysis/profile_view.h) and the store's summary column, which is filled below analysis.
+  double torn_rate() const {
+    const double thread_samples = number(capture::run_keys::kThreadSamples);
+    return thread_samples > 0 ? number(capture::run_keys::kTornSamples) / thread_samples : 0;
+  }
 };
 
 }  // namespace quartz::profile

@@ -2,6 +2,9 @@
 // capture exactly as read, its symbols, summary columns, and metrics the analysis library
 // computed, so that cross-run questions (scaling with core count, before/after a change) are
 // SQL queries. SQLite stays out of this header: users link it through quartz_profile.
+// The implementation: store.cpp (opening), store_schema.cpp (the schema below and its
+// migrations), store_runs.cpp, store_traces.cpp (traces and predictions), over the SQLite
+// wrapper of sqlite.h.
 //
 // Schema, version 1 (uint64 values are stored as their signed 64-bit bit pattern):
 //   meta       (key TEXT PRIMARY KEY, value)
@@ -28,21 +31,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "profile/run.h"
+#include "profile/store_error.h"
 #include "profile/trace_reader.h"
 
 struct sqlite3;
 
 namespace quartz::profile {
-
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct RunSummary {
   int64_t id = 0;
@@ -129,7 +127,6 @@ class Store {
     void operator()(sqlite3* db) const;
   };
   void open();
-  void check_or_create_schema();
 
   std::string path_;
   std::unique_ptr<sqlite3, Close> db_;  // closed even when the constructor throws

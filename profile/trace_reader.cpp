@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::profile {
 namespace {
@@ -123,11 +123,13 @@ std::unique_ptr<TraceSource> trace_from_bytes(std::vector<unsigned char> bytes, 
 
 TraceReader::TraceReader(std::unique_ptr<TraceSource> source) : source_(std::move(source)) {
   trace::FileHeader header;
-  if (source_->read(&header, sizeof header) != sizeof header) fail(0, "too short for a trace header");
-  if (std::memcmp(header.magic, trace::kFileMagic, sizeof header.magic) != 0) fail(0, "not a Quartz trace");
+  if (source_->read(&header, sizeof header) != sizeof header)
+    fail(0, "too short for a trace header");
+  if (std::memcmp(header.magic, trace::kFileMagic, sizeof header.magic) != 0)
+    fail(0, "not a Quartz trace");
   if (header.version != trace::kFormatVersion) {
-    fail(8, "trace format version " + std::to_string(header.version) + ", this Quartz reads version " +
-                std::to_string(trace::kFormatVersion));
+    fail(8, "trace format version " + std::to_string(header.version) +
+                ", this Quartz reads version " + std::to_string(trace::kFormatVersion));
   }
   offset_ = sizeof header;
   totals_.bytes = offset_;
@@ -200,7 +202,8 @@ void TraceReader::decode(const std::vector<unsigned char>& payload, uint64_t off
         r.sequence = c.varint32("sequence");
         r.aux = c.varint32("aux");
         r.hooks = c.varint("hooks");
-        if (r.kind >= capture::kKindCount) fail(at, "unknown object kind " + std::to_string(r.kind));
+        if (r.kind >= capture::kKindCount)
+          fail(at, "unknown object kind " + std::to_string(r.kind));
       } else if (r.type == trace::Type::sample) {
         last_ns += static_cast<uint64_t>(c.zigzag("time"));
         r.time_ns = last_ns;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::profile {
 
@@ -38,21 +38,21 @@ struct TraceRecord {
   uint32_t thread = 0;
   trace::Type type{};
   uint8_t kind = 0;
-  uint64_t time_ns = 0;     // since the run's start
+  uint64_t time_ns = 0;  // since the run's start
   uint64_t object = 0;
   uint32_t sequence = 0;
   uint32_t aux = 0;
-  uint64_t hooks = 0;       // sync events: hook events since the thread's previous one
-  uint64_t cpu_ns = 0;      // samples: the thread's CPU clock
+  uint64_t hooks = 0;   // sync events: hook events since the thread's previous one
+  uint64_t cpu_ns = 0;  // samples: the thread's CPU clock
   bool has_runqueue = false;
-  uint64_t runqueue_ns = 0; // samples read from schedstat
+  uint64_t runqueue_ns = 0;  // samples read from schedstat
   bool has_context = false;
-  uint32_t context = 0;     // samples: the capture's calling context
-  uint64_t dropped = 0;     // drop reports
+  uint32_t context = 0;  // samples: the capture's calling context
+  uint64_t dropped = 0;  // drop reports
 };
 
 struct TraceTotals {
-  bool complete = false;  // the end chunk was read
+  bool complete = false;                          // the end chunk was read
   uint64_t events = 0, dropped = 0, threads = 0;  // as the end chunk says
   uint64_t records = 0, bytes = 0;                // as read
 };
@@ -71,7 +71,8 @@ class TraceReader {
 
  private:
   [[noreturn]] void fail(uint64_t offset, const std::string& what) const;
-  void decode(const std::vector<unsigned char>& payload, uint64_t offset, std::vector<TraceRecord>& out);
+  void decode(const std::vector<unsigned char>& payload, uint64_t offset,
+              std::vector<TraceRecord>& out);
 
   std::unique_ptr<TraceSource> source_;
   uint64_t offset_ = 0;

@@ -2,7 +2,7 @@
 // edges that found no room in a running thread's own table. A reader adds the tables of
 // running threads (thread_counters.h).
 //
-// Fixed capacity, open addressing. A record is claimed with a compare-and-swap on its
+// A SharedTable (shared_table.h). A record is claimed with a compare-and-swap on its
 // state, then its key is written and the state set to ready; a writer that meets a
 // record still being claimed moves on, so an edge can occasionally occupy two records
 // and readers sum duplicates.
@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "runtime/attributes.h"
+#include "runtime/shared_table.h"
 
 namespace quartz::rt {
 
@@ -26,21 +27,18 @@ class CallGraph {
  public:
   constexpr CallGraph() = default;
 
-  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2);
+  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2) { return table_.configure(capacity_log2); }
   // Adds `calls` to the edge; counts a drop when the table is full.
   QUARTZ_NOINSTR void add(uintptr_t caller, uintptr_t callee, uint64_t calls);
 
-  QUARTZ_NOINSTR uint32_t capacity() const { return records_ ? mask_ + 1 : 0; }
-  QUARTZ_NOINSTR const CallGraphRecord& record(uint32_t i) const { return records_[i]; }
-  QUARTZ_NOINSTR uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
+  QUARTZ_NOINSTR const CallGraphRecord& record(uint32_t i) const { return table_.record(i); }
+  QUARTZ_NOINSTR uint64_t dropped() const { return table_.dropped(); }
   // Forked child: the counts belong to the parent.
   QUARTZ_NOINSTR void reset_counters();
 
  private:
-  CallGraphRecord* records_ = nullptr;
-  uint32_t mask_ = 0;
-  unsigned shift_ = 64;
-  std::atomic<uint64_t> dropped_{0};
+  SharedTable<CallGraphRecord> table_;
 };
 
 }  // namespace quartz::rt

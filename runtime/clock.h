@@ -45,8 +45,9 @@ struct TickCalibration {
     uint64_t now = monotonic_ns();
     while (now - start_ns < 2000000) now = monotonic_ns();
     const uint64_t t = ticks();
-    return t > start_ticks ? static_cast<double>(now - start_ns) / static_cast<double>(t - start_ticks)
-                           : 1.0;
+    return t > start_ticks
+               ? static_cast<double>(now - start_ns) / static_cast<double>(t - start_ticks)
+               : 1.0;
   }
 };
 

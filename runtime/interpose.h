@@ -75,7 +75,8 @@ QUARTZ_ALWAYS_INLINE int acquire_object(const volatile void* object, uintptr_t s
     return wait_for_object<kind, waiting>(block, address, site, acquire);
   }
   on_acquired(*block, runtime().objects, address, kind, site);
-  if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_lock_acquired(*block, address, kind, 0, false);
+  if (QUARTZ_UNLIKELY(block->trace != nullptr))
+    trace_lock_acquired(*block, address, kind, 0, false);
   return rc;
 }
 
@@ -95,7 +96,8 @@ QUARTZ_ALWAYS_INLINE int try_object(const volatile void* object, uintptr_t site,
     if constexpr (kind == EntryKind::mutex) {
       if (relocked_mutex(object)) return rc;
     }
-    if (QUARTZ_UNLIKELY(block->trace != nullptr)) trace_lock_acquired(*block, address, kind, 0, false);
+    if (QUARTZ_UNLIKELY(block->trace != nullptr))
+      trace_lock_acquired(*block, address, kind, 0, false);
   }
   return rc;
 }

@@ -62,8 +62,8 @@ QUARTZ_ALWAYS_INLINE int lock_registered(ThreadBlock* block, pthread_mutex_t* m,
   if (QUARTZ_LIKELY(slot != nullptr && !inserted)) {
     bump(slot->acquisitions);
   } else {
-    count_found_acquisition(*block, runtime().objects, slot, inserted, address,
-                            EntryKind::mutex, site, false, 0);
+    count_found_acquisition(*block, runtime().objects, slot, inserted, address, EntryKind::mutex,
+                            site, false, 0);
   }
   const uint64_t requested = kTraced ? ticks() : 0;
   const ProfileStack::Push push =
@@ -101,7 +101,9 @@ QUARTZ_ALWAYS_INLINE int lock_mutex(pthread_mutex_t* m, uintptr_t site, Lock loc
 // Reader-writer and spin locks have no portable lock word (glibc's x86-64 spin lock counts
 // down from 1): a trylock says whether they are taken. For a spin lock the waiter spins
 // anyway, so the extra attempt costs it nothing it would not burn.
-QUARTZ_ALWAYS_INLINE bool not_known(const ThreadBlock&) { return false; }
+QUARTZ_ALWAYS_INLINE bool not_known(const ThreadBlock&) {
+  return false;
+}
 
 }  // namespace
 
@@ -210,8 +212,9 @@ QUARTZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   return release_object(
       l,
       [l](const ThreadBlock& b) {
-        return l->__data.__cur_writer == b.tid.load(std::memory_order_relaxed) ? EntryKind::rwlock_write
-                                                                                : EntryKind::rwlock_read;
+        return l->__data.__cur_writer == b.tid.load(std::memory_order_relaxed)
+                   ? EntryKind::rwlock_write
+                   : EntryKind::rwlock_read;
       },
       [l] { return real::pthread_rwlock_unlock(l); });
 }
@@ -221,14 +224,13 @@ QUARTZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 QUARTZ_EXPORT int pthread_spin_lock(pthread_spinlock_t* s) {
   if (!have_real<real::pthread_spin_lock>()) return ENOSYS;
   return acquire_object<EntryKind::spinlock, ThreadState::spinning>(
-      s, QUARTZ_CALL_SITE(),
-      not_known, [s] { return real::pthread_spin_trylock(s); }, [s] { return real::pthread_spin_lock(s); });
+      s, QUARTZ_CALL_SITE(), not_known, [s] { return real::pthread_spin_trylock(s); },
+      [s] { return real::pthread_spin_lock(s); });
 }
 
 QUARTZ_EXPORT int pthread_spin_trylock(pthread_spinlock_t* s) {
   if (!have_real<real::pthread_spin_trylock>()) return ENOSYS;
-  return try_object<EntryKind::spinlock>(s,
-                                         QUARTZ_CALL_SITE(),
+  return try_object<EntryKind::spinlock>(s, QUARTZ_CALL_SITE(),
                                          [s] { return real::pthread_spin_trylock(s); });
 }
 

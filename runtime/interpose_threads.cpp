@@ -33,8 +33,7 @@ QUARTZ_NOINSTR ThreadBlock* find_block(pthread_t thread) {
 }
 
 template <typename JoinFn>
-QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t site,
-                                     JoinFn join) {
+QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t site, JoinFn join) {
   ThreadBlock* block = current_block();
   if (!block || !real::pthread_tryjoin_np) return join();
   int rc = real::pthread_tryjoin_np(thread, result);
@@ -43,7 +42,8 @@ QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t 
   if (rc == 0) {
     count_acquisition(*block, objects, object, EntryKind::join, site, false, 0);
     if (block->trace) {
-      record_event(*block, trace::Type::join_end, EntryKind::join, thread_index_of(object), 0, 0, ticks());
+      record_event(*block, trace::Type::join_end, EntryKind::join, thread_index_of(object), 0, 0,
+                   ticks());
     }
     return 0;
   }
@@ -54,9 +54,9 @@ QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t 
     record_event(*block, trace::Type::join_begin, EntryKind::join, target, 0, 0, w.started_ticks);
   }
   rc = join();
-  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
-           ticks());
-  if (rc == 0 && block->trace) record_event(*block, trace::Type::join_end, EntryKind::join, target, 0, 0, ticks());
+  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site, ticks());
+  if (rc == 0 && block->trace)
+    record_event(*block, trace::Type::join_end, EntryKind::join, target, 0, 0, ticks());
   return rc;
 }
 
@@ -85,7 +85,8 @@ QUARTZ_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   if (ThreadRecord* record = runtime().history.at(child_index)) {
     record->handle.store(static_cast<uint64_t>(*thread), std::memory_order_relaxed);
   }
-  if (created) record_event(*creator, trace::Type::create, EntryKind::procedure, child_index, 0, 0, created);
+  if (created)
+    record_event(*creator, trace::Type::create, EntryKind::procedure, child_index, 0, 0, created);
   return rc;
 }
 

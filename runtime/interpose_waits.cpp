@@ -10,7 +10,8 @@ using namespace quartz::rt;
 namespace quartz::rt {
 ObjectRecord* count_post(const void* object, EntryKind kind, uintptr_t site) {
   if (!current_block()) return nullptr;
-  ObjectRecord* r = runtime().objects.find_or_insert(reinterpret_cast<uintptr_t>(object), kind, site);
+  ObjectRecord* r =
+      runtime().objects.find_or_insert(reinterpret_cast<uintptr_t>(object), kind, site);
   if (r) r->posts.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
@@ -55,8 +56,7 @@ QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait)
   errno = saved_errno;
   const int rc = wait();
   const int wait_errno = errno;
-  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
-           ticks());
+  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site, ticks());
   if (rc == 0 && block->trace) trace_semaphore_acquired(*block, address, w.started_ticks, true);
   errno = wait_errno;
   return rc;
@@ -121,10 +121,11 @@ QUARTZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   const int rc = real::pthread_barrier_wait(b);
   // The serial thread is the last to arrive: it passes without waiting.
   const WaitOutcome outcome = rc == PTHREAD_BARRIER_SERIAL_THREAD ? WaitOutcome::passed
-                              : rc == 0                          ? WaitOutcome::waited
-                                                                 : WaitOutcome::failed;
+                              : rc == 0                           ? WaitOutcome::waited
+                                                                  : WaitOutcome::failed;
   end_wait(*block, objects, w, outcome, site, ticks());
-  if (block->trace && outcome != WaitOutcome::failed) trace_barrier_depart(*block, address, arrival);
+  if (block->trace && outcome != WaitOutcome::failed)
+    trace_barrier_depart(*block, address, arrival);
   return rc;
 }
 
@@ -189,7 +190,8 @@ QUARTZ_EXPORT int sem_init(sem_t* s, int shared, unsigned value) {
   const int rc = real::sem_init(s, shared, value);
   if (rc == 0 && current_block()) {
     const int saved_errno = errno;
-    note_initialised(reinterpret_cast<uintptr_t>(s), EntryKind::semaphore, value, QUARTZ_CALL_SITE());
+    note_initialised(reinterpret_cast<uintptr_t>(s), EntryKind::semaphore, value,
+                     QUARTZ_CALL_SITE());
     errno = saved_errno;
   }
   return rc;

@@ -1,42 +1,22 @@
 #include "runtime/object_registry.h"
 
-#include <new>
-
-#include "runtime/mapped_memory.h"
-#include "runtime/thread_counters.h"
-
 namespace quartz::rt {
 namespace {
-// Past this many probes the table counts as full: inserts happen on slow paths, but a full
-// table must not turn each of them into a scan.
-constexpr uint32_t kMaxSharedProbes = 64;
 // find_or_insert's `kind` for an object only being named.
 constexpr auto kUnsetKind = static_cast<EntryKind>(0xff);
 }  // namespace
 
-bool ObjectRegistry::configure(uint32_t capacity_log2) {
-  const uint32_t capacity = uint32_t{1} << capacity_log2;
-  void* memory = map_zeroed(sizeof(ObjectRecord) * capacity);
-  if (!memory) return false;
-  records_ = new (memory) ObjectRecord[capacity];
-  mask_ = capacity - 1;
-  shift_ = 64 - capacity_log2;
-  return true;
-}
-
 ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site) {
-  if (!records_ || address == 0) return nullptr;
-  const uint32_t home = fib_hash(address, shift_);
-  for (uint32_t probe = 0; probe <= mask_ && probe < kMaxSharedProbes; ++probe) {
-    ObjectRecord& r = records_[(home + probe) & mask_];
+  if (address == 0 || capacity() == 0) return nullptr;
+  ObjectRecord* record = table_.probe(address, [&](ObjectRecord& r) {
     uintptr_t key = r.address.load(std::memory_order_acquire);
     if (key == 0 && r.address.compare_exchange_strong(key, address, std::memory_order_acq_rel)) {
       r.kind.store(kind == kUnsetKind ? kKindUnset : static_cast<uint32_t>(kind),
                    std::memory_order_relaxed);
       r.first_site.store(site, std::memory_order_relaxed);
-      return &r;
+      return Probe::found;
     }
-    if (key != address) continue;  // (or another thread inserted it first)
+    if (key != address) return Probe::next;  // (or another thread inserted it first)
     if (r.kind.load(std::memory_order_relaxed) == kKindUnset && kind != kUnsetKind) {
       uint32_t unset = kKindUnset;
       r.kind.compare_exchange_strong(unset, static_cast<uint32_t>(kind), std::memory_order_relaxed);
@@ -45,22 +25,18 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
       uintptr_t none = 0;
       r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed);
     }
-    return &r;
-  }
-  dropped_.fetch_add(1, std::memory_order_relaxed);
-  return nullptr;
+    return Probe::found;
+  });
+  if (!record) table_.count_dropped(1);
+  return record;
 }
 
 ObjectRecord* ObjectRegistry::find(uintptr_t address) const {
-  if (!records_ || address == 0) return nullptr;
-  const uint32_t home = fib_hash(address, shift_);
-  for (uint32_t probe = 0; probe <= mask_ && probe < kMaxSharedProbes; ++probe) {
-    ObjectRecord& r = records_[(home + probe) & mask_];
+  if (address == 0) return nullptr;
+  return table_.probe(address, [address](const ObjectRecord& r) {
     const uintptr_t key = r.address.load(std::memory_order_acquire);
-    if (key == address) return &r;
-    if (key == 0) return nullptr;
-  }
-  return nullptr;
+    return key == address ? Probe::found : key == 0 ? Probe::absent : Probe::next;
+  });
 }
 
 void ObjectRegistry::set_name(uintptr_t address, const char* name) {
@@ -92,7 +68,7 @@ void ObjectRegistry::copy_name(const ObjectRecord& record, char* out) {
 
 void ObjectRegistry::reset_counters() {
   for (uint32_t i = 0; i < capacity(); ++i) {
-    ObjectRecord& r = records_[i];
+    ObjectRecord& r = table_.record(i);
     if (r.address.load(std::memory_order_relaxed) == 0) continue;
     r.acquisitions.store(0, std::memory_order_relaxed);
     r.contended.store(0, std::memory_order_relaxed);

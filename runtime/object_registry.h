@@ -3,8 +3,8 @@
 // that have finished. Counters of running threads
 // stay in their blocks (thread_counters.h); a reader adds the two.
 //
-// Fixed capacity, open addressing keyed by the object's address, inserted with a
-// compare-and-swap on the key; never shrinks. Written on slow paths only: an object's
+// A SharedTable (shared_table.h) keyed by the object's address, inserted with a
+// compare-and-swap on the key. Written on slow paths only: an object's
 // first use by a thread, thread retirement, naming, posts.
 #pragma once
 
@@ -13,6 +13,7 @@
 
 #include "runtime/attributes.h"
 #include "runtime/profile_stack.h"
+#include "runtime/shared_table.h"
 
 namespace quartz::rt {
 
@@ -45,31 +46,27 @@ class ObjectRegistry {
 
   // Maps room for 2^capacity_log2 records. Returns false when the memory is unavailable
   // (then every lookup returns null).
-  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2);
+  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2) { return table_.configure(capacity_log2); }
 
   // The record for `address`, created with `kind` and `site` if new (or completed, if it
   // was only named so far); null when full.
-  QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind,
-                                              uintptr_t site);
+  QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site);
   // The record for `address`, or null.
   QUARTZ_NOINSTR ObjectRecord* find(uintptr_t address) const;
   QUARTZ_NOINSTR void set_name(uintptr_t address, const char* name);
   // Copies the name (empty when unnamed) into `out`, kObjectNameBytes long.
   QUARTZ_NOINSTR static void copy_name(const ObjectRecord& record, char* out);
 
-  QUARTZ_NOINSTR uint32_t capacity() const { return records_ ? mask_ + 1 : 0; }
-  QUARTZ_NOINSTR const ObjectRecord& record(uint32_t i) const { return records_[i]; }
+  QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
+  QUARTZ_NOINSTR const ObjectRecord& record(uint32_t i) const { return table_.record(i); }
   // Objects that found no room.
-  QUARTZ_NOINSTR uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  QUARTZ_NOINSTR uint64_t dropped() const { return table_.dropped(); }
 
   // Forked child: counters and waiters belong to the parent's threads.
   QUARTZ_NOINSTR void reset_counters();
 
  private:
-  ObjectRecord* records_ = nullptr;
-  uint32_t mask_ = 0;
-  unsigned shift_ = 64;
-  std::atomic<uint64_t> dropped_{0};
+  SharedTable<ObjectRecord> table_;
 };
 
 }  // namespace quartz::rt

@@ -13,21 +13,20 @@ namespace quartz::rt {
 inline constexpr uint32_t kMaxPathBytes = 512;
 
 struct Options {
-  bool disabled = false;     // QUARTZ_DISABLE=1: every hook and wrapper passes through
-  bool follow_exec = false;  // QUARTZ_FOLLOW_EXEC=1: programs this one execs are profiled
-  BlockGeometry geometry{};  // QUARTZ_STACK_CAPACITY, QUARTZ_THREAD_EDGES_LOG2, ...
-  uint32_t objects_log2 = 14;      // QUARTZ_OBJECTS_LOG2: process-wide object records
-  uint32_t call_graph_log2 = 16;   // QUARTZ_CALL_GRAPH_LOG2: process-wide call edges
-  char summary_path[kMaxPathBytes] = {};  // QUARTZ_SUMMARY: what the runtime saw, at exit
+  bool disabled = false;          // QUARTZ_DISABLE=1: every hook and wrapper passes through
+  bool follow_exec = false;       // QUARTZ_FOLLOW_EXEC=1: programs this one execs are profiled
+  BlockGeometry geometry{};       // QUARTZ_STACK_CAPACITY, QUARTZ_THREAD_EDGES_LOG2, ...
+  uint32_t objects_log2 = 14;     // QUARTZ_OBJECTS_LOG2: process-wide object records
+  uint32_t call_graph_log2 = 16;  // QUARTZ_CALL_GRAPH_LOG2: process-wide call edges
 
   // Sampling (sampler/): on when QUARTZ_OUTPUT names the capture file to write.
   char output[kMaxPathBytes] = {};  // QUARTZ_OUTPUT
   // QUARTZ_PERIOD_US: time between snapshots; 0 (the default) lets the sampler choose:
   // 1 ms on a reserved core, 2 ms when sharing the processors (docs/performance.md).
   uint32_t period_us = 0;
-  uint32_t checkpoint_ms = 1000;    // QUARTZ_CHECKPOINT_MS: capture rewritten this often
-  int reserve = -1;                 // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
-  char reserved_cores[128] = {};    // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
+  uint32_t checkpoint_ms = 1000;  // QUARTZ_CHECKPOINT_MS: capture rewritten this often
+  int reserve = -1;               // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
+  char reserved_cores[128] = {};  // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
   // QUARTZ_TRACE=1 (with QUARTZ_OUTPUT): record synchronization events for `quartz predict`
   // in <output>.trace; QUARTZ_TRACE_CAPACITY sets geometry.trace_capacity (events queued
   // per thread between two drains; default 16384).

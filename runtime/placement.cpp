@@ -5,24 +5,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/placement_syntax.h"
 #include "runtime/safe_file.h"
 
 namespace quartz::rt {
 namespace {
 
-constexpr int kMaxMembers = 256;
-constexpr int kMemberBytes = 32;
+using format::PlacementMember;
 
-struct Member {
-  char text[kMemberBytes] = {};
-  int group = 0;
+// A member copied out of the spec: the environment may change after start-up.
+struct StoredMember {
+  char text[format::kPlacementMemberBytes + 1] = {};
+  format::PlacementMemberKind kind = format::PlacementMemberKind::name;
+  uint32_t index = 0;
+  uint32_t group = 0;
 };
 
 struct Placement {
   bool active = false;
-  int members = 0;
-  int groups = 0;
-  Member member[kMaxMembers] = {};
+  uint32_t members = 0;
+  StoredMember member[format::kPlacementMaxMembers] = {};
   int cpu_of_group[CPU_SETSIZE] = {};
 };
 
@@ -36,24 +38,13 @@ QUARTZ_NOINSTR void warn(const char* what) {
   write_message(line);
 }
 
-QUARTZ_NOINSTR bool all_digits(const char* s) {
-  if (!*s) return false;
-  for (; *s; ++s) {
-    if (*s < '0' || *s > '9') return false;
-  }
-  return true;
-}
-
-QUARTZ_NOINSTR bool matches(const char* pattern, uint32_t index, const char* name) {
-  if (all_digits(pattern)) {
-    uint64_t n = 0;
-    for (const char* p = pattern; *p; ++p) n = n * 10 + static_cast<uint64_t>(*p - '0');
-    return n == index;
-  }
-  if (!name) return false;
-  const size_t length = strlen(pattern);
-  if (length > 0 && pattern[length - 1] == '*') return strncmp(pattern, name, length - 1) == 0;
-  return strcmp(pattern, name) == 0;
+QUARTZ_NOINSTR PlacementMember view(const StoredMember& stored) {
+  PlacementMember m;
+  m.kind = stored.kind;
+  m.text = std::string_view(stored.text, strlen(stored.text));
+  m.index = stored.index;
+  m.group = stored.group;
+  return m;
 }
 
 }  // namespace
@@ -62,32 +53,18 @@ bool configure_placement(const char* spec) {
   Placement& p = g_placement;
   p.active = false;
   p.members = 0;
-  p.groups = 1;
-  int length = 0;
-  for (const char* c = spec;; ++c) {
-    if (*c == ',' || *c == '|' || *c == '\0') {
-      if (length == 0) {
-        warn("an empty group or member");
-        return false;
-      }
-      if (p.members == kMaxMembers) {
-        warn("too many members");
-        return false;
-      }
-      p.member[p.members].text[length] = '\0';
-      p.member[p.members].group = p.groups - 1;
-      ++p.members;
-      length = 0;
-      if (*c == '|') ++p.groups;
-      if (*c == '\0') break;
-      continue;
-    }
-    if (*c == ' ') continue;
-    if (length + 1 == kMemberBytes) {
-      warn("a member name too long");
-      return false;
-    }
-    p.member[p.members].text[length++] = *c;
+  const format::PlacementSyntax syntax =
+      format::parse_placement(std::string_view(spec, strlen(spec)), [&p](const PlacementMember& m) {
+        StoredMember& stored = p.member[p.members++];
+        memcpy(stored.text, m.text.data(), m.text.size());
+        stored.text[m.text.size()] = '\0';
+        stored.kind = m.kind;
+        stored.index = m.index;
+        stored.group = m.group;
+      });
+  if (syntax.error != format::PlacementSyntaxError::none) {
+    warn(format::describe(syntax.error));
+    return false;
   }
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -95,11 +72,11 @@ bool configure_placement(const char* spec) {
     warn("cannot read the processors this program may use");
     return false;
   }
-  int g = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE && g < p.groups; ++cpu) {
+  uint32_t g = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && g < syntax.groups; ++cpu) {
     if (CPU_ISSET(cpu, &allowed)) p.cpu_of_group[g++] = cpu;
   }
-  if (g < p.groups) {
+  if (g < syntax.groups) {
     warn("more groups than processors");
     return false;
   }
@@ -110,14 +87,16 @@ bool configure_placement(const char* spec) {
 void place_thread(pid_t tid, uint32_t index, const char* name) {
   const Placement& p = g_placement;
   if (!p.active) return;
+  const std::string_view thread_name =
+      name ? std::string_view(name, strlen(name)) : std::string_view();
   int group = -1;
-  for (int i = 0; i < p.members && group < 0; ++i) {
-    if (strcmp(p.member[i].text, "*") != 0 && matches(p.member[i].text, index, name)) {
-      group = p.member[i].group;
-    }
+  for (uint32_t i = 0; i < p.members && group < 0; ++i) {
+    if (format::names_thread(view(p.member[i]), index, thread_name))
+      group = static_cast<int>(p.member[i].group);
   }
-  for (int i = 0; i < p.members && group < 0; ++i) {
-    if (strcmp(p.member[i].text, "*") == 0) group = p.member[i].group;
+  for (uint32_t i = 0; i < p.members && group < 0; ++i) {
+    if (p.member[i].kind == format::PlacementMemberKind::rest)
+      group = static_cast<int>(p.member[i].group);
   }
   if (group < 0) return;
   cpu_set_t one;

@@ -1,9 +1,9 @@
 // `quartz run --placement "0,1|2,worker"` (QUARTZ_PLACEMENT): pins the program's threads to
 // cores as a grouping says, so that a prediction of `quartz predict --group` can be checked
-// against reality and a recommended grouping applied. Group i runs on the i-th processor
-// the program may use; a member is a thread index, a thread name (a trailing '*' matches
-// any ending) or "*" (every thread no other group names). Threads no group names are left
-// alone. A thread is placed when it starts and again when it is named.
+// against reality and a recommended grouping applied. The syntax is
+// format/placement_syntax.h's. Group i runs on the i-th processor the program may use; the
+// first group that names a thread takes it; threads no group names are left alone. A
+// thread is placed when it starts and again when it is named.
 #pragma once
 
 #include <sys/types.h>

@@ -140,8 +140,7 @@ bool ProfileStack::set_role(uintptr_t address, EntryRole role) {
 }
 
 void ProfileStack::inherit(const ProfileStack& parent) {
-  const uint32_t parent_depth =
-      static_cast<uint32_t>(parent.word_.load(std::memory_order_relaxed));
+  const uint32_t parent_depth = static_cast<uint32_t>(parent.word_.load(std::memory_order_relaxed));
   const uint32_t stored = parent_depth < parent.capacity_ ? parent_depth : parent.capacity_;
   uint32_t n = 0;
   for (uint32_t i = 0; i < stored && n < capacity_; ++i) {

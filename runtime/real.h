@@ -29,44 +29,43 @@ __asm__(".symver quartz_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5")
 // X(name, version, bootstrap): every function we interpose; `version` pins the symbol
 // version where glibc keeps an older one with a different ABI (the pre-2.3.2 condition
 // variables); `bootstrap` is the pointer's value before resolution.
-#define QUARTZ_REAL_FUNCTIONS(X)          \
-  X(pthread_create, nullptr, nullptr)              \
-  X(pthread_join, nullptr, nullptr)                \
-  X(pthread_tryjoin_np, nullptr, nullptr)          \
-  X(pthread_timedjoin_np, nullptr, nullptr)        \
-  X(pthread_exit, nullptr, nullptr)                \
-  X(pthread_setname_np, nullptr, nullptr)          \
-  X(pthread_mutex_lock, nullptr, QUARTZ_BOOTSTRAP(mutex_lock))          \
-  X(pthread_mutex_trylock, nullptr, QUARTZ_BOOTSTRAP(mutex_trylock))       \
-  X(pthread_mutex_timedlock, nullptr, nullptr)     \
-  X(pthread_mutex_clocklock, nullptr, nullptr)     \
-  X(pthread_mutex_unlock, nullptr, QUARTZ_BOOTSTRAP(mutex_unlock))        \
-  X(pthread_rwlock_rdlock, nullptr, nullptr)       \
-  X(pthread_rwlock_tryrdlock, nullptr, nullptr)    \
-  X(pthread_rwlock_timedrdlock, nullptr, nullptr)  \
-  X(pthread_rwlock_clockrdlock, nullptr, nullptr)  \
-  X(pthread_rwlock_wrlock, nullptr, nullptr)       \
-  X(pthread_rwlock_trywrlock, nullptr, nullptr)    \
-  X(pthread_rwlock_timedwrlock, nullptr, nullptr)  \
-  X(pthread_rwlock_clockwrlock, nullptr, nullptr)  \
-  X(pthread_rwlock_unlock, nullptr, nullptr)       \
-  X(pthread_spin_lock, nullptr, nullptr)           \
-  X(pthread_spin_trylock, nullptr, nullptr)        \
-  X(pthread_spin_unlock, nullptr, nullptr)         \
-  X(pthread_cond_wait, "GLIBC_2.3.2", nullptr)     \
-  X(pthread_cond_timedwait, "GLIBC_2.3.2", nullptr) \
-  X(pthread_cond_clockwait, nullptr, nullptr)      \
-  X(pthread_cond_signal, "GLIBC_2.3.2", nullptr)   \
-  X(pthread_cond_broadcast, "GLIBC_2.3.2", nullptr) \
-  X(pthread_barrier_init, nullptr, nullptr)        \
-  X(pthread_barrier_wait, nullptr, nullptr)        \
-  X(sem_init, nullptr, nullptr)                    \
-  X(sem_wait, nullptr, nullptr)                    \
-  X(sem_trywait, nullptr, nullptr)                 \
-  X(sem_timedwait, nullptr, nullptr)               \
-  X(sem_clockwait, nullptr, nullptr)               \
+#define QUARTZ_REAL_FUNCTIONS(X)                                     \
+  X(pthread_create, nullptr, nullptr)                                \
+  X(pthread_join, nullptr, nullptr)                                  \
+  X(pthread_tryjoin_np, nullptr, nullptr)                            \
+  X(pthread_timedjoin_np, nullptr, nullptr)                          \
+  X(pthread_exit, nullptr, nullptr)                                  \
+  X(pthread_setname_np, nullptr, nullptr)                            \
+  X(pthread_mutex_lock, nullptr, QUARTZ_BOOTSTRAP(mutex_lock))       \
+  X(pthread_mutex_trylock, nullptr, QUARTZ_BOOTSTRAP(mutex_trylock)) \
+  X(pthread_mutex_timedlock, nullptr, nullptr)                       \
+  X(pthread_mutex_clocklock, nullptr, nullptr)                       \
+  X(pthread_mutex_unlock, nullptr, QUARTZ_BOOTSTRAP(mutex_unlock))   \
+  X(pthread_rwlock_rdlock, nullptr, nullptr)                         \
+  X(pthread_rwlock_tryrdlock, nullptr, nullptr)                      \
+  X(pthread_rwlock_timedrdlock, nullptr, nullptr)                    \
+  X(pthread_rwlock_clockrdlock, nullptr, nullptr)                    \
+  X(pthread_rwlock_wrlock, nullptr, nullptr)                         \
+  X(pthread_rwlock_trywrlock, nullptr, nullptr)                      \
+  X(pthread_rwlock_timedwrlock, nullptr, nullptr)                    \
+  X(pthread_rwlock_clockwrlock, nullptr, nullptr)                    \
+  X(pthread_rwlock_unlock, nullptr, nullptr)                         \
+  X(pthread_spin_lock, nullptr, nullptr)                             \
+  X(pthread_spin_trylock, nullptr, nullptr)                          \
+  X(pthread_spin_unlock, nullptr, nullptr)                           \
+  X(pthread_cond_wait, "GLIBC_2.3.2", nullptr)                       \
+  X(pthread_cond_timedwait, "GLIBC_2.3.2", nullptr)                  \
+  X(pthread_cond_clockwait, nullptr, nullptr)                        \
+  X(pthread_cond_signal, "GLIBC_2.3.2", nullptr)                     \
+  X(pthread_cond_broadcast, "GLIBC_2.3.2", nullptr)                  \
+  X(pthread_barrier_init, nullptr, nullptr)                          \
+  X(pthread_barrier_wait, nullptr, nullptr)                          \
+  X(sem_init, nullptr, nullptr)                                      \
+  X(sem_wait, nullptr, nullptr)                                      \
+  X(sem_trywait, nullptr, nullptr)                                   \
+  X(sem_timedwait, nullptr, nullptr)                                 \
+  X(sem_clockwait, nullptr, nullptr)                                 \
   X(sem_post, nullptr, nullptr)
-
 
 namespace quartz::rt::real {
 

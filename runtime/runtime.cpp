@@ -3,19 +3,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/merged_counts.h"
 #include "runtime/placement.h"
 #include "runtime/real.h"
-#include "runtime/summary.h"
 #include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
-#include "sampler/sampler.h"
 
 namespace quartz::rt {
 
@@ -35,7 +31,9 @@ class ErrnoGuard {
   int saved_;
 };
 
-QUARTZ_NOINSTR bool is_main_thread() { return gettid() == getpid(); }
+QUARTZ_NOINSTR bool is_main_thread() {
+  return gettid() == getpid();
+}
 
 QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_index,
                                         uintptr_t start_routine) {
@@ -83,7 +81,8 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   block->tid.store(gettid(), std::memory_order_relaxed);
   record_thread_start(*block, kNoThread, 0);
   if (block->trace) {
-    record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0, ticks());
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0,
+                 ticks());
   }
   adopt(slot);
   return block;
@@ -94,9 +93,11 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   if (!slot || t_local.slot != slot) return;
   ErrnoGuard errno_guard;
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
-  if (block->trace) record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
+  if (block->trace)
+    record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
   ThreadCpu cpu;  // the sampler cannot ask the kernel once the thread is gone
-  if (sampler::running() && read_thread_cpu(gettid(), &cpu)) {
+  if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire) &&
+      read_thread_cpu(gettid(), &cpu)) {
     block->exit_cpu_ns.store(cpu.cpu_ns, std::memory_order_relaxed);
     block->exit_runqueue_ns.store(cpu.runqueue_ns, std::memory_order_relaxed);
   }
@@ -113,95 +114,13 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   g_runtime.threads.finish(slot);
 }
 
-QUARTZ_NOINSTR void after_fork_in_child() {
-  // Only this thread exists in the child; the parent's counts are not ours to report.
-  ErrnoGuard errno_guard;
-  Runtime& rt = g_runtime;
-  rt.threads.reset_after_fork(t_local.slot);
-  rt.objects.reset_counters();
-  rt.call_graph.reset_counters();
-  rt.history.reset_after_fork();
-  if (ThreadBlock* block = t_local.block) {
-    block->edges.clear();
-    block->objects.clear();
-    // The stack stays: the child is still inside those procedures, and its work is done
-    // on their behalf.
-    block->blocked_ticks.store(0, std::memory_order_relaxed);
-    block->spinning_ticks.store(0, std::memory_order_relaxed);
-    block->spilled_events.store(0, std::memory_order_relaxed);
-    block->index = 0;
-    block->parent_index = kNoThread;
-    block->tid.store(gettid(), std::memory_order_relaxed);
-    block->self = pthread_self();
-    record_thread_start(*block, kNoThread, 0);
-  }
-  // The sampler thread stayed in the parent; the child is not sampled (its runtime keeps
-  // counting, and reports its summary separately, to "<path>.<pid>").
-  sampler::forget_after_fork();
-  char* path = rt.options.summary_path;
-  if (path[0] && strcmp(path, "-") != 0) {
-    const size_t used = strlen(path);
-    snprintf(path + used, kMaxPathBytes - used, ".%d", getpid());
-  }
-}
-
-// Programs this one execs inherit LD_PRELOAD; unless asked, take ourselves out of it so
-// only the program the user launched is profiled (STYLE 13).
-QUARTZ_NOINSTR void stop_following_exec() {
-  const char* preload = getenv("LD_PRELOAD");
-  if (!preload || !strstr(preload, "libquartz")) return;
-  char kept[4096];
-  size_t n = 0;
-  const char* p = preload;
-  while (*p) {
-    while (*p == ' ' || *p == ':') ++p;
-    const char* start = p;
-    while (*p && *p != ' ' && *p != ':') ++p;
-    const size_t len = static_cast<size_t>(p - start);
-    if (len == 0) continue;
-    bool ours = false;
-    for (size_t i = 0; i + 9 <= len; ++i) {
-      if (strncmp(start + i, "libquartz", 9) == 0) ours = true;
-    }
-    if (ours || n + len + 2 > sizeof(kept)) continue;
-    if (n) kept[n++] = ':';
-    memcpy(kept + n, start, len);
-    n += len;
-  }
-  kept[n] = '\0';
-  if (n) {
-    setenv("LD_PRELOAD", kept, 1);
-  } else {
-    unsetenv("LD_PRELOAD");
-  }
-}
-
-QUARTZ_NOINSTR void finish() {
-  Lifecycle expected = Lifecycle::running;
-  if (!g_runtime.lifecycle.compare_exchange_strong(expected, Lifecycle::finishing,
-                                                   std::memory_order_acq_rel)) {
-    return;
-  }
-  ErrnoGuard errno_guard;
-  const uint8_t was_in_runtime = t_local.in_runtime;
-  t_local.in_runtime = 1;
-  if (ThreadBlock* block = t_local.block; block && block->trace) {
-    record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
-  }
-  sampler::stop();  // the final snapshot and capture
-  if (g_runtime.options.summary_path[0]) write_summary(g_runtime, g_runtime.options.summary_path);
-  t_local.in_runtime = was_in_runtime;
-  g_runtime.lifecycle.store(Lifecycle::finished, std::memory_order_release);
-}
-
 QUARTZ_NOINSTR void initialize() {
   Runtime& rt = g_runtime;
   rt.clock.start();
   read_options(rt.options);
   // Resolve even when disabled: the wrappers always need the real functions.
   const bool resolved = real::resolve_real_functions();
-  if (rt.options.disabled || !resolved ||
-      !rt.objects.configure(rt.options.objects_log2) ||
+  if (rt.options.disabled || !resolved || !rt.objects.configure(rt.options.objects_log2) ||
       !rt.call_graph.configure(rt.options.call_graph_log2) ||
       pthread_key_create(&g_exit_key, on_thread_exit) != 0) {
     rt.lifecycle.store(Lifecycle::disabled, std::memory_order_release);
@@ -209,7 +128,6 @@ QUARTZ_NOINSTR void initialize() {
   }
   rt.threads.configure(rt.options.geometry, fold_block);
   if (rt.options.placement[0]) configure_placement(rt.options.placement);
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
   rt.lifecycle.store(Lifecycle::running, std::memory_order_release);
 }
 
@@ -217,7 +135,9 @@ QUARTZ_NOINSTR void initialize() {
 
 __thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
 
-uint64_t now_ns() { return monotonic_ns(); }
+uint64_t now_ns() {
+  return monotonic_ns();
+}
 
 namespace {
 
@@ -272,38 +192,46 @@ void mark_runtime_thread() {
   t_local.ignored = 1;
 }
 
-ThreadTotals block_totals(const ThreadBlock& block) {
-  ThreadTotals totals;
-  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
-    const CallEdgeSlot& s = block.edges.slot(i);
-    if (s.callee.load(std::memory_order_relaxed) != 0) {
-      totals.calls += s.calls.load(std::memory_order_relaxed);
-    }
+void finish(void (*stop_readers)()) {
+  Lifecycle expected = Lifecycle::running;
+  if (!g_runtime.lifecycle.compare_exchange_strong(expected, Lifecycle::finishing,
+                                                   std::memory_order_acq_rel)) {
+    return;
   }
-  totals.overflows = block.stack.overflows();
-  totals.mismatches = block.stack.mismatches();
-  totals.blocked_ticks = block.blocked_ticks.load(std::memory_order_relaxed);
-  totals.spinning_ticks = block.spinning_ticks.load(std::memory_order_relaxed);
-  totals.depth = block.stack.depth();
-  return totals;
+  ErrnoGuard errno_guard;
+  const uint8_t was_in_runtime = t_local.in_runtime;
+  t_local.in_runtime = 1;
+  if (ThreadBlock* block = t_local.block; block && block->trace) {
+    record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
+  }
+  stop_readers();
+  t_local.in_runtime = was_in_runtime;
+  g_runtime.lifecycle.store(Lifecycle::finished, std::memory_order_release);
 }
 
-ThreadTotals thread_totals(Runtime& rt, const ThreadRecord& record, uint32_t index) {
-  if (record.phase.load(std::memory_order_acquire) != ThreadPhase::exited) {
-    const ThreadBlock* live = nullptr;
-    rt.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
-      const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
-      if (b && b->index == index) live = b;
-    });
-    if (live) return block_totals(*live);
+void after_fork_in_child() {
+  ErrnoGuard errno_guard;
+  Runtime& rt = g_runtime;
+  rt.threads.reset_after_fork(t_local.slot);
+  rt.objects.reset_counters();
+  rt.call_graph.reset_counters();
+  rt.history.reset_after_fork();
+  if (ThreadBlock* block = t_local.block) {
+    block->edges.clear();
+    block->objects.clear();
+    // The stack stays: the child is still inside those procedures, and its work is done
+    // on their behalf.
+    block->blocked_ticks.store(0, std::memory_order_relaxed);
+    block->spinning_ticks.store(0, std::memory_order_relaxed);
+    block->spilled_events.store(0, std::memory_order_relaxed);
+    block->index = 0;
+    block->parent_index = kNoThread;
+    block->tid.store(gettid(), std::memory_order_relaxed);
+    block->self = pthread_self();
+    record_thread_start(*block, kNoThread, 0);
   }
-  ThreadTotals totals;
-  totals.calls = record.calls.load(std::memory_order_relaxed);
-  totals.overflows = record.overflows.load(std::memory_order_relaxed);
-  totals.mismatches = record.mismatches.load(std::memory_order_relaxed);
-  totals.blocked_ticks = record.blocked_ticks.load(std::memory_order_relaxed);
-  totals.spinning_ticks = record.spinning_ticks.load(std::memory_order_relaxed);
-  return totals;
+  // Readers (the sampler thread) stayed in the parent.
+  rt.exit_cpu_wanted.store(false, std::memory_order_relaxed);
 }
 
 void fold_block(ThreadBlock& block) {
@@ -324,7 +252,8 @@ void fold_block(ThreadBlock& block) {
     if (!r) continue;
     r->acquisitions.fetch_add(acquisitions, std::memory_order_relaxed);
     r->contended.fetch_add(contended, std::memory_order_relaxed);
-    r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed),
+                            std::memory_order_relaxed);
   }
   if (ThreadRecord* record = rt.history.at(block.index)) {
     const ThreadTotals totals = block_totals(block);
@@ -358,27 +287,10 @@ void start_child(ThreadSlot* slot) {
   record_thread_start(*block, block->parent_index,
                       reinterpret_cast<uintptr_t>(block->start_routine));
   if (block->trace) {
-    record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0, ticks());
+    record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0,
+                 ticks());
   }
   adopt(slot);
 }
 
 }  // namespace quartz::rt
-
-namespace {
-using namespace quartz::rt;
-
-// Runs before the program's own constructors (preloaded libraries initialise first).
-__attribute__((constructor(101), no_instrument_function)) void quartz_runtime_start() {
-  if (!ensure_initialized()) return;
-  if (!g_runtime.options.follow_exec) stop_following_exec();
-  current_block();  // the main thread gets index 0 and a block before anything else
-  if (g_runtime.options.output[0] && !quartz::sampler::start(g_runtime)) {
-    static const char kMessage[] = "quartz: cannot start the sampler; no profile will be written\n";
-    ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-    (void)ignored;
-  }
-  // Registered now, so it runs after the program's own atexit handlers and destructors.
-  atexit(finish);
-}
-}  // namespace

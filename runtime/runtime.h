@@ -39,11 +39,16 @@ struct Runtime {
   ObjectRegistry objects{};
   CallGraph call_graph{};
   ThreadHistory history{};
+  // Set while a reader (the sampler) wants each thread's CPU clocks read as the thread
+  // ends: the kernel forgets them once it is gone.
+  std::atomic<bool> exit_cpu_wanted{false};
 };
 
 // Process-wide state, constant-initialised static storage, never destroyed.
 extern constinit Runtime g_runtime;
-QUARTZ_ALWAYS_INLINE Runtime& runtime() { return g_runtime; }
+QUARTZ_ALWAYS_INLINE Runtime& runtime() {
+  return g_runtime;
+}
 
 // Per-thread state reachable before the thread has a block. Initial-exec TLS: one
 // %fs-relative load, no call (measured: global-dynamic TLS costs ~8 ns more per hook).
@@ -75,18 +80,15 @@ QUARTZ_NOINSTR void mark_runtime_thread();
 // Moves a retired block's counters into the process-wide tables and its thread record.
 QUARTZ_NOINSTR void fold_block(ThreadBlock& block);
 
-// A thread's own counters, however far it has got.
-struct ThreadTotals {
-  uint64_t calls = 0;
-  uint64_t overflows = 0;
-  uint64_t mismatches = 0;
-  uint64_t blocked_ticks = 0;
-  uint64_t spinning_ticks = 0;
-  uint32_t depth = 0;  // profile stack depth; 0 once exited
-};
-QUARTZ_NOINSTR ThreadTotals block_totals(const ThreadBlock& block);
-// From the thread's live block while it runs, from its record once the block was folded.
-QUARTZ_NOINSTR ThreadTotals thread_totals(Runtime& rt, const ThreadRecord& record, uint32_t index);
+// Ends the run once, from whichever thread gets there first (running -> finishing ->
+// finished): marks the end in the trace, then calls `stop_readers` (the composition root
+// stops the sampler, which writes the final capture) with the recursion guard held and
+// errno kept. Blocks stay usable: other threads may still be working.
+QUARTZ_NOINSTR void finish(void (*stop_readers)());
+
+// In a forked child, first thing: only the calling thread exists; the parent's counts are
+// not the child's to report. Its stack stays (the child is still inside those procedures).
+QUARTZ_NOINSTR void after_fork_in_child();
 
 // Registers a thread created through our pthread_create: claims a block that inherits
 // the creator's profile stack. Null when the child cannot be profiled.

@@ -56,8 +56,8 @@ void end_wait_acquired(ThreadBlock& block, ObjectRegistry& objects, const Wait& 
   count_acquisition(block, objects, wait.object, wait.kind, site, true, elapsed);
 }
 
-void end_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
-              WaitOutcome outcome, uintptr_t site, uint64_t now_ticks) {
+void end_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait, WaitOutcome outcome,
+              uintptr_t site, uint64_t now_ticks) {
   const uint64_t elapsed = now_ticks - wait.started_ticks;
   block.stack.pop_object(wait.object);
   leave_wait_state(block, wait, elapsed);
@@ -73,8 +73,7 @@ Wait begin_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mut
 }
 
 void end_condition_wait(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
-                        uintptr_t mutex, WaitOutcome outcome, uintptr_t site,
-                        uint64_t now_ticks) {
+                        uintptr_t mutex, WaitOutcome outcome, uintptr_t site, uint64_t now_ticks) {
   end_wait(block, objects, wait, outcome, site, now_ticks);
   block.stack.set_role(mutex, EntryRole::holding);
 }

@@ -28,19 +28,19 @@ struct Wait {
 
 // Counts one acquisition of `object` in the thread's own table (registering the object
 // process-wide on the thread's first use). `site` is the acquiring call's return address.
-QUARTZ_NOINSTR void count_acquisition(ThreadBlock& block, ObjectRegistry& objects,
-                                      uintptr_t object, EntryKind kind, uintptr_t site,
-                                      bool contended, uint64_t wait_ticks);
+QUARTZ_NOINSTR void count_acquisition(ThreadBlock& block, ObjectRegistry& objects, uintptr_t object,
+                                      EntryKind kind, uintptr_t site, bool contended,
+                                      uint64_t wait_ticks);
 // count_acquisition after the thread's table was searched: `slot` is null when the table
 // is full, `inserted` when the search just added the object.
 QUARTZ_NOINSTR void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects,
-                                            ObjectCountSlot* slot, bool inserted,
-                                            uintptr_t object, EntryKind kind, uintptr_t site,
-                                            bool contended, uint64_t wait_ticks);
+                                            ObjectCountSlot* slot, bool inserted, uintptr_t object,
+                                            EntryKind kind, uintptr_t site, bool contended,
+                                            uint64_t wait_ticks);
 
 // The object was granted without waiting: it goes on the stack as held.
-QUARTZ_ALWAYS_INLINE void on_acquired(ThreadBlock& block, ObjectRegistry& objects,
-                                      uintptr_t object, EntryKind kind, uintptr_t site) {
+QUARTZ_ALWAYS_INLINE void on_acquired(ThreadBlock& block, ObjectRegistry& objects, uintptr_t object,
+                                      EntryKind kind, uintptr_t site) {
   block.stack.push(object, make_tag(kind, EntryRole::holding));
   bool inserted;
   ObjectCountSlot* slot = block.objects.find(object, &inserted);
@@ -60,8 +60,8 @@ QUARTZ_ALWAYS_INLINE void on_released(ThreadBlock& block, uintptr_t object) {
 QUARTZ_NOINSTR Wait begin_wait(ThreadBlock& block, uintptr_t object, EntryKind kind,
                                ThreadState waiting, uint64_t now_ticks);
 // The wait ended with the object granted: it stays on the stack, now held.
-QUARTZ_NOINSTR void end_wait_acquired(ThreadBlock& block, ObjectRegistry& objects,
-                                      const Wait& wait, uintptr_t site, uint64_t now_ticks);
+QUARTZ_NOINSTR void end_wait_acquired(ThreadBlock& block, ObjectRegistry& objects, const Wait& wait,
+                                      uintptr_t site, uint64_t now_ticks);
 
 // How a wait that leaves nothing held ended.
 enum class WaitOutcome {
@@ -76,8 +76,8 @@ QUARTZ_NOINSTR void end_wait(ThreadBlock& block, ObjectRegistry& objects, const 
 
 // A condition wait gives up `mutex` while waiting on `condition` and takes it back before
 // returning: the mutex stays on the stack, marked released, under the condition.
-QUARTZ_NOINSTR Wait begin_condition_wait(ThreadBlock& block, uintptr_t condition,
-                                         uintptr_t mutex, uint64_t now_ticks);
+QUARTZ_NOINSTR Wait begin_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mutex,
+                                         uint64_t now_ticks);
 QUARTZ_NOINSTR void end_condition_wait(ThreadBlock& block, ObjectRegistry& objects,
                                        const Wait& wait, uintptr_t mutex, WaitOutcome outcome,
                                        uintptr_t site, uint64_t now_ticks);

@@ -4,17 +4,21 @@
 
 namespace quartz::rt {
 namespace {
-constexpr size_t align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
-constexpr size_t header_bytes() { return align_up(sizeof(ThreadBlock), kCacheLine); }
+constexpr size_t align_up(size_t n, size_t a) {
+  return (n + a - 1) & ~(a - 1);
+}
+constexpr size_t header_bytes() {
+  return align_up(sizeof(ThreadBlock), kCacheLine);
+}
 }  // namespace
 
 size_t ThreadBlock::bytes_for(const BlockGeometry& g) {
   return header_bytes() + size_t{g.stack_capacity} * sizeof(StackEntry) +
          (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot) +
          (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot) +
-         (g.trace_capacity ? align_up(TraceQueue::bytes_for(g.trace_capacity), kCacheLine) +
-                                 kCacheLine
-                           : 0);
+         (g.trace_capacity
+              ? align_up(TraceQueue::bytes_for(g.trace_capacity), kCacheLine) + kCacheLine
+              : 0);
 }
 
 ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {

@@ -56,8 +56,8 @@ class CallEdgeTable {
 struct ObjectCountSlot {
   std::atomic<uintptr_t> address;  // 0: empty slot
   std::atomic<uint64_t> acquisitions;
-  std::atomic<uint64_t> contended;  // acquisitions that had to wait
-  std::atomic<uint64_t> wait_ticks;    // time spent waiting in contended acquisitions
+  std::atomic<uint64_t> contended;   // acquisitions that had to wait
+  std::atomic<uint64_t> wait_ticks;  // time spent waiting in contended acquisitions
 };
 static_assert(sizeof(ObjectCountSlot) == 32);
 

@@ -37,6 +37,8 @@ struct alignas(kCacheLine) ThreadRecord {
 
 class ThreadHistory {
  public:
+  static constexpr uint32_t kMaxThreads = 1024 * 4096;  // kChunkRecords x kMaxChunks
+
   constexpr ThreadHistory() = default;
 
   // The record for `index`, mapping its chunk on first use; null past the limit or when
@@ -59,7 +61,8 @@ class ThreadHistory {
 
  private:
   static constexpr uint32_t kChunkRecords = 1024;
-  static constexpr uint32_t kMaxChunks = 4096;  // 4M threads
+  static constexpr uint32_t kMaxChunks = 4096;
+  static_assert(kChunkRecords * kMaxChunks == kMaxThreads);
   std::atomic<ThreadRecord*> chunks_[kMaxChunks]{};
   std::atomic<uint32_t> next_index_{1};
 };

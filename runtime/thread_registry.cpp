@@ -84,7 +84,9 @@ void ThreadRegistry::finish(ThreadSlot* slot) {
   slot->status.store(SlotStatus::free, std::memory_order_release);
 }
 
-void ThreadRegistry::attach_reader() { readers_.fetch_add(1, std::memory_order_acq_rel); }
+void ThreadRegistry::attach_reader() {
+  readers_.fetch_add(1, std::memory_order_acq_rel);
+}
 
 void ThreadRegistry::detach_reader() {
   readers_.fetch_sub(1, std::memory_order_acq_rel);
@@ -111,6 +113,17 @@ void ThreadRegistry::reset_after_fork(ThreadSlot* survivor) {
       if (&slot != survivor) slot.status.store(SlotStatus::free, std::memory_order_relaxed);
     }
   }
+}
+
+bool ThreadRegistry::any_thread_running() const {
+  for (const SlotChunk* chunk = &first_; chunk;
+       chunk = chunk->next.load(std::memory_order_acquire)) {
+    for (const ThreadSlot& slot : chunk->slots) {
+      const SlotStatus status = slot.status.load(std::memory_order_acquire);
+      if (status == SlotStatus::claimed || status == SlotStatus::live) return true;
+    }
+  }
+  return false;
 }
 
 uint32_t ThreadRegistry::slot_count() const {

@@ -77,6 +77,9 @@ class ThreadRegistry {
   // (its block's counters belong to the parent and are discarded on reuse).
   QUARTZ_NOINSTR void reset_after_fork(ThreadSlot* survivor);
 
+  // True while some thread is being created or running (a slot claimed or live).
+  QUARTZ_NOINSTR bool any_thread_running() const;
+
   // Slots in all chunks (memory footprint is slots x block size).
   QUARTZ_NOINSTR uint32_t slot_count() const;
 

@@ -11,10 +11,11 @@ uint64_t g_trace_cpu_interval_ticks = 0;
 void record_cpu(ThreadBlock& block, uint64_t now_ticks) {
   timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return;
-  const uint64_t cpu_ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  const uint64_t cpu_ns =
+      static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
   block.trace_cpu_ticks = now_ticks;
-  block.trace->push(TraceEvent{ticks(), cpu_ns, 0, 0, block.stack.sequence(), trace::Type::cpu,
-                               0, 0});
+  block.trace->push(
+      TraceEvent{ticks(), cpu_ns, 0, 0, block.stack.sequence(), trace::Type::cpu, 0, 0});
 }
 namespace {
 
@@ -47,7 +48,7 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
       }
     }
   }
-  if (waited || now - requested_ticks > kWaitedTicks) {
+  if (waited || (requested_ticks != 0 && now - requested_ticks > kWaitedTicks)) {
     push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
   }
   record_event(block, trace::Type::lock_acquire, kind, object, sequence, aux, now);
@@ -81,7 +82,7 @@ void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadc
   // Numbered before the real call, so a waiter it wakes reads at least this number.
   const uint32_t sequence = r ? r->trace_sequence.fetch_add(1, std::memory_order_acq_rel) + 1 : 0;
   record_event(block, broadcast ? trace::Type::cond_broadcast : trace::Type::cond_signal,
-        EntryKind::condition, condition, sequence, 0, ticks());
+               EntryKind::condition, condition, sequence, 0, ticks());
 }
 
 uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t site) {
@@ -92,7 +93,8 @@ uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t s
     arrival = r->trace_sequence.fetch_add(1, std::memory_order_acq_rel);
     count = r->trace_parameter.load(std::memory_order_relaxed);
   }
-  record_event(block, trace::Type::barrier_arrive, EntryKind::barrier, barrier, arrival, count, ticks());
+  record_event(block, trace::Type::barrier_arrive, EntryKind::barrier, barrier, arrival, count,
+               ticks());
   return arrival;
 }
 
@@ -100,7 +102,7 @@ void trace_barrier_depart(ThreadBlock& block, uintptr_t barrier, uint32_t arriva
   const ObjectRecord* r = runtime().objects.find(barrier);
   const uint32_t count = r ? r->trace_parameter.load(std::memory_order_relaxed) : 0;
   record_event(block, trace::Type::barrier_depart, EntryKind::barrier, barrier,
-        count ? arrival / count : 0, count, ticks());
+               count ? arrival / count : 0, count, ticks());
 }
 
 void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphore, uintptr_t site) {
@@ -122,7 +124,8 @@ void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore, uint64_t 
     push_event(block, trace::Type::sem_wait_begin, EntryKind::semaphore, semaphore, 0, 0,
                requested_ticks);
   }
-  record_event(block, trace::Type::sem_acquire, EntryKind::semaphore, semaphore, sequence, initial, now);
+  record_event(block, trace::Type::sem_acquire, EntryKind::semaphore, semaphore, sequence, initial,
+               now);
 }
 
 void note_initialised(uintptr_t object, EntryKind kind, uint32_t parameter, uintptr_t site) {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "runtime/attributes.h"
 #include "runtime/clock.h"
 #include "runtime/thread_block.h"
@@ -35,35 +35,34 @@ QUARTZ_ALWAYS_INLINE void push_event(ThreadBlock& block, trace::Type type, Entry
 }
 
 QUARTZ_ALWAYS_INLINE void record_event(ThreadBlock& block, trace::Type type, EntryKind kind,
-                                uint64_t object, uint32_t sequence, uint32_t aux,
-                                uint64_t at_ticks) {
+                                       uint64_t object, uint32_t sequence, uint32_t aux,
+                                       uint64_t at_ticks) {
   push_event(block, type, kind, object, sequence, aux, at_ticks);
   if (at_ticks - block.trace_cpu_ticks >= g_trace_cpu_interval_ticks) record_cpu(block, at_ticks);
 }
 
-// A lock was granted (held now). `requested_ticks`: when it was asked for; `waited`: it
-// was not free then. Emits the request too when the thread waited.
+// A lock was granted (held now). `requested_ticks`: when it was asked for (0: not timed,
+// a first try that succeeded); `waited`: it was not free then. Emits the request too when
+// the thread waited.
 QUARTZ_NOINLINE void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
                                          uint64_t requested_ticks, bool waited);
 // A lock is about to be released (still held).
 QUARTZ_NOINLINE void trace_lock_released(ThreadBlock& block, uintptr_t object, EntryKind kind);
 
 // Around a condition wait: the mutex is given up, then taken back after the wake.
-QUARTZ_NOINLINE void trace_condition_wait(ThreadBlock& block, uintptr_t condition,
-                                          uintptr_t mutex, uintptr_t site);
+QUARTZ_NOINLINE void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mutex,
+                                          uintptr_t site);
 QUARTZ_NOINLINE void trace_condition_woken(ThreadBlock& block, uintptr_t condition,
                                            uintptr_t mutex);
-QUARTZ_NOINLINE void trace_condition_signal(ThreadBlock& block, uintptr_t condition,
-                                            bool broadcast, uintptr_t site);
+QUARTZ_NOINLINE void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadcast,
+                                            uintptr_t site);
 
 // Around a barrier wait; returns the arrival number to hand to trace_barrier_depart.
 QUARTZ_NOINLINE uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier,
                                               uintptr_t site);
-QUARTZ_NOINLINE void trace_barrier_depart(ThreadBlock& block, uintptr_t barrier,
-                                          uint32_t arrival);
+QUARTZ_NOINLINE void trace_barrier_depart(ThreadBlock& block, uintptr_t barrier, uint32_t arrival);
 
-QUARTZ_NOINLINE void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphore,
-                                          uintptr_t site);
+QUARTZ_NOINLINE void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphore, uintptr_t site);
 // A semaphore wait succeeded; `requested_ticks` and `waited` as for locks.
 QUARTZ_NOINLINE void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore,
                                               uint64_t requested_ticks, bool waited);

@@ -9,12 +9,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "profile/trace_format.h"
+#include "format/trace_format.h"
 #include "runtime/attributes.h"
 
 namespace quartz::rt {
 
-// 32 bytes: time, object, what it is and how it pairs with others (profile/trace_format.h).
+// 32 bytes: time, object, what it is and how it pairs with others (format/trace_format.h).
 struct TraceEvent {
   uint64_t ticks;
   uint64_t object;
@@ -46,7 +46,8 @@ struct RingStorage {
 
 class TraceQueue {
  public:
-  using Ring = boost::lockfree::spsc_queue<TraceEvent, boost::lockfree::allocator<RingStorage<TraceEvent>>>;
+  using Ring =
+      boost::lockfree::spsc_queue<TraceEvent, boost::lockfree::allocator<RingStorage<TraceEvent>>>;
 
   // Bytes a queue of `capacity` events needs, itself included (the ring keeps one slot free).
   static size_t bytes_for(uint32_t capacity) {
@@ -74,7 +75,8 @@ class TraceQueue {
   }
 
  private:
-  TraceQueue(uint32_t capacity, TraceEvent* storage) : ring_(capacity, RingStorage<TraceEvent>(storage)) {}
+  TraceQueue(uint32_t capacity, TraceEvent* storage)
+      : ring_(capacity, RingStorage<TraceEvent>(storage)) {}
   Ring ring_;
   std::atomic<uint64_t> dropped_{0};
 };

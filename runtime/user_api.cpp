@@ -19,11 +19,12 @@ QUARTZ_EXPORT void quartz_runtime_spin_begin(const volatile void* object) {
   const uintptr_t site = QUARTZ_CALL_SITE();
   const uintptr_t address = object ? reinterpret_cast<uintptr_t>(object) : site;
   runtime().objects.find_or_insert(address, EntryKind::spin_region, site);
-  t_spin_region = begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, ticks());
+  t_spin_region =
+      begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, ticks());
   t_in_spin_region = true;
   if (block->trace) {
     record_event(*block, trace::Type::spin_begin, EntryKind::spin_region, address, 0, 0,
-          t_spin_region.started_ticks);
+                 t_spin_region.started_ticks);
   }
 }
 
@@ -34,7 +35,8 @@ QUARTZ_EXPORT void quartz_runtime_spin_end(const volatile void* /*object*/) {
   const uint64_t now = ticks();
   end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(), now);
   if (block->trace) {
-    record_event(*block, trace::Type::spin_end, EntryKind::spin_region, t_spin_region.object, 0, 0, now);
+    record_event(*block, trace::Type::spin_end, EntryKind::spin_region, t_spin_region.object, 0, 0,
+                 now);
   }
 }
 

@@ -90,12 +90,12 @@ namespace {
 
 // What one thread contributes at one snapshot, in seconds.
 struct Contribution {
-  double processor;          // busy processor time
-  double normalized;         // normalized processor time
+  double processor;           // busy processor time
+  double normalized;          // normalized processor time
   double state[kStateCount];  // thread-seconds per state
-  uint32_t bin;              // processors busy, 0..P
-  uint32_t runnable_bin;     // runnable threads, 0..R1-1
-  double runnable;           // runnable threads (unrounded)
+  uint32_t bin;               // processors busy, 0..P
+  uint32_t runnable_bin;      // runnable threads, 0..R1-1
+  double runnable;            // runnable threads (unrounded)
 };
 
 QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool behalf,
@@ -179,9 +179,8 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
 
 // Charges one thread's contribution along its stack: the leaf context, each distinct
 // procedure and object (the leaf's as self, the others on behalf), the thread, the program.
-QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample,
-                           const Contribution& c, double duration_s, uint64_t stamp,
-                           uint64_t snapshot_id) {
+QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, const Contribution& c,
+                           double duration_s, uint64_t stamp, uint64_t snapshot_id) {
   const RecordShape& shape = tables.shape();
   add_full(shape, tables.program_record(), false, c);
   const uint32_t thread = tables.thread(sample.thread);
@@ -191,8 +190,7 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample,
 
   const ContextNode& leaf = tables.context_node(sample.context);
   // A condition wait leaves its mutex released right below it.
-  const bool condition_wait =
-      leaf.kind == capture::kCondition && sample.top_role == kRoleWaiting;
+  const bool condition_wait = leaf.kind == capture::kCondition && sample.top_role == kRoleWaiting;
   for (uint32_t id = sample.context; id != kNone; id = tables.context_node(id).parent) {
     const ContextNode& node = tables.context_node(id);
     const bool self = id == sample.context;
@@ -294,6 +292,19 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       }
     }
   }
+}
+
+float share_processor_time(double used_ns, ThreadSample* earlier, uint64_t earlier_duration_ns,
+                           bool active, uint64_t duration_ns) {
+  if (earlier) {
+    const double part = active ? used_ns / 2 : used_ns;
+    if (earlier->run >= 0 && earlier_duration_ns) {
+      earlier->run += static_cast<float>(part / static_cast<double>(earlier_duration_ns));
+    }
+    used_ns -= part;
+  }
+  if (!active || duration_ns == 0) return -1;
+  return static_cast<float>(used_ns / static_cast<double>(duration_ns));
 }
 
 }  // namespace quartz::sampler

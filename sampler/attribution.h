@@ -59,19 +59,19 @@ struct SnapshotRecord {
 // One thread's CPU progress over a window.
 struct WindowThread {
   uint32_t thread;
-  uint32_t measured;       // 1 when cpu_ns and runqueue_ns are valid
-  int32_t tid;             // for the sampler, which measures it
-  uint32_t track;          // for the sampler: the registry slot it was read from
-  uint64_t cpu_ns;         // processor time during the window
-  uint64_t runqueue_ns;    // time runnable but waiting for a processor
-  uint64_t hook_events;    // hook calls during the window (overhead compensation)
-  uint64_t active_ns;      // derived: sampled busy or spinning
-  double clocked_ns;       // derived: active time whose samples read the CPU clock
-  double clocked_run_ns;   // derived: of it, time running
-  double run;              // derived: running share of active time, for samples not measured
-  double ready;            // derived: ready share of active time, for samples not measured
-  double ready_ratio;      // derived: ready part of a measured sample's shortfall
-  double run_scale;        // derived: hook overhead taken out of a measured sample's share
+  uint32_t measured;      // 1 when cpu_ns and runqueue_ns are valid
+  int32_t tid;            // for the sampler, which measures it
+  uint32_t track;         // for the sampler: the registry slot it was read from
+  uint64_t cpu_ns;        // processor time during the window
+  uint64_t runqueue_ns;   // time runnable but waiting for a processor
+  uint64_t hook_events;   // hook calls during the window (overhead compensation)
+  uint64_t active_ns;     // derived: sampled busy or spinning
+  double clocked_ns;      // derived: active time whose samples read the CPU clock
+  double clocked_run_ns;  // derived: of it, time running
+  double run;             // derived: running share of active time, for samples not measured
+  double ready;           // derived: ready share of active time, for samples not measured
+  double ready_ratio;     // derived: ready part of a measured sample's shortfall
+  double run_scale;       // derived: hook overhead taken out of a measured sample's share
 };
 
 class Window {
@@ -101,7 +101,9 @@ class Window {
   QUARTZ_ALWAYS_INLINE const ThreadSample& sample(uint32_t i) const { return samples_[i]; }
   QUARTZ_ALWAYS_INLINE ThreadSample& sample(uint32_t i) { return samples_[i]; }
   // Position the next add_sample() will fill.
-  QUARTZ_ALWAYS_INLINE uint32_t next_sample() const { return static_cast<uint32_t>(samples_.size()); }
+  QUARTZ_ALWAYS_INLINE uint32_t next_sample() const {
+    return static_cast<uint32_t>(samples_.size());
+  }
   QUARTZ_ALWAYS_INLINE bool full() const {
     return snapshots_.size() == snapshots_.capacity() ||
            samples_.size() + threads_.capacity() > samples_.capacity();
@@ -126,6 +128,21 @@ struct AttributionTotals {
   uint64_t thread_samples = 0;
   uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
 };
+
+// The CPU-share rule: a thread's CPU clock, read at a snapshot, tells the processor time
+// it used since its previous reading (`used_ns`), which is shared out like a trapezoid:
+// between two active samples, half to each (the change of procedure fell somewhere in
+// between); after a wait, all to this sample (it ran after waking); before a wait, all to
+// the last active sample (it ran before blocking). Crediting every interval to the sample
+// at its end instead gave a phase that starts after a lock wait 17% too little (measured
+// with 5 ms phases and a 2 ms period).
+// `earlier`: the thread's last active sample, of an interval of `earlier_duration_ns`, or
+// null (it was blocked); its `run` grows by its part. `active`: this sample is busy or
+// spinning. Returns this sample's running share of its interval `duration_ns`, or -1 when
+// it is not active.
+QUARTZ_NOINSTR float share_processor_time(double used_ns, ThreadSample* earlier,
+                                          uint64_t earlier_duration_ns, bool active,
+                                          uint64_t duration_ns);
 
 // Attributes the first `snapshots` snapshots of `window` (all of them by default) to
 // `tables`; the caller then clears or carries the window.

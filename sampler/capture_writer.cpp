@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
+#include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
 
@@ -89,7 +90,8 @@ QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const c
 }
 
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
-                              ProfileTables& tables, rt::Runtime& runtime) {
+                              ProfileTables& tables, rt::Runtime& runtime,
+                              const rt::MergedCounts& counts) {
   out.begin(SectionType::run);
   const size_t count_at = out.position();
   uint32_t n = 0;
@@ -119,9 +121,11 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
   key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
   key_number(out, &n, run_keys::kStackCapacity, runtime.options.geometry.stack_capacity);
-  key_number(out, &n, run_keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());
+  key_number(out, &n, run_keys::kObjectsDropped,
+             runtime.objects.dropped() + tables.dropped_entities());
   key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
   key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
+  key_number(out, &n, run_keys::kOpenStackEntries, counts.open_stack_entries());
   if (info.trace) {
     key_number(out, &n, run_keys::kTraceEvents, info.trace_events);
     key_number(out, &n, run_keys::kTraceDropped, info.trace_dropped);
@@ -145,7 +149,10 @@ QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
   auto* walk = static_cast<ModuleWalk*>(data);
   char path[512];
   if (walk->count == 0 && (!info->dlpi_name || !info->dlpi_name[0])) {
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);  // the program
+    // The program. Through this thread: once the main thread has called pthread_exit,
+    // /proc/self/exe (the main thread's) cannot be read.
+    ssize_t n = readlink("/proc/thread-self/exe", path, sizeof(path) - 1);
+    if (n <= 0) n = readlink("/proc/self/exe", path, sizeof(path) - 1);
     path[n > 0 ? n : 0] = '\0';
   } else {
     snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
@@ -168,7 +175,8 @@ QUARTZ_NOINSTR void write_modules(Out& out) {
 }
 
 QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& tables,
-                                  rt::Runtime& runtime, double ns_per_tick) {
+                                  rt::Runtime& runtime, const rt::MergedCounts& counts,
+                                  double ns_per_tick) {
   out.begin(SectionType::threads);
   const size_t count_at = out.position();
   uint32_t n = 0;
@@ -177,7 +185,7 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
     if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
-    const rt::ThreadTotals totals = rt::thread_totals(runtime, *r, index);
+    const rt::ThreadTotals totals = counts.thread(*r, index);
     char name[rt::kThreadNameBytes];
     rt::ThreadHistory::copy_name(*r, name);
     const uint32_t parent = r->parent_index.load(std::memory_order_relaxed);
@@ -211,36 +219,25 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
   out.end();
 }
 
-QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, rt::Runtime& runtime,
-                                 uint64_t address, uint32_t kind, const rt::ObjectRecord* r,
-                                 uint32_t sampled, double ns_per_tick) {
-  uint64_t acquisitions = 0, contended = 0, wait_ticks = 0, posts = 0, site = 0;
+QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
+                                 const rt::MergedCounts& counts, uint64_t address, uint32_t kind,
+                                 const rt::ObjectRecord* r, uint32_t sampled, double ns_per_tick) {
+  uint64_t posts = 0, site = 0;
   char name[rt::kObjectNameBytes] = "";
   if (r) {
-    acquisitions = r->acquisitions.load(std::memory_order_relaxed);
-    contended = r->contended.load(std::memory_order_relaxed);
-    wait_ticks = r->wait_ticks.load(std::memory_order_relaxed);
     posts = r->posts.load(std::memory_order_relaxed);
     site = r->first_site.load(std::memory_order_relaxed);
     rt::ObjectRegistry::copy_name(*r, name);
   }
-  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
-    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
-    if (!b) return;
-    if (const rt::ObjectCountSlot* s = b->objects.lookup(address)) {
-      acquisitions += s->acquisitions.load(std::memory_order_relaxed);
-      contended += s->contended.load(std::memory_order_relaxed);
-      wait_ticks += s->wait_ticks.load(std::memory_order_relaxed);
-    }
-  });
+  const rt::ObjectTotals totals = counts.object(runtime, address, r);
   out.u64(address);
   out.u32(kind);
   out.str(name);
   out.u64(site);
-  out.u64(acquisitions);
-  out.u64(contended);
+  out.u64(totals.acquisitions);
+  out.u64(totals.contended);
   out.u64(posts);
-  out.u64(static_cast<uint64_t>(static_cast<double>(wait_ticks) * ns_per_tick));
+  out.u64(static_cast<uint64_t>(static_cast<double>(totals.wait_ticks) * ns_per_tick));
   const size_t record = tables.shape().full_size();
   if (sampled != kNone) {
     const ObjectEntry& o = tables.object_entry(sampled);
@@ -260,8 +257,8 @@ QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, rt::Runtime& r
   }
 }
 
-QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, rt::Runtime& runtime,
-                                  double ns_per_tick) {
+QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
+                                  const rt::MergedCounts& counts, double ns_per_tick) {
   out.begin(SectionType::objects);
   const size_t count_at = out.position();
   uint32_t n = 0;
@@ -275,13 +272,13 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, rt::Runtime& 
     const uint32_t sampled = tables.find_object(address);
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
     if (kind == rt::kKindUnset && sampled != kNone) kind = tables.object_entry(sampled).kind;
-    write_object(out, tables, runtime, address, kind, &r, sampled, ns_per_tick);
+    write_object(out, tables, runtime, counts, address, kind, &r, sampled, ns_per_tick);
     ++n;
   }
   for (uint32_t i = 0; i < tables.object_count(); ++i) {
     const ObjectEntry& o = tables.object_entry(i);
     if (runtime.objects.find(o.address)) continue;
-    write_object(out, tables, runtime, o.address, o.kind, nullptr, i, ns_per_tick);
+    write_object(out, tables, runtime, counts, o.address, o.kind, nullptr, i, ns_per_tick);
     ++n;
   }
   out.patch_u32(count_at, n);
@@ -317,28 +314,11 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
   const size_t count_at = out.position();
   uint32_t n = 0;
   out.u32(0);
-  for (uint32_t i = 0; i < runtime.call_graph.capacity(); ++i) {
-    const rt::CallGraphRecord& r = runtime.call_graph.record(i);
-    const uint64_t calls = r.calls.load(std::memory_order_relaxed);
-    if (r.state.load(std::memory_order_acquire) != 2 || calls == 0) continue;
-    out.u64(r.caller.load(std::memory_order_relaxed));
-    out.u64(r.callee.load(std::memory_order_relaxed));
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+    out.u64(caller);
+    out.u64(callee);
     out.u64(calls);
     ++n;
-  }
-  runtime.threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus) {
-    rt::ThreadBlock* b = slot.block.load(std::memory_order_acquire);
-    if (!b) return;
-    for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
-      const rt::CallEdgeSlot& s = b->edges.slot(i);
-      const uint64_t calls = s.calls.load(std::memory_order_relaxed);
-      const uintptr_t callee = s.callee.load(std::memory_order_acquire);
-      if (!callee || !calls) continue;
-      out.u64(s.caller.load(std::memory_order_relaxed));
-      out.u64(callee);
-      out.u64(calls);
-      ++n;
-    }
   });
   out.patch_u32(count_at, n);
   out.end();
@@ -346,9 +326,10 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
 
 }  // namespace
 
-bool CaptureWriter::init() {
+bool CaptureWriter::init(const rt::Runtime& runtime) {
   // 4 GiB of address space, backed only as written.
-  return bytes_.reserve(size_t{1} << 32) || bytes_.reserve(size_t{1} << 28);
+  return (bytes_.reserve(size_t{1} << 32) || bytes_.reserve(size_t{1} << 28)) &&
+         counts_.reserve(runtime);
 }
 
 bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
@@ -365,10 +346,11 @@ bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
   out.raw(&header, sizeof header);
 
   const double ns_per_tick = runtime.clock.ns_per_tick();
-  write_run(out, info, totals, tables, runtime);
+  counts_.gather(runtime);
+  write_run(out, info, totals, tables, runtime, counts_);
   write_modules(out);
-  write_threads(out, info, tables, runtime, ns_per_tick);
-  write_objects(out, tables, runtime, ns_per_tick);
+  write_threads(out, info, tables, runtime, counts_, ns_per_tick);
+  write_objects(out, tables, runtime, counts_, ns_per_tick);
   write_procedures(out, tables);
   write_contexts(out, tables);
   write_edges(out, runtime);

@@ -1,19 +1,16 @@
-// Writes the capture (profile/capture_format.h) from the sampler's tables and the
-// runtime's process-wide tables: to `<path>.tmp`, then renamed over `path`, so a reader
-// (or a run killed at any moment) only ever sees a complete file. Builds the file in
-// mapped memory; never calls malloc.
+// Writes the capture (format/capture_format.h) from the sampler's tables and the
+// runtime's counts (runtime/merged_counts.h): to `<path>.tmp`, then renamed over `path`, so a
+// reader (or a run killed at any moment) only ever sees a complete file. Builds the file in mapped
+// memory; never calls malloc.
 #pragma once
 
 #include <cstdint>
 
 #include "runtime/attributes.h"
 #include "runtime/mapped_vector.h"
+#include "runtime/merged_counts.h"
 #include "sampler/attribution.h"
 #include "sampler/tables.h"
-
-namespace quartz::rt {
-struct Runtime;
-}
 
 namespace quartz::sampler {
 
@@ -45,7 +42,7 @@ struct RunInfo {
 
 class CaptureWriter {
  public:
-  QUARTZ_NOINSTR bool init();
+  QUARTZ_NOINSTR bool init(const rt::Runtime& runtime);
   // Writes everything sampled so far. `final` marks the run as ended. Returns false (and
   // leaves the previous file in place) when the file cannot be written.
   QUARTZ_NOINSTR bool write(const char* path, bool final, const RunInfo& info,
@@ -54,6 +51,7 @@ class CaptureWriter {
 
  private:
   rt::MappedVector<unsigned char> bytes_;
+  rt::MergedCounts counts_;
 };
 
 }  // namespace quartz::sampler

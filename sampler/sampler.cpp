@@ -1,7 +1,6 @@
 #include "sampler/sampler.h"
 
 #include <fcntl.h>
-#include <hwloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,33 +9,30 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <new>
 
 #include "runtime/clock.h"
-#include "runtime/mapped_memory.h"
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_cpu.h"
+#include "runtime/trace_events.h"
 #include "sampler/attribution.h"
+#include "sampler/calibration.h"
 #include "sampler/capture_writer.h"
+#include "sampler/sampler_placement.h"
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
 #include "sampler/trace_writer.h"
-#include "runtime/trace_events.h"
-
-extern "C" void __cyg_profile_func_enter(void*, void*);
-extern "C" void __cyg_profile_func_exit(void*, void*);
 
 namespace quartz::sampler {
 namespace {
 
-constexpr uint32_t kMaxSlots = 1u << 16;       // threads alive at once that can be sampled
-constexpr uint32_t kRunnableBins = 33;         // runnable threads 0..31, then 32 or more
-constexpr uint64_t kMinWindowNs = 10'000'000;  // CPU measurement at most every 10 ms
-constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+constexpr uint32_t kMaxSlots = 1u << 16;                // threads alive at once that can be sampled
+constexpr uint32_t kRunnableBins = 33;                  // runnable threads 0..31, then 32 or more
+constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
+constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
-constexpr uint64_t kTraceFlushNs = 100'000'000;           // ... or this often
+constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -50,16 +46,15 @@ struct Track {
   uint32_t has_cpu;
   uint64_t last_clock_ns;  // the thread's CPU clock at its last reading
   uint32_t has_clock;
-  uint32_t active_sample;  // its last active sample in the current window, or kNone
+  uint32_t active_sample;       // its last active sample in the current window, or kNone
   uint64_t active_duration_ns;  // that sample's interval
-  uint32_t clock_fresh;    // last_clock_ns was read in this snapshot
+  uint32_t clock_fresh;         // last_clock_ns was read in this snapshot
 };
 
 struct Sampler {
   rt::Runtime* runtime = nullptr;
   pthread_t thread{};
   std::atomic<bool> stop_requested{false};
-  std::atomic<bool> running{false};
 
   ProfileTables tables;
   Window window;
@@ -80,16 +75,18 @@ struct Sampler {
 
 alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
 Sampler* g_sampler = nullptr;  // never destroyed (STYLE 3)
+// In a forked child of a sampled process, what the child's capture of its counts takes from
+// the parent's run: P (0: not such a child) and the run's start, from which thread times
+// count.
+struct ForkedChild {
+  uint32_t processors;
+  uint64_t start_realtime_ns;
+};
+ForkedChild g_forked_child{};
 
 QUARTZ_NOINSTR uint64_t realtime_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-QUARTZ_NOINSTR uint64_t own_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
@@ -111,101 +108,10 @@ QUARTZ_NOINSTR void read_program(RunInfo& info) {
   info.pid = getpid();
 }
 
-// Decides the processors: with a reserved core the program is moved off it and the sampler
-// bound to it. Returns P, the processors the program may use.
-QUARTZ_NOINSTR uint32_t place(const rt::Options& options, RunInfo& info) {
-  hwloc_topology_t topology;
-  if (hwloc_topology_init(&topology) != 0) return 1;
-  uint32_t processors = 1;
-  if (hwloc_topology_load(topology) == 0) {
-    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-    hwloc_bitmap_t reserved = hwloc_bitmap_alloc();
-    hwloc_bitmap_t app = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0) {
-      hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
-    }
-    const int pus = hwloc_bitmap_weight(allowed);
-    // A placement pins threads to cores itself: reserving would undo it.
-    const bool reserve = options.placement[0]    ? false
-                         : options.reserve == 1 ? pus >= 2
-                         : options.reserve == 0 ? false
-                                                : pus >= 8;
-    if (reserve) {
-      if (options.reserved_cores[0] && hwloc_bitmap_list_sscanf(reserved, options.reserved_cores) == 0) {
-        hwloc_bitmap_and(reserved, reserved, allowed);
-      }
-      if (hwloc_bitmap_iszero(reserved)) hwloc_bitmap_only(reserved, hwloc_bitmap_last(allowed));
-      hwloc_bitmap_andnot(app, allowed, reserved);
-    }
-    if (reserve && !hwloc_bitmap_iszero(app) &&
-        hwloc_set_cpubind(topology, app, HWLOC_CPUBIND_PROCESS) == 0 &&
-        hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) == 0) {
-      info.reserve = true;
-      processors = static_cast<uint32_t>(hwloc_bitmap_weight(app));
-      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores, reserved);
-    } else {
-      hwloc_bitmap_copy(app, allowed);
-      hwloc_bitmap_zero(reserved);
-      processors = static_cast<uint32_t>(pus > 0 ? pus : 1);
-      // Sharing the processors, still on one of them: a sampler the scheduler may place
-      // anywhere at each wake-up moves the program's threads around (measured: up to 1 ms
-      // with a worker off the processors, and a serial share 1 to 4 points too high).
-      hwloc_bitmap_only(reserved, hwloc_bitmap_last(allowed));
-      if (hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) != 0) hwloc_bitmap_zero(reserved);
-      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores, reserved);
-      hwloc_bitmap_zero(reserved);
-    }
-    hwloc_bitmap_list_snprintf(info.app_cores, sizeof info.app_cores, app);
-    hwloc_bitmap_list_snprintf(info.reserved_cores, sizeof info.reserved_cores, reserved);
-    snprintf(info.topology, sizeof info.topology, "%d packages, %d cores, %d PUs, %d NUMA nodes",
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE),
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE),
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU),
-             hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE));
-    hwloc_bitmap_free(app);
-    hwloc_bitmap_free(reserved);
-    hwloc_bitmap_free(allowed);
-  }
-  hwloc_topology_destroy(topology);
-  return processors;
-}
-
-__attribute__((noinline, no_instrument_function)) void calibration_procedure() {}
-__attribute__((noinline, no_instrument_function)) void calibration_caller() {}
-
-// The cost of one enter/exit pair of our hooks, measured on a scratch block so that
-// nothing is recorded (overhead compensation, DESIGN.md §3).
-QUARTZ_NOINSTR double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
-  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
-  if (!memory) return 0;
-  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, geometry);
-  // Through volatile pointers, as the program reaches them: a real call each time.
-  void (*volatile enter)(void*, void*) = &__cyg_profile_func_enter;
-  void (*volatile exit)(void*, void*) = &__cyg_profile_func_exit;
-  void* caller = reinterpret_cast<void*>(&calibration_caller);
-  void* callee = reinterpret_cast<void*>(&calibration_procedure);
-  rt::t_local.block = scratch;
-  enter(caller, nullptr);
-  double best = 1e9;
-  for (int round = 0; round < 5; ++round) {
-    constexpr int kPairs = 20000;
-    const uint64_t begin = rt::monotonic_ns();
-    for (int i = 0; i < kPairs; ++i) {
-      enter(callee, nullptr);
-      exit(callee, nullptr);
-    }
-    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / kPairs;
-    if (ns < best) best = ns;
-  }
-  exit(caller, nullptr);
-  rt::t_local.block = nullptr;
-  munmap(memory, rt::ThreadBlock::bytes_for(geometry));
-  return best;
-}
-
 // Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
 // that has ended, from what it left in its block.
-QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w, const rt::ThreadBlock* ended) {
+QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
+                            const rt::ThreadBlock* ended) {
   rt::ThreadCpu cpu{};
   bool ok;
   if (ended) {
@@ -241,13 +147,8 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w, const rt:
   track.last_runqueue_ns = cpu.runqueue_ns;
 }
 
-// The share of this interval the thread ran, from its CPU clock (-1: unknown). The
-// processor time it used since its last reading is shared out like a trapezoid: between
-// two active samples, half to each (the change of procedure fell somewhere in between);
-// after a wait, all to this sample (it ran after waking); before a wait, all to the last
-// active sample (it ran before blocking). Crediting every interval to the sample at its
-// end instead gave a phase that starts after a lock wait 17% too little (measured with
-// 5 ms phases and a 2 ms period).
+// The share of this interval the thread ran, from its CPU clock (-1: unknown), by the
+// CPU-share rule (attribution.h).
 QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool live,
                                  uint64_t duration_ns) {
   const bool was_active = track.active_sample != kNone;
@@ -256,21 +157,13 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool liv
     return -1;
   }
   const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
-  double used = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
+  const double used_ns = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
   track.last_clock_ns = clock_ns;
   track.has_clock = 1;
   track.clock_fresh = 1;
   if (!known) return -1;
-  if (was_active) {
-    ThreadSample& earlier = s.window.sample(track.active_sample);
-    const double share = active ? used / 2 : used;
-    if (earlier.run >= 0 && track.active_duration_ns) {
-      earlier.run += static_cast<float>(share / static_cast<double>(track.active_duration_ns));
-    }
-    used -= share;
-  }
-  if (!active || duration_ns == 0) return -1;
-  return static_cast<float>(used / static_cast<double>(duration_ns));
+  return share_processor_time(used_ns, was_active ? &s.window.sample(track.active_sample) : nullptr,
+                              track.active_duration_ns, active, duration_ns);
 }
 
 QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block) {
@@ -307,9 +200,8 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
       track.active_sample = sample.state != capture::kBlocked ? i : kNone;
     }
   }
-  s.window_ns = s.live_threads * kCpuReadBudgetNs > kMinWindowNs
-                    ? s.live_threads * kCpuReadBudgetNs
-                    : kMinWindowNs;
+  s.window_ns = s.live_threads * kCpuReadBudgetNs > kMinWindowNs ? s.live_threads * kCpuReadBudgetNs
+                                                                 : kMinWindowNs;
 }
 
 // Moves the thread's trace events to the trace file's chunk, with the sampler's reading of
@@ -330,40 +222,6 @@ QUARTZ_NOINSTR void trace_thread(Sampler& s, const Track& track, rt::ThreadBlock
   s.trace.flush(kTraceChunkBytes);
 }
 
-// The cost of one trace event on the thread that records it (overhead compensation of
-// trace timestamps, Wolf et al.), measured on a scratch queue.
-QUARTZ_NOINSTR double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
-  rt::BlockGeometry g = geometry;
-  g.trace_capacity = 4096;
-  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(g));
-  if (!memory) return 0;
-  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, g);
-  double best = 1e9;
-  for (int round = 0; round < 5; ++round) {
-    const uint64_t begin = rt::monotonic_ns();
-    for (uint32_t i = 0; i < g.trace_capacity; ++i) {
-      rt::record_event(*scratch, trace::Type::lock_acquire, rt::EntryKind::mutex, i, i, 0, rt::ticks());
-    }
-    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / g.trace_capacity;
-    if (ns < best) best = ns;
-    scratch->trace->drain([](const rt::TraceEvent&) {});
-  }
-  munmap(memory, rt::ThreadBlock::bytes_for(g));
-  return best;
-}
-
-// The cost of a thread reading its own CPU clock (rt::record_cpu).
-QUARTZ_NOINSTR double calibrate_cpu_read_ns() {
-  double best = 1e9;
-  for (int round = 0; round < 5; ++round) {
-    constexpr int kReads = 200;
-    const uint64_t begin = rt::monotonic_ns();
-    for (int i = 0; i < kReads; ++i) own_cpu_ns();
-    best = std::min(best, static_cast<double>(rt::monotonic_ns() - begin) / kReads);
-  }
-  return best;
-}
-
 QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
   if (s.window.full()) close_window(s);
   const uint64_t duration_ns = now - s.last_snapshot_ns;
@@ -377,8 +235,19 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
     const uint32_t index = block->index;
     const bool fresh = !track.valid || track.thread_index != index;
     if (fresh) {
-      track = Track{index, 1, block->tid.load(std::memory_order_relaxed), 0, 0, 0,
-                    block->stack.sequence(), 0, 0, 0, kNone, 0, 0};
+      track = Track{index,
+                    1,
+                    block->tid.load(std::memory_order_relaxed),
+                    0,
+                    0,
+                    0,
+                    block->stack.sequence(),
+                    0,
+                    0,
+                    0,
+                    kNone,
+                    0,
+                    0};
       rt::ThreadCpu cpu;
       if (rt::read_thread_cpu(track.tid, &cpu)) {
         track.last_cpu_ns = cpu.cpu_ns;
@@ -441,11 +310,38 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   s.writer.write(s.runtime->options.output, final, s.info, s.totals, s.tables, *s.runtime);
 }
 
+// Run information known before the first snapshot.
+QUARTZ_NOINSTR void begin_run_info(RunInfo& info, const rt::Runtime& runtime) {
+  memset(&info, 0, sizeof info);
+  read_program(info);
+  info.start_realtime_ns = realtime_ns();
+  info.start_monotonic_ns = runtime.clock.start_ns;
+  rt::ThreadCpu probe;
+  info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+}
+
+// A forked child's capture: its counts, with no samples (the sampler thread stayed in the
+// parent). Its own storage: what the parent's sampler left in this memory is the parent's.
+QUARTZ_NOINSTR void write_forked_child_capture(rt::Runtime& runtime, const ForkedChild& child) {
+  Sampler* s = new (g_storage) Sampler();
+  s->runtime = &runtime;
+  begin_run_info(s->info, runtime);
+  s->info.start_realtime_ns = child.start_realtime_ns;
+  s->config.processors = child.processors;
+  if (!s->tables.init(RecordShape{child.processors, kRunnableBins}, ProfileTables::Limits{}) ||
+      !s->writer.init(runtime)) {
+    return;
+  }
+  runtime.threads.attach_reader();
+  write_capture(*s, true);
+  runtime.threads.detach_reader();
+}
+
 // Placement, storage and calibration, on the sampler thread (hwloc binds the calling
 // thread and allocates; this thread is ours).
 QUARTZ_NOINSTR bool prepare(Sampler& s) {
   const rt::Options& options = s.runtime->options;
-  s.config.processors = place(options, s.info);
+  s.config.processors = place_sampler(options, s.info);
   // Finer sampling perturbs a program the sampler shares processors with (measured on 2:
   // 1 ms distorts the histogram by ~2 points and slows a lock-bound program by ~14%, 2 ms
   // by ~0.3 points and ~8%); on a core of its own 1 ms costs the program nothing.
@@ -456,7 +352,7 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
   constexpr uint32_t kMaxSnapshots = 4096;
   return s.tables.init(shape, ProfileTables::Limits{}) &&
          s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
-         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init() &&
+         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init(*s.runtime) &&
          s.tracks.reserve(kMaxSlots) && s.tracks.resize_at_least(kMaxSlots);
 }
 
@@ -483,7 +379,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
 
   uint64_t now = rt::monotonic_ns();
   s.last_snapshot_ns = s.window_start_ns = s.last_checkpoint_ns = now;
-  s.running.store(true, std::memory_order_release);
+  s.runtime->exit_cpu_wanted.store(true, std::memory_order_release);
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
   while (!s.stop_requested.load(std::memory_order_acquire)) {
@@ -495,6 +391,9 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
     take_snapshot(s, now);
+    // Every thread has ended, the main thread through pthread_exit: the process ends when
+    // its last thread does, and that would be this one. Write the end and let it end.
+    if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;
     if (s.trace.is_open() && now - s.last_trace_flush_ns >= kTraceFlushNs) {
       s.trace.flush();  // so that a reader streams the trace in modest chunks
       s.last_trace_flush_ns = now;
@@ -518,22 +417,18 @@ bool start(rt::Runtime& runtime) {
   if (g_sampler || !rt::real::pthread_create) return false;
   Sampler* s = new (g_storage) Sampler();
   s->runtime = &runtime;
-  memset(&s->info, 0, sizeof s->info);
-  read_program(s->info);
-  s->info.start_realtime_ns = realtime_ns();
-  s->info.start_monotonic_ns = runtime.clock.start_ns;
-  rt::ThreadCpu probe;
-  s->info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+  begin_run_info(s->info, runtime);
   g_sampler = s;
   runtime.threads.attach_reader();
-  // The sampler starts with every signal blocked: a signal sent to the process must go to
-  // a thread of the program (one that sigwait()s for it, say), never run on ours or kill
-  // the process through our default action.
-  sigset_t all, mask;
+  // The sampler starts with every signal blocked (a new thread inherits the mask): a signal
+  // sent to the process must go to a thread of the program (one that sigwait()s for it, or
+  // a profiling timer's handler that must run where the program expects), never run on
+  // ours or kill the process through our default action.
+  sigset_t all, saved;
   sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &mask);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
   const int created = rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr);
-  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (created != 0) {
     runtime.threads.detach_reader();
     g_sampler = nullptr;
@@ -543,14 +438,24 @@ bool start(rt::Runtime& runtime) {
 }
 
 void stop() {
+  if (g_forked_child.processors) {
+    const ForkedChild child = g_forked_child;
+    g_forked_child = ForkedChild{};
+    write_forked_child_capture(rt::runtime(), child);
+    return;
+  }
   Sampler* s = g_sampler;
   if (!s || s->stop_requested.exchange(true)) return;
   rt::real::pthread_join(s->thread, nullptr);
-  s->running.store(false, std::memory_order_release);
+  s->runtime->exit_cpu_wanted.store(false, std::memory_order_release);
 }
 
-bool running() { return g_sampler && g_sampler->running.load(std::memory_order_acquire); }
-
-void forget_after_fork() { g_sampler = nullptr; }
+void forget_after_fork() {
+  if (g_sampler) {
+    const uint32_t processors = g_sampler->config.processors;
+    g_forked_child = ForkedChild{processors ? processors : 1, g_sampler->info.start_realtime_ns};
+  }
+  g_sampler = nullptr;
+}
 
 }  // namespace quartz::sampler

@@ -20,11 +20,11 @@ namespace quartz::sampler {
 // Starts sampling (runtime.options.output names the capture). False if it cannot.
 QUARTZ_NOINSTR bool start(rt::Runtime& runtime);
 // Takes a last snapshot, writes the final capture and ends the thread. Safe to call from
-// any thread, once; does nothing when sampling never started.
+// any thread, once; does nothing when sampling never started. In a forked child of a
+// sampled process, writes the child's counts alone (no samples) to runtime.options.output.
 QUARTZ_NOINSTR void stop();
-// True between start() and stop().
-QUARTZ_NOINSTR bool running();
-// In a forked child: the sampler thread is the parent's; forget it.
+// In a forked child: the sampler thread is the parent's; forget it. The child is not
+// sampled.
 QUARTZ_NOINSTR void forget_after_fork();
 
 }  // namespace quartz::sampler

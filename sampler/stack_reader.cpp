@@ -52,8 +52,8 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
   result.context = memory.leaf;
   if (depth) {
     const EntryRole role = rt::tag_role(scratch_[depth - 1].tag);
-    result.top_role = role == EntryRole::waiting   ? kRoleWaiting
-                      : role == EntryRole::holding ? kRoleHolding
+    result.top_role = role == EntryRole::waiting    ? kRoleWaiting
+                      : role == EntryRole::holding  ? kRoleHolding
                       : role == EntryRole::released ? kRoleReleased
                                                     : kRoleNone;
     // A mutex waiter is left busy by the runtime (it cannot know it will wait): the entry

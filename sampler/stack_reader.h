@@ -15,10 +15,10 @@
 namespace quartz::sampler {
 
 struct StackRead {
-  uint32_t context;   // leaf calling context, kNone for an empty stack
-  uint8_t state;      // capture::ThreadState the runtime reports (a lock wait counts blocked)
-  uint8_t top_role;   // TopRole of the leaf entry
-  bool torn;          // the copy kept tearing: the previous context was reused
+  uint32_t context;  // leaf calling context, kNone for an empty stack
+  uint8_t state;     // capture::ThreadState the runtime reports (a lock wait counts blocked)
+  uint8_t top_role;  // TopRole of the leaf entry
+  bool torn;         // the copy kept tearing: the previous context was reused
 };
 
 class StackReader {
@@ -35,10 +35,10 @@ class StackReader {
     uint32_t leaf;
   };
   uint32_t capacity_ = 0;
-  rt::MappedVector<Remembered> remembered_;    // per slot
-  rt::MappedVector<rt::EntryValue> entries_;   // per slot, capacity each
-  rt::MappedVector<uint32_t> contexts_;        // per slot, capacity each
-  rt::MappedVector<rt::EntryValue> scratch_;   // one stack copy
+  rt::MappedVector<Remembered> remembered_;   // per slot
+  rt::MappedVector<rt::EntryValue> entries_;  // per slot, capacity each
+  rt::MappedVector<uint32_t> contexts_;       // per slot, capacity each
+  rt::MappedVector<rt::EntryValue> scratch_;  // one stack copy
 };
 
 }  // namespace quartz::sampler

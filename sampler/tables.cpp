@@ -131,7 +131,8 @@ uint32_t ProfileTables::context(uint32_t parent, uint64_t address, uint32_t kind
         return n.parent == parent && n.address == address && n.kind == kind;
       },
       [&]() -> uint32_t {
-        const uint32_t entity = kind == capture::kProcedure ? procedure(address) : object(address, kind);
+        const uint32_t entity =
+            kind == capture::kProcedure ? procedure(address) : object(address, kind);
         if (entity == kNone) return kNone;
         ContextNode* n = contexts_.append();
         if (!n || !context_records_.resize_at_least(contexts_.size() * shape_.context_size())) {

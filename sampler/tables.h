@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "runtime/attributes.h"
 #include "runtime/mapped_vector.h"
 
@@ -48,10 +48,10 @@ struct RecordShape {
 };
 
 struct ContextNode {
-  uint32_t parent;   // kNone: directly under the root
-  uint32_t entity;   // procedure index (kind procedure) or object index
+  uint32_t parent;  // kNone: directly under the root
+  uint32_t entity;  // procedure index (kind procedure) or object index
   uint64_t address;
-  uint32_t kind;     // capture::Kind
+  uint32_t kind;  // capture::Kind
   uint32_t unused;
 };
 
@@ -94,9 +94,9 @@ class ProfileTables {
 
   // The child of `parent` (kNone: the root) for (address, kind); `parent` when full.
   QUARTZ_NOINSTR uint32_t context(uint32_t parent, uint64_t address, uint32_t kind);
-  QUARTZ_NOINSTR uint32_t procedure(uint64_t address);  // kNone when full
+  QUARTZ_NOINSTR uint32_t procedure(uint64_t address);              // kNone when full
   QUARTZ_NOINSTR uint32_t object(uint64_t address, uint32_t kind);  // kNone when full
-  QUARTZ_NOINSTR uint32_t thread(uint32_t index);  // kNone past the limit
+  QUARTZ_NOINSTR uint32_t thread(uint32_t index);                   // kNone past the limit
   // Lookups that never insert: kNone when absent.
   QUARTZ_NOINSTR uint32_t find_object(uint64_t address) const;
   QUARTZ_NOINSTR bool has_thread(uint32_t index) const {
@@ -117,16 +117,26 @@ class ProfileTables {
   QUARTZ_ALWAYS_INLINE double* object_record(uint32_t i) {
     return &object_records_[size_t{i} * shape_.full_size()];
   }
-  QUARTZ_ALWAYS_INLINE double* object_queue(uint32_t i) { return &object_queues_[size_t{i} * kQueueBins]; }
+  QUARTZ_ALWAYS_INLINE double* object_queue(uint32_t i) {
+    return &object_queues_[size_t{i} * kQueueBins];
+  }
   QUARTZ_ALWAYS_INLINE double* thread_record(uint32_t i) {
     return &thread_records_[size_t{i} * shape_.full_size()];
   }
   QUARTZ_ALWAYS_INLINE double* program_record() { return program_record_.data(); }
 
-  QUARTZ_ALWAYS_INLINE uint32_t context_count() const { return static_cast<uint32_t>(contexts_.size()); }
-  QUARTZ_ALWAYS_INLINE uint32_t procedure_count() const { return static_cast<uint32_t>(procedures_.size()); }
-  QUARTZ_ALWAYS_INLINE uint32_t object_count() const { return static_cast<uint32_t>(objects_.size()); }
-  QUARTZ_ALWAYS_INLINE uint32_t thread_count() const { return static_cast<uint32_t>(threads_.size()); }
+  QUARTZ_ALWAYS_INLINE uint32_t context_count() const {
+    return static_cast<uint32_t>(contexts_.size());
+  }
+  QUARTZ_ALWAYS_INLINE uint32_t procedure_count() const {
+    return static_cast<uint32_t>(procedures_.size());
+  }
+  QUARTZ_ALWAYS_INLINE uint32_t object_count() const {
+    return static_cast<uint32_t>(objects_.size());
+  }
+  QUARTZ_ALWAYS_INLINE uint32_t thread_count() const {
+    return static_cast<uint32_t>(threads_.size());
+  }
   QUARTZ_ALWAYS_INLINE uint64_t dropped_contexts() const { return dropped_contexts_; }
   QUARTZ_ALWAYS_INLINE uint64_t dropped_entities() const { return dropped_entities_; }
 

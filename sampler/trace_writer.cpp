@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 #include "runtime/safe_file.h"
 
 namespace quartz::sampler {
@@ -76,7 +76,8 @@ void TraceWriter::enter_thread(uint32_t thread_index) {
   varint(thread_index);
   count_at_ = chunk_.size();
   const uint32_t zero = 0;
-  if (chunk_.resize_at_least(count_at_ + sizeof zero)) memcpy(&chunk_[count_at_], &zero, sizeof zero);
+  if (chunk_.resize_at_least(count_at_ + sizeof zero))
+    memcpy(&chunk_[count_at_], &zero, sizeof zero);
   current_thread_ = thread_index;
   count_ = 0;
   last_ns_ = 0;
@@ -84,7 +85,8 @@ void TraceWriter::enter_thread(uint32_t thread_index) {
 
 void TraceWriter::close_thread() {
   if (current_thread_ == ~0u) return;
-  if (count_at_ + sizeof count_ <= chunk_.size()) memcpy(&chunk_[count_at_], &count_, sizeof count_);
+  if (count_at_ + sizeof count_ <= chunk_.size())
+    memcpy(&chunk_[count_at_], &count_, sizeof count_);
   current_thread_ = ~0u;
 }
 

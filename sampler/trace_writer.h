@@ -1,4 +1,4 @@
-// Writes the trace file (profile/trace_format.h) as the sampler drains the threads' event
+// Writes the trace file (format/trace_format.h) as the sampler drains the threads' event
 // queues: records gather in a chunk in mapped memory, which is appended to the file when
 // large enough, at each checkpoint and at the end, so a killed run leaves every chunk but
 // the one being written. Never calls malloc. The file is opened for each append only
@@ -59,7 +59,7 @@ class TraceWriter {
   rt::MappedVector<unsigned char> chunk_;
   rt::MappedVector<PerThread> threads_;
   uint32_t current_thread_ = ~0u;  // the thread block open in the chunk
-  size_t count_at_ = 0;             // where its record count goes
+  size_t count_at_ = 0;            // where its record count goes
   uint32_t count_ = 0;
   uint64_t last_ns_ = 0;
   uint64_t events_ = 0, dropped_ = 0, bytes_written_ = 0;

@@ -41,7 +41,8 @@
 
 constexpr int kClients = 3;
 
-static long requests = 800, a_us = 200, b_us = 1000, think_us = 200, b_every = 4, clients_serve_b = 0;
+static long requests = 800, a_us = 200, b_us = 1000, think_us = 200, b_every = 4,
+            clients_serve_b = 0;
 
 enum class RequestClass { kA, kB, kStop };
 

@@ -27,9 +27,6 @@
 static long unit_ms = 200;
 static double thread_cpu_s[MAX_THREADS];
 
-
-
-
 /* Thread i's share of the work: (i + 1) units. */
 void do_share(long i) {
   compute((i + 1) * unit_ms * 1000);

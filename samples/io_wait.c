@@ -41,9 +41,6 @@ static struct io_channel channels[MAX_THREADS];
 /* Per worker: wall time in do_compute and wait_for_io, CPU time in wait_for_io, in s. */
 static double compute_s[MAX_THREADS], io_s[MAX_THREADS], io_cpu_s[MAX_THREADS];
 
-
-
-
 /* Sleeps `ms` milliseconds in the kernel, resuming after signals. */
 void sleep_ms(long ms) {
   struct timespec left = {ms / 1000, (ms % 1000) * 1000000L};

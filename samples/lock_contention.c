@@ -25,9 +25,9 @@
 static pthread_mutex_t work_queue = PTHREAD_MUTEX_INITIALIZER;
 static long iterations = 1500, work_us = 100, hold_us = 100;
 
-
-
-void do_private_work(void) { compute(work_us); }
+void do_private_work(void) {
+  compute(work_us);
+}
 
 void update_shared_state(void) {
   pthread_mutex_lock(&work_queue);

@@ -39,8 +39,12 @@ struct pair {
 
 static struct pair all[MAX_PAIRS];
 
-void ping_work(void) { compute(ping_us); }
-void pong_work(void) { compute(pong_us); }
+void ping_work(void) {
+  compute(ping_us);
+}
+void pong_work(void) {
+  compute(pong_us);
+}
 
 static void wait_for_turn(struct pair* p, int pong) {
   pthread_mutex_lock(&p->lock);

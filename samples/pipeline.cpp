@@ -36,8 +36,6 @@ static long items = 400, item_us = 1000, slow_factor = 3, queue_capacity = 4;
 // _Z15stage_transformv), which is what reports and tests look for.
 extern "C" {
 
-
-
 // Burns `us` microseconds of the calling thread's processor time. The thread's CPU clock
 // decides when to stop, so the cost holds when the thread is preempted; the cheap wall
 // clock paces the loop between reads of the CPU clock (a system call).

@@ -42,9 +42,6 @@ static int log_fd = -1;
 static long log_write_errors = 0;
 static double kernel_cpu_s[MAX_KERNELS];
 
-
-
-
 void init_data(void) {
   compute(init_ms * 1000);
 }
@@ -84,10 +81,9 @@ KERNEL(13)
 KERNEL(14)
 KERNEL(15)
 
-void (*const kernel_table[MAX_KERNELS])(void) = {kernel_0, kernel_1, kernel_2,  kernel_3,
-                                                 kernel_4, kernel_5, kernel_6,  kernel_7,
-                                                 kernel_8, kernel_9, kernel_10, kernel_11,
-                                                 kernel_12, kernel_13, kernel_14, kernel_15};
+void (*const kernel_table[MAX_KERNELS])(void) = {
+    kernel_0, kernel_1, kernel_2,  kernel_3,  kernel_4,  kernel_5,  kernel_6,  kernel_7,
+    kernel_8, kernel_9, kernel_10, kernel_11, kernel_12, kernel_13, kernel_14, kernel_15};
 
 /* Worker w runs kernels w, w + T, w + 2T, ... */
 void* worker(void* arg) {

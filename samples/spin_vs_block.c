@@ -43,9 +43,6 @@ static pthread_barrier_t round_start, round_end;
 /* Per thread: wall and CPU time spent in the waiting procedure, in s. */
 static double wait_s[MAX_THREADS], wait_cpu_s[MAX_THREADS];
 
-
-
-
 /* The holder's work while it has the resource. */
 void use_resource(void) {
   compute(hold_ms * 1000);

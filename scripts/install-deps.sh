@@ -9,17 +9,29 @@ packages="
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils
+  zlib1g-dev golang-go python3
 "
+# From npm: Chrome DevTools' trace model, which loads the chrome-trace export in tests.
+npm_packages="@paulirish/trace_engine@0.0.65"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+npm_missing=""
+for p in $npm_packages; do
+  [ -d "$(npm root -g 2>/dev/null)/${p%@*}" ] || npm_missing="$npm_missing $p"
+done
+[ -z "$missing" ] && [ -z "$npm_missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-  echo "install-deps: missing packages:$missing (run this script as root)" >&2
+  echo "install-deps: missing packages:$missing$npm_missing (run this script as root)" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+if [ -n "$missing" ]; then
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing
+fi
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing
+[ -z "$npm_missing" ] || npm install -g --no-audit --no-fund $npm_missing

@@ -5,10 +5,12 @@
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
 #                the preloaded runtime's interposition; offline code is single-threaded);
 #   build-fuzz/  clang, libFuzzer: a short run of each reader's fuzzer (scripts/fuzz.sh).
-# Warnings are errors in all four (scripts/build.sh).
+# Warnings are errors in all four (scripts/build.sh); every C and C++ file is formatted by
+# .clang-format (scripts/check-format.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+./scripts/check-format.sh
 jobs=$(nproc)
 
 ./scripts/build.sh build

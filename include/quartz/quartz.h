@@ -15,7 +15,8 @@ extern "C" {
 /* Runtime entry points (weak: null when the runtime is absent). */
 void quartz_runtime_spin_begin(const volatile void* object) __attribute__((weak));
 void quartz_runtime_spin_end(const volatile void* object) __attribute__((weak));
-void quartz_runtime_name_object(const volatile void* object, const char* name) __attribute__((weak));
+void quartz_runtime_name_object(const volatile void* object, const char* name)
+    __attribute__((weak));
 void quartz_runtime_name_thread(const char* name) __attribute__((weak));
 
 /* The calling thread busy-waits from spin_begin to the matching spin_end: the time counts

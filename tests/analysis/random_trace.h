@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::analysis::test_support {
@@ -28,7 +28,9 @@ inline RandomProgram random_program(std::mt19937& random) {
     double ms;      // work: time; lock: time held
     uint32_t lock;  // lock: which
   };
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(random); };
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(random);
+  };
   auto pick = [&](uint32_t n) { return std::uniform_int_distribution<uint32_t>(0, n - 1)(random); };
   const uint32_t workers = 1 + pick(4), locks = 1 + pick(2), barriers = pick(3);
   std::vector<std::vector<Step>> program(workers + 1);
@@ -64,8 +66,8 @@ inline RandomProgram random_program(std::mt19937& random) {
   std::vector<uint32_t> at_barrier;
   uint32_t arrivals = 0;
   constexpr uint64_t kLockBase = 0x1000, kBarrier = 0x9000;
-  auto emit = [&](uint32_t t, Type type, uint8_t kind, uint64_t object, uint32_t sequence, uint32_t aux,
-                  double at) {
+  auto emit = [&](uint32_t t, Type type, uint8_t kind, uint64_t object, uint32_t sequence,
+                  uint32_t aux, double at) {
     BuiltRecord r;
     r.thread = t;
     r.type = type;
@@ -96,14 +98,16 @@ inline RandomProgram random_program(std::mt19937& random) {
     const double now = me.ready;
     if (releasing[chosen] >= 0) {  // the end of a hold
       Lock& l = lock_state[releasing[chosen]];
-      emit(chosen, Type::lock_release, capture::kMutex, kLockBase + releasing[chosen], l.acquisitions, 0, now);
+      emit(chosen, Type::lock_release, capture::kMutex, kLockBase + releasing[chosen],
+           l.acquisitions, 0, now);
       l.held = false;
       if (!l.queue.empty()) {
         const uint32_t next = l.queue.front();
         l.queue.pop_front();
         l.held = true;
         ++l.acquisitions;
-        emit(next, Type::lock_acquire, capture::kMutex, kLockBase + releasing[chosen], l.acquisitions, 0, now);
+        emit(next, Type::lock_acquire, capture::kMutex, kLockBase + releasing[chosen],
+             l.acquisitions, 0, now);
         w[next].blocked = false;
         const Step& held = program[next][w[next].next - 1];
         w[next].ready = now + held.ms;
@@ -122,7 +126,8 @@ inline RandomProgram random_program(std::mt19937& random) {
       if (!l.held) {
         l.held = true;
         ++l.acquisitions;
-        emit(chosen, Type::lock_acquire, capture::kMutex, kLockBase + s.lock, l.acquisitions, 0, now);
+        emit(chosen, Type::lock_acquire, capture::kMutex, kLockBase + s.lock, l.acquisitions, 0,
+             now);
         me.ready = now + s.ms;
         me.cpu += s.ms;
         releasing[chosen] = static_cast<int>(s.lock);

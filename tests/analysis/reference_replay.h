@@ -13,7 +13,7 @@
 
 #include "analysis/simulation.h"
 #include "analysis/trace_steps.h"
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 
 namespace quartz::analysis::test_support {
 
@@ -23,8 +23,8 @@ struct StepRef {
 };
 
 // The steps a sync step waits for (all must be done), as the replay pairs them.
-inline std::vector<StepRef> producers_of(const std::vector<std::vector<Step>>& steps, uint32_t thread,
-                                         const Step& s) {
+inline std::vector<StepRef> producers_of(const std::vector<std::vector<Step>>& steps,
+                                         uint32_t thread, const Step& s) {
   using trace::Type;
   std::vector<StepRef> found;
   auto find = [&](auto match) {
@@ -45,12 +45,15 @@ inline std::vector<StepRef> producers_of(const std::vector<std::vector<Step>>& s
     case Type::join_begin:
     case Type::join_end:
       if (s.depends) {
-        find([&](uint32_t t, const Step& p) { return p.type == Type::thread_exit && t == s.object; });
+        find([&](uint32_t t, const Step& p) {
+          return p.type == Type::thread_exit && t == s.object;
+        });
       }
       break;
     case Type::lock_acquire:
       if (s.depends) {
-        const uint32_t released = s.object_kind == capture::kRwlockRead ? s.sequence : s.sequence - 1;
+        const uint32_t released =
+            s.object_kind == capture::kRwlockRead ? s.sequence : s.sequence - 1;
         find([&](uint32_t, const Step& p) {
           return p.type == Type::lock_release && p.object == s.object && p.sequence == released &&
                  p.object_kind != capture::kRwlockRead;
@@ -60,22 +63,24 @@ inline std::vector<StepRef> producers_of(const std::vector<std::vector<Step>>& s
     case Type::cond_wake:
       if (s.depends) {
         find([&](uint32_t, const Step& p) {
-          return (p.type == Type::cond_signal || p.type == Type::cond_broadcast) && p.object == s.object &&
-                 p.sequence == s.sequence;
+          return (p.type == Type::cond_signal || p.type == Type::cond_broadcast) &&
+                 p.object == s.object && p.sequence == s.sequence;
         });
       }
       break;
     case Type::barrier_arrive:
       if (s.aux > 0) {
         find([&](uint32_t, const Step& p) {
-          return p.type == Type::barrier_arrive && p.object == s.object && p.sequence / s.aux == s.sequence / s.aux;
+          return p.type == Type::barrier_arrive && p.object == s.object &&
+                 p.sequence / s.aux == s.sequence / s.aux;
         });
       }
       break;
     case Type::sem_acquire:
       if (s.depends) {
         find([&](uint32_t, const Step& p) {
-          return p.type == Type::sem_post && p.object == s.object && p.sequence == s.sequence - s.aux;
+          return p.type == Type::sem_post && p.object == s.object &&
+                 p.sequence == s.sequence - s.aux;
         });
       }
       break;
@@ -86,7 +91,8 @@ inline std::vector<StepRef> producers_of(const std::vector<std::vector<Step>>& s
 }
 
 // Predicted elapsed ns: the program's end (or the last thread's).
-inline double reference_replay(const std::vector<std::vector<Step>>& steps, const SimulationConfig& config) {
+inline double reference_replay(const std::vector<std::vector<Step>>& steps,
+                               const SimulationConfig& config) {
   constexpr double kNever = std::numeric_limits<double>::infinity();
   const size_t n = steps.size();
   std::vector<size_t> next(n, 0);
@@ -95,7 +101,8 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
   std::vector<std::vector<double>> done_at(n);
   for (size_t t = 0; t < n; ++t) done_at[t].assign(steps[t].size(), kNever);
   auto group = [&](size_t t) {
-    return t < config.group_of_thread.size() ? config.group_of_thread[t] : static_cast<uint32_t>(config.cores.size() + t);
+    return t < config.group_of_thread.size() ? config.group_of_thread[t]
+                                             : static_cast<uint32_t>(config.cores.size() + t);
   };
   auto cores = [&](uint32_t g) { return g < config.cores.size() ? config.cores[g] : 1.0; };
   auto lanes_of = [&](uint32_t g) {
@@ -112,7 +119,8 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
   // Threads computing on lane `l` of group `g`.
   auto load = [&](uint32_t g, uint32_t l) {
     uint32_t count = 0;
-    for (size_t t = 0; t < n; ++t) count += computing[t] && placed[t] && group(t) == g && lane[t] == l;
+    for (size_t t = 0; t < n; ++t)
+      count += computing[t] && placed[t] && group(t) == g && lane[t] == l;
     return count;
   };
   double now = 0, end = -1;
@@ -145,14 +153,16 @@ inline double reference_replay(const std::vector<std::vector<Step>>& steps, cons
           moved = true;
           continue;
         }
-        if (s.type == trace::Type::thread_start && s.object == trace::kNoThread && s.observed_ns > now) {
+        if (s.type == trace::Type::thread_start && s.object == trace::kNoThread &&
+            s.observed_ns > now) {
           delay_until[t] = s.observed_ns;
           continue;
         }
         const auto producers = producers_of(steps, static_cast<uint32_t>(t), s);
         bool ready = true;
         for (const StepRef& p : producers) {
-          if (!(p.thread == t && p.index == next[t]) && done_at[p.thread][p.index] > now) ready = false;
+          if (!(p.thread == t && p.index == next[t]) && done_at[p.thread][p.index] > now)
+            ready = false;
         }
         if (s.type == trace::Type::barrier_arrive) {
           // Its own arrival counts at once: mark it, then wait for the others.

@@ -13,14 +13,16 @@ namespace {
 
 using test_support::TraceBytes;
 
-std::vector<std::vector<Step>> whole_graph(const std::vector<unsigned char>& bytes, uint32_t threads) {
+std::vector<std::vector<Step>> whole_graph(const std::vector<unsigned char>& bytes,
+                                           uint32_t threads) {
   profile::TraceReader reader(profile::trace_from_bytes(bytes, "t"));
   StepAssembler assembler(threads, AssemblerCosts{});
   std::vector<profile::TraceRecord> chunk;
   while (reader.next_chunk(chunk)) assembler.add(chunk);
   assembler.finish();
   std::vector<std::vector<Step>> steps;
-  for (const StepLog& log : assembler.logs()) steps.emplace_back(log.steps.begin(), log.steps.end());
+  for (const StepLog& log : assembler.logs())
+    steps.emplace_back(log.steps.begin(), log.steps.end());
   return steps;
 }
 
@@ -45,7 +47,8 @@ TEST(Reference, StreamingReplayEqualsTheWholeGraphReplay) {
     SimulationConfig grouped;
     const uint32_t groups = 1 + std::uniform_int_distribution<uint32_t>(0, n - 1)(random);
     for (uint32_t t = 0; t < n; ++t) {
-      grouped.group_of_thread.push_back(std::uniform_int_distribution<uint32_t>(0, groups - 1)(random));
+      grouped.group_of_thread.push_back(
+          std::uniform_int_distribution<uint32_t>(0, groups - 1)(random));
     }
     grouped.cores.assign(groups, 1);
     configs.push_back(grouped);
@@ -54,7 +57,8 @@ TEST(Reference, StreamingReplayEqualsTheWholeGraphReplay) {
     TraceBytes bytes;
     bytes.chunks(program.records, per_chunk);
     bytes.end();
-    const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), n, AssemblerCosts{}, configs);
+    const ReplayPass pass =
+        replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), n, AssemblerCosts{}, configs);
     const auto steps = whole_graph(bytes.bytes(), n);
     EXPECT_NEAR(pass.results[0].elapsed_ns / 1e6, program.elapsed_ms, 1e-6) << "trial " << trial;
     for (size_t c = 0; c < configs.size(); ++c) {

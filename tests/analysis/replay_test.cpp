@@ -2,9 +2,10 @@
 // hand-built traces of a lock handed back and forth, a barrier, a create/join tree, a
 // condition hand-off, a client/server exchange and wake-ups in a pool of processors,
 // replayed in several configurations.
+#include "analysis/replay.h"
+
 #include <gtest/gtest.h>
 
-#include "analysis/replay.h"
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::analysis {
@@ -18,9 +19,15 @@ using trace::Type;
 constexpr uint64_t kLock = 0x1000, kBarrier = 0x2000, kMutex = 0x3000, kCond = 0x4000;
 constexpr uint64_t kRequests = 0x5000, kReply1 = 0x6000, kReply2 = 0x7000;
 
-SimulationConfig shared(uint32_t threads, double cores) { return threads_sharing(threads, cores); }
-SimulationConfig apart(uint32_t threads) { return threads_apart(threads); }
-SimulationConfig groups(const std::vector<uint32_t>& group_of) { return threads_grouped(group_of); }
+SimulationConfig shared(uint32_t threads, double cores) {
+  return threads_sharing(threads, cores);
+}
+SimulationConfig apart(uint32_t threads) {
+  return threads_apart(threads);
+}
+SimulationConfig groups(const std::vector<uint32_t>& group_of) {
+  return threads_grouped(group_of);
+}
 
 // Predicted elapsed milliseconds of each configuration, the trace read in chunks of
 // `per_chunk` records.
@@ -29,8 +36,8 @@ std::vector<double> replay_ms(const std::vector<BuiltRecord>& records, uint32_t 
   TraceBytes bytes;
   bytes.chunks(records, per_chunk);
   bytes.end();
-  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"), threads,
-                                       AssemblerCosts{}, std::move(configs));
+  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"),
+                                       threads, AssemblerCosts{}, std::move(configs));
   std::vector<double> ms;
   for (const auto& r : pass.results) {
     EXPECT_EQ(r.forced_waits, 0u);
@@ -40,13 +47,15 @@ std::vector<double> replay_ms(const std::vector<BuiltRecord>& records, uint32_t 
 }
 
 // Main (thread 0) creates `children` at `at_ms`, then joins them in order as they ended.
-void main_thread(std::vector<BuiltRecord>& out, const std::vector<std::pair<uint32_t, double>>& children_end,
-                 double end_ms) {
+void main_thread(std::vector<BuiltRecord>& out,
+                 const std::vector<std::pair<uint32_t, double>>& children_end, double end_ms) {
   Timeline main(0, out);
   main.event(Type::thread_start, 0, trace::kNoThread);
   for (const auto& [child, ended] : children_end) main.event(Type::create, 0, child);
   for (const auto& [child, ended] : children_end) {
-    main.event(Type::join_begin, capture::kJoin, child).until(ended).event(Type::join_end, capture::kJoin, child);
+    main.event(Type::join_begin, capture::kJoin, child)
+        .until(ended)
+        .event(Type::join_end, capture::kJoin, child);
   }
   main.until(end_ms).event(Type::process_end).exit();
 }
@@ -70,7 +79,8 @@ std::vector<BuiltRecord> lock_ping_pong() {
 }
 
 TEST(Replay, LockHandedBackAndForth) {
-  const auto ms = replay_ms(lock_ping_pong(), 3, {shared(3, 2), apart(3), groups({0, 1, 1}), shared(3, 1)});
+  const auto ms =
+      replay_ms(lock_ping_pong(), 3, {shared(3, 2), apart(3), groups({0, 1, 1}), shared(3, 1)});
   EXPECT_NEAR(ms[0], 50, 1e-6);  // as recorded
   EXPECT_NEAR(ms[1], 50, 1e-6);  // the critical path
   // One processor for both: they share it while both work, the lock keeps its order:
@@ -137,14 +147,18 @@ TEST(Replay, APoolKeepsARunningThreadOnItsProcessor) {
   main_thread(r, {{1, 30}, {2, 24}, {3, 24}}, 30);
   Timeline one(1, r);
   one.event(Type::thread_start, 0, 0).work(10);
-  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 1).event(Type::sem_post, capture::kSemaphore, kToThree, 1);
+  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 1)
+      .event(Type::sem_post, capture::kSemaphore, kToThree, 1);
   one.work(10);
-  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 2).event(Type::sem_post, capture::kSemaphore, kToThree, 2);
+  one.event(Type::sem_post, capture::kSemaphore, kToTwo, 2)
+      .event(Type::sem_post, capture::kSemaphore, kToThree, 2);
   one.work(10).exit();
   for (uint32_t t : {2u, 3u}) {
     const uint64_t sem = t == 2 ? kToTwo : kToThree;
     Timeline w(t, r);
-    w.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, sem).until(10);
+    w.event(Type::thread_start, 0, 0)
+        .event(Type::sem_wait_begin, capture::kSemaphore, sem)
+        .until(10);
     w.event(Type::sem_acquire, capture::kSemaphore, sem, 1, 0).work(4);
     w.event(Type::sem_wait_begin, capture::kSemaphore, sem).until(20);
     w.event(Type::sem_acquire, capture::kSemaphore, sem, 2, 0).work(4).exit();
@@ -166,13 +180,16 @@ std::vector<BuiltRecord> condition_hand_off() {
   main_thread(r, {{1, 10}, {2, 20}}, 20);
   Timeline producer(1, r);
   producer.event(Type::thread_start, 0, 0).sample(1).work(10).sample(1);
-  producer.event(Type::lock_acquire, capture::kMutex, kMutex, 2).event(Type::lock_release, capture::kMutex, kMutex, 2);
+  producer.event(Type::lock_acquire, capture::kMutex, kMutex, 2)
+      .event(Type::lock_release, capture::kMutex, kMutex, 2);
   producer.event(Type::cond_signal, capture::kCondition, kCond, 1).exit();
   Timeline consumer(2, r);
   consumer.event(Type::thread_start, 0, 0).event(Type::lock_acquire, capture::kMutex, kMutex, 1);
-  consumer.event(Type::lock_release, capture::kMutex, kMutex, 1).event(Type::cond_wait, capture::kCondition, kCond, 0);
+  consumer.event(Type::lock_release, capture::kMutex, kMutex, 1)
+      .event(Type::cond_wait, capture::kCondition, kCond, 0);
   consumer.until(10).event(Type::cond_wake, capture::kCondition, kCond, 1);
-  consumer.event(Type::lock_acquire, capture::kMutex, kMutex, 3).event(Type::lock_release, capture::kMutex, kMutex, 3);
+  consumer.event(Type::lock_acquire, capture::kMutex, kMutex, 3)
+      .event(Type::lock_release, capture::kMutex, kMutex, 3);
   consumer.work(10).exit();
   return r;
 }
@@ -199,14 +216,21 @@ std::vector<BuiltRecord> client_server() {
   const uint64_t replies[] = {kReply1, kReply2};
   for (uint32_t c = 1; c <= 2; ++c) {
     Timeline client(c, r);
-    client.event(Type::thread_start, 0, 0).work(10).event(Type::sem_post, capture::kSemaphore, kRequests, c);
+    client.event(Type::thread_start, 0, 0)
+        .work(10)
+        .event(Type::sem_post, capture::kSemaphore, kRequests, c);
     client.event(Type::sem_wait_begin, capture::kSemaphore, replies[c - 1]).until(c == 1 ? 30 : 50);
     client.event(Type::sem_acquire, capture::kSemaphore, replies[c - 1], 1, 0).exit();
   }
   Timeline server(3, r);
-  server.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, kRequests).until(10);
+  server.event(Type::thread_start, 0, 0)
+      .event(Type::sem_wait_begin, capture::kSemaphore, kRequests)
+      .until(10);
   for (uint32_t n = 1; n <= 2; ++n) {
-    server.event(Type::sem_acquire, capture::kSemaphore, kRequests, n, 0).sample(7).work(20).sample(7);
+    server.event(Type::sem_acquire, capture::kSemaphore, kRequests, n, 0)
+        .sample(7)
+        .work(20)
+        .sample(7);
     server.event(Type::sem_post, capture::kSemaphore, replies[n - 1], 1);
   }
   server.exit();
@@ -222,8 +246,9 @@ TEST(Replay, ClientServerExchange) {
     c.migrate = migrate;
     return c;
   };
-  const auto ms = replay_ms(client_server(), 4,
-                            {apart(4), change(1, false), change(0.5, false), change(0, true), shared(4, 1)});
+  const auto ms =
+      replay_ms(client_server(), 4,
+                {apart(4), change(1, false), change(0.5, false), change(0, true), shared(4, 1)});
   EXPECT_NEAR(ms[0], 50, 1e-6);  // the server serves one client after the other
   EXPECT_NEAR(ms[1], 10, 1e-6);  // serving takes no time
   EXPECT_NEAR(ms[2], 30, 1e-6);  // 10 ms each
@@ -238,7 +263,8 @@ TEST(Replay, CriticalPathComposition) {
   TraceBytes bytes;
   bytes.chunks(client_server(), 5);
   bytes.end();
-  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), 4, AssemblerCosts{}, {path});
+  const ReplayPass pass =
+      replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), 4, AssemblerCosts{}, {path});
   ASSERT_TRUE(pass.results[0].path);
   const PathComposition& p = *pass.results[0].path;
   // client 1 thinks 10, the server serves 20 + 20 (context 7), then client 2 is answered.

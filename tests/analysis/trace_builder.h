@@ -1,4 +1,4 @@
-// Test helper: writes trace files byte by byte, following profile/trace_format.h (and
+// Test helper: writes trace files byte by byte, following format/trace_format.h (and
 // nothing else: not the sampler's writer), from per-thread timelines written by hand.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "profile/capture_format.h"
-#include "profile/trace_format.h"
+#include "format/capture_format.h"
+#include "format/trace_format.h"
 
 namespace quartz::analysis::test_support {
 
@@ -21,9 +21,9 @@ struct BuiltRecord {
   double time_ms = 0;
   uint64_t object = 0;
   uint32_t sequence = 0, aux = 0;
-  double cpu_ms = 0;          // cpu and sample records
-  double runqueue_ms = -1;    // samples: < 0 not read
-  int64_t context = -1;       // samples: < 0 none
+  double cpu_ms = 0;        // cpu and sample records
+  double runqueue_ms = -1;  // samples: < 0 not read
+  int64_t context = -1;     // samples: < 0 none
 };
 
 // A thread's recorded timeline: its events in order, with the CPU it used between them.
@@ -113,8 +113,9 @@ class TraceBytes {
   // their order (as the sampler drains them: thread by thread within a chunk).
   void chunks(const std::vector<BuiltRecord>& records, size_t per_chunk) {
     for (size_t at = 0; at < records.size(); at += per_chunk) {
-      std::vector<BuiltRecord> part(records.begin() + static_cast<std::ptrdiff_t>(at),
-                                    records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), at + per_chunk)));
+      std::vector<BuiltRecord> part(
+          records.begin() + static_cast<std::ptrdiff_t>(at),
+          records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), at + per_chunk)));
       chunk(part);
     }
   }
@@ -148,7 +149,8 @@ class TraceBytes {
         } else if (r->type == trace::Type::sample) {
           time();
           varint(payload, static_cast<uint64_t>(r->cpu_ms * 1e6 + 0.5));
-          varint(payload, r->runqueue_ms < 0 ? 0 : static_cast<uint64_t>(r->runqueue_ms * 1e6 + 0.5) + 1);
+          varint(payload,
+                 r->runqueue_ms < 0 ? 0 : static_cast<uint64_t>(r->runqueue_ms * 1e6 + 0.5) + 1);
           varint(payload, r->context < 0 ? 0 : static_cast<uint64_t>(r->context) + 1);
         } else if (r->type == trace::Type::dropped) {
           varint(payload, r->object);
@@ -183,7 +185,8 @@ class TraceBytes {
     std::memcpy(out.data() + at, p, n);
   }
   void write_chunk(trace::ChunkType type, const std::vector<unsigned char>& payload) {
-    trace::ChunkHeader h{trace::kChunkMagic, static_cast<uint32_t>(type), static_cast<uint32_t>(payload.size()),
+    trace::ChunkHeader h{trace::kChunkMagic, static_cast<uint32_t>(type),
+                         static_cast<uint32_t>(payload.size()),
                          capture::crc32_update(0, payload.data(), payload.size())};
     raw(bytes_, &h, sizeof h);
     if (!payload.empty()) raw(bytes_, payload.data(), payload.size());

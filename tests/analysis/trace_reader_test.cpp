@@ -1,10 +1,11 @@
 // Reading traces: every record type round-trips; a truncated or corrupt trace gives an
 // error naming the trace and the offset, or (a torn last chunk) ends early, never a crash.
+#include "profile/trace_reader.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include "profile/trace_reader.h"
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::profile {
@@ -20,7 +21,9 @@ using trace::Type;
 std::vector<unsigned char> small_trace(bool end = true) {
   std::vector<BuiltRecord> r;
   Timeline t(3, r, 1.5);
-  t.event(Type::thread_start, 0, 0).work(2).event(Type::lock_acquire, capture::kMutex, 0x7fff12345678, 9, 2);
+  t.event(Type::thread_start, 0, 0)
+      .work(2)
+      .event(Type::lock_acquire, capture::kMutex, 0x7fff12345678, 9, 2);
   t.sample(42, 0.25).work(1).exit();
   TraceBytes b;
   b.chunks(r, 4);
@@ -28,7 +31,8 @@ std::vector<unsigned char> small_trace(bool end = true) {
   return b.bytes();
 }
 
-std::vector<TraceRecord> read_all(const std::vector<unsigned char>& bytes, TraceTotals* totals = nullptr) {
+std::vector<TraceRecord> read_all(const std::vector<unsigned char>& bytes,
+                                  TraceTotals* totals = nullptr) {
   TraceReader reader(trace_from_bytes(bytes, "t.trace"));
   std::vector<TraceRecord> all, chunk;
   while (reader.next_chunk(chunk)) all.insert(all.end(), chunk.begin(), chunk.end());
@@ -101,14 +105,16 @@ TEST(TraceReader, RecordsThatDoNotFitTheirChunk) {
   bytes.resize(sizeof(trace::FileHeader));
   trace::ChunkHeader h{trace::kChunkMagic, 1, static_cast<uint32_t>(payload.size()),
                        capture::crc32_update(0, payload.data(), payload.size())};
-  bytes.insert(bytes.end(), reinterpret_cast<unsigned char*>(&h), reinterpret_cast<unsigned char*>(&h) + sizeof h);
+  bytes.insert(bytes.end(), reinterpret_cast<unsigned char*>(&h),
+               reinterpret_cast<unsigned char*>(&h) + sizeof h);
   bytes.insert(bytes.end(), payload.begin(), payload.end());
   EXPECT_THAT(error_of(bytes), HasSubstr("record type: chunk ends inside a record"));
   // An unknown record type.
   bytes.resize(sizeof(trace::FileHeader));
   payload[5] = 77;
   h.crc32 = capture::crc32_update(0, payload.data(), payload.size());
-  bytes.insert(bytes.end(), reinterpret_cast<unsigned char*>(&h), reinterpret_cast<unsigned char*>(&h) + sizeof h);
+  bytes.insert(bytes.end(), reinterpret_cast<unsigned char*>(&h),
+               reinterpret_cast<unsigned char*>(&h) + sizeof h);
   bytes.insert(bytes.end(), payload.begin(), payload.end());
   EXPECT_THAT(error_of(bytes), HasSubstr("unknown record type 77"));
 }
@@ -120,7 +126,8 @@ TEST(TraceReader, ATornLastChunkEndsTheTraceEarly) {
   EXPECT_FALSE(totals.complete);  // no end chunk
   // Cut anywhere inside the last chunk: the chunks before it are read, nothing throws.
   for (size_t cut = whole.size() - 1; cut > whole.size() - 12; --cut) {
-    const std::vector<unsigned char> torn(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
+    const std::vector<unsigned char> torn(whole.begin(),
+                                          whole.begin() + static_cast<std::ptrdiff_t>(cut));
     const size_t got = read_all(torn, &totals).size();
     EXPECT_LT(got, all);
     EXPECT_FALSE(totals.complete);

@@ -7,83 +7,89 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "profile/capture.h"
+#include "profile/symbolize_run.h"
+
 namespace quartz::test {
 
-unsigned long long number(const Record& record, const std::string& key) {
-  auto it = record.find(key);
-  if (it == record.end()) {
-    ADD_FAILURE() << "no field " << key;
-    return 0;
-  }
-  return std::strtoull(it->second.c_str(), nullptr, 0);
-}
-
-namespace {
-const Record* find_by(const std::vector<Record>& records, const std::string& key,
-                      const std::string& value) {
-  for (const Record& r : records) {
-    auto it = r.find(key);
-    if (it != r.end() && it->second == value) return &r;
+const profile::ObjectInfo* Capture::object_named(const std::string& name) const {
+  for (const profile::ObjectInfo& o : run.objects) {
+    if (o.name == name) return &o;
   }
   return nullptr;
 }
+
+const profile::ThreadInfo* Capture::thread_named(const std::string& name) const {
+  for (const profile::ThreadInfo& t : run.threads) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const profile::ThreadInfo* Capture::thread_index(uint32_t index) const {
+  for (const profile::ThreadInfo& t : run.threads) {
+    if (t.index == index) return &t;
+  }
+  return nullptr;
+}
+
+namespace {
+std::string function_at(const profile::Run& run, uint64_t address) {
+  const auto it = run.symbols.find(address);
+  return it == run.symbols.end() ? std::string() : it->second.function;
+}
 }  // namespace
 
-const Record* Summary::object_named(const std::string& name) const {
-  return find_by(objects, "name", name);
-}
-const Record* Summary::thread_named(const std::string& name) const {
-  return find_by(threads, "name", name);
-}
-const Record* Summary::thread_index(int index) const {
-  return find_by(threads, "index", std::to_string(index));
-}
-unsigned long long Summary::calls_of(const std::string& symbol) const {
-  unsigned long long total = 0;
-  for (const Record& r : procedures) {
-    if (r.at("symbol") == symbol) total += number(r, "calls");
-  }
-  return total;
-}
-unsigned long long Summary::edge_calls(const std::string& caller,
-                                       const std::string& callee) const {
-  unsigned long long total = 0;
-  for (const Record& r : edges) {
-    if (r.at("caller_symbol") == caller && r.at("callee_symbol") == callee) {
-      total += number(r, "calls");
-    }
+uint64_t Capture::calls_of(const std::string& function) const {
+  uint64_t total = 0;
+  for (const profile::Edge& e : run.edges) {
+    if (function_at(run, e.callee) == function) total += e.calls;
   }
   return total;
 }
 
-Summary read_summary(const std::string& path) {
-  Summary s;
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line) || line != "quartz-summary 1") return s;
-  s.present = true;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string kind, word;
-    words >> kind;
-    Record r;
-    while (words >> word) {
-      const auto eq = word.find('=');
-      if (eq != std::string::npos) r[word.substr(0, eq)] = word.substr(eq + 1);
-    }
-    if (kind == "thread") s.threads.push_back(r);
-    else if (kind == "object") s.objects.push_back(r);
-    else if (kind == "edge") s.edges.push_back(r);
-    else if (kind == "procedure") s.procedures.push_back(r);
-    else if (kind == "process") s.process = r;
+uint64_t Capture::edge_calls(const std::string& caller, const std::string& callee) const {
+  uint64_t total = 0;
+  for (const profile::Edge& e : run.edges) {
+    const bool caller_matches =
+        caller == "<root>" ? e.caller == 0 : function_at(run, e.caller) == caller;
+    if (caller_matches && function_at(run, e.callee) == callee) total += e.calls;
   }
-  return s;
+  return total;
+}
+
+std::string Capture::start_of(const profile::ThreadInfo& thread) const {
+  return function_at(run, thread.start_routine);
+}
+
+uint64_t Capture::info(const std::string& key) const {
+  const auto it = run.info.find(key);
+  if (it == run.info.end()) {
+    ADD_FAILURE() << "the capture has no " << key;
+    return 0;
+  }
+  return std::strtoull(it->second.c_str(), nullptr, 10);
+}
+
+std::optional<Capture> read_capture_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) || std::filesystem::file_size(path, error) == 0) {
+    return std::nullopt;
+  }
+  try {
+    Capture capture{profile::read_capture(path)};
+    profile::symbolize_run(capture.run);
+    return capture;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    return std::nullopt;
+  }
 }
 
 std::map<std::string, std::string> printed_values(const std::string& out) {
@@ -162,27 +168,29 @@ CommandResult run_command(const std::vector<std::string>& argv_in,
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const RunOptions& options) {
   RunResult result;
-  char summary_template[] = "/tmp/quartz-e2e-XXXXXX";
-  close(mkstemp(summary_template));
-  result.summary_path = summary_template;
+  // An empty file of our own, which the runtime replaces (by rename) with its capture.
+  char capture_template[] = "/tmp/quartz-e2e-XXXXXX";
+  close(mkstemp(capture_template));
+  result.capture_path = capture_template;
   std::vector<std::string> argv{std::string(QUARTZ_E2E_DIR) + "/" + program};
   argv.insert(argv.end(), args.begin(), args.end());
   std::map<std::string, std::string> env = options.env;
   if (options.preload) env["LD_PRELOAD"] = QUARTZ_LIBRARY;
-  env["QUARTZ_SUMMARY"] = result.summary_path;
+  if (options.capture) env["QUARTZ_OUTPUT"] = result.capture_path;
   const CommandResult r = run_command(argv, env, options.timeout_s);
   result.exit_code = r.exit_code;
   result.signal = r.signal;
   result.out = r.out;
-  result.summary = read_summary(result.summary_path);
-  unlink(result.summary_path.c_str());
+  result.capture = read_capture_file(result.capture_path);
+  unlink(result.capture_path.c_str());
   return result;
 }
 
 void ScratchTest::SetUp() {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   dir = std::filesystem::temp_directory_path() /
-        ("quartz-" + std::string(test->test_suite_name()) + "-" + std::to_string(getpid()) + "-" + test->name());
+        ("quartz-" + std::string(test->test_suite_name()) + "-" + std::to_string(getpid()) + "-" +
+         test->name());
   std::filesystem::create_directories(dir);
   store = (dir / "runs.db").string();
 }

@@ -1,44 +1,48 @@
-// Runs a test program under the Quartz runtime and parses what the runtime saw (its
-// QUARTZ_SUMMARY output, see runtime/summary.h).
+// Runs a test program under the Quartz runtime and reads what the runtime saw: the capture
+// it wrote, through the offline reader users' tools use.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "profile/run.h"
+
 namespace quartz::test {
 
-using Record = std::map<std::string, std::string>;
+// What the runtime saw, as users get it: the run's capture, read and symbolized by the
+// offline reader (profile/), with look-ups by the names the test programs use.
+struct Capture {
+  profile::Run run;
 
-struct Summary {
-  std::vector<Record> threads, objects, edges, procedures;
-  Record process;
-  bool present = false;
-
-  const Record* object_named(const std::string& name) const;
-  const Record* thread_named(const std::string& name) const;
-  const Record* thread_index(int index) const;
-  // Calls of the procedure whose exported symbol is `symbol` (0 when absent).
-  unsigned long long calls_of(const std::string& symbol) const;
-  // Calls along the edge caller -> callee, by symbol ("<root>" for the thread's root).
-  unsigned long long edge_calls(const std::string& caller, const std::string& callee) const;
+  const profile::ObjectInfo* object_named(const std::string& name) const;
+  const profile::ThreadInfo* thread_named(const std::string& name) const;
+  const profile::ThreadInfo* thread_index(uint32_t index) const;
+  // Calls of the procedure whose function name is `function` (0 when absent).
+  uint64_t calls_of(const std::string& function) const;
+  // Calls along the edge caller -> callee, by function name ("<root>" for the thread's root).
+  uint64_t edge_calls(const std::string& caller, const std::string& callee) const;
+  // The function a thread started in (its start routine), "" when unknown.
+  std::string start_of(const profile::ThreadInfo& thread) const;
+  // A run-section value (capture_format.h run_keys) as a number.
+  uint64_t info(const std::string& key) const;
 };
-
-unsigned long long number(const Record& record, const std::string& key);
 
 struct RunResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   std::string out;
-  Summary summary;
-  std::string summary_path;
+  std::optional<Capture> capture;  // none when the run wrote no capture
+  std::string capture_path;
 };
 
 struct RunOptions {
   bool preload = true;
+  bool capture = true;
   std::map<std::string, std::string> env;
   int timeout_s = 120;
 };
@@ -56,10 +60,13 @@ CommandResult run_command(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env = {}, int timeout_s = 120,
                           void (*started)(int pid) = nullptr);
 
-// Runs build/tests/e2e/<program> with `args`. Fails the current test on timeout.
+// Runs build/tests/e2e/<program> with `args`, writing its capture to a scratch file
+// (QUARTZ_OUTPUT) unless options.capture is false. Fails the current test on timeout.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const RunOptions& options = {});
-Summary read_summary(const std::string& path);
+// The capture at `path`, symbolized; none when there is no file. Fails the current test
+// when the file cannot be read.
+std::optional<Capture> read_capture_file(const std::string& path);
 
 // A test with a directory of its own (removed afterwards) and an experiment store in it.
 class ScratchTest : public ::testing::Test {

@@ -21,7 +21,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
+std::string sample(const std::string& name) {
+  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
+}
 
 class ProfileE2E : public ScratchTest {
  protected:
@@ -56,7 +58,6 @@ class ProfileE2E : public ScratchTest {
     for (const json& other : rows) rank += other[key].get<double>() > (*row)[key].get<double>();
     return rank;
   }
-
 };
 
 // Timing checks get a second run: the shared development VM now and then stalls a whole
@@ -170,9 +171,12 @@ TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeri
     const json* inside = find(r["procedures"], "update_shared_state");
     const json* outside = find(r["procedures"], "do_private_work");
     if (!inside || !outside) return false;
-    auto near = [](const json* p) { return std::fabs((*p)["processor_s"].get<double>() - 0.8) <= 0.12; };
+    auto near = [](const json* p) {
+      return std::fabs((*p)["processor_s"].get<double>() - 0.8) <= 0.12;
+    };
     if (!last && !(near(inside) && near(outside))) return false;
-    for (const json* p : {inside, outside}) EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
+    for (const json* p : {inside, outside})
+      EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
     EXPECT_GT(r["locks"][0]["hold_s"].get<double>(), 0.9 * 0.8);
     EXPECT_LT(r["locks"][0]["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
     return true;
@@ -188,7 +192,8 @@ TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
   ASSERT_TRUE(spinning && blocked);
   const double spin_wait = value(run.out, "spin_wait_s");
   const double block_wait = value(run.out, "block_wait_s");
-  EXPECT_NEAR((*spinning)["state_s"]["spinning"].get<double>() + (*spinning)["state_s"]["ready"].get<double>(),
+  EXPECT_NEAR((*spinning)["state_s"]["spinning"].get<double>() +
+                  (*spinning)["state_s"]["ready"].get<double>(),
               spin_wait, 0.3 * spin_wait);
   EXPECT_LT((*spinning)["state_s"]["busy"].get<double>(), 0.1 * spin_wait);
   EXPECT_LT((*spinning)["normalized_self_s"].get<double>(), 0.1 * spin_wait);
@@ -204,7 +209,8 @@ TEST_F(ProfileE2E, WaitingForInputOutputIsNotBusy) {
   const json* compute = find(r["procedures"], "do_compute");
   ASSERT_TRUE(io && compute);
   const double io_s = value(run.out, "io_s");
-  const double compute_s = 2 * 50 * 0.010;  // processor time by construction: 2 threads x 50 x 10 ms
+  const double compute_s =
+      2 * 50 * 0.010;  // processor time by construction: 2 threads x 50 x 10 ms
   EXPECT_LT((*io)["state_s"]["busy"].get<double>(), 0.15 * io_s);
   EXPECT_GT((*io)["state_s"]["blocked"].get<double>(), 0.6 * io_s);
   EXPECT_LT((*io)["processor_s"].get<double>(), 0.15 * io_s);
@@ -212,8 +218,8 @@ TEST_F(ProfileE2E, WaitingForInputOutputIsNotBusy) {
 }
 
 TEST_F(ProfileE2E, ProcessorsComeFromTheCpuset) {
-  const CommandResult r = run_command({"/usr/bin/taskset", "-c", "0", kQuartz, "run", "--store", store,
-                                       "--", sample("imbalance"), "--unit-ms", "50"});
+  const CommandResult r = run_command({"/usr/bin/taskset", "-c", "0", kQuartz, "run", "--store",
+                                       store, "--", sample("imbalance"), "--unit-ms", "50"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = report();
   EXPECT_EQ(j["processors"], 1);
@@ -232,8 +238,8 @@ TEST_F(ProfileE2E, ReservingACoreLeavesTheProgramTheOthers) {
 }
 
 TEST_F(ProfileE2E, ExitStatusIsTheProgramsAndRunsAreListed) {
-  const CommandResult r = run_command({kQuartz, "run", "--store", store, "--", sample("imbalance"),
-                                       "--no-such-flag", "1"});
+  const CommandResult r = run_command(
+      {kQuartz, "run", "--store", store, "--", sample("imbalance"), "--no-such-flag", "1"});
   EXPECT_EQ(r.exit_code, 2);  // the sample rejects the flag; quartz passes its status on
   profile("imbalance", {"--unit-ms", "20"});
   const CommandResult list = run_command({kQuartz, "list", "--store", store});
@@ -266,15 +272,18 @@ TEST_F(ProfileE2E, BadInputGivesOneLineAndStatusTwo) {
     std::ofstream(path, std::ios::binary) << content;
     return path;
   };
-  expect_error(run_command({kQuartz, "report", write("truncated.qcap", bytes.substr(0, bytes.size() / 2))}),
-               "offset");
+  expect_error(
+      run_command({kQuartz, "report", write("truncated.qcap", bytes.substr(0, bytes.size() / 2))}),
+      "offset");
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x5a;
   expect_error(run_command({kQuartz, "report", write("flipped.qcap", flipped)}), "offset");
   expect_error(run_command({kQuartz, "report", write("empty.qcap", "")}), "neither");
-  expect_error(run_command({kQuartz, "report", write("text.qcap", "QUARTZC1 but not really")}), "offset");
-  expect_error(run_command({kQuartz, "import", "--store", store, write("junk.qcap", std::string(100, 'x'))}),
-               "not a Quartz capture");
+  expect_error(run_command({kQuartz, "report", write("text.qcap", "QUARTZC1 but not really")}),
+               "offset");
+  expect_error(
+      run_command({kQuartz, "import", "--store", store, write("junk.qcap", std::string(100, 'x'))}),
+      "not a Quartz capture");
   EXPECT_EQ(run_command({kQuartz, "report", capture}).exit_code, 0);
 }
 
@@ -297,8 +306,8 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
                            "  return 0;\n"
                            "}\n";
   const std::string program = (dir / "tiny").string();
-  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O1", "-o",
-                                        program, source, "-pthread"});
+  const CommandResult cc = run_command(
+      {std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O1", "-o", program, source, "-pthread"});
   ASSERT_EQ(cc.exit_code, 0) << cc.err;
   const CommandResult run = run_command({kQuartz, "run", "--store", store, "--", program});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -307,28 +316,31 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
   ASSERT_NE(crunch, nullptr);
   EXPECT_EQ((*crunch)["calls"], 100);
   EXPECT_EQ((*crunch)["location"], "tiny.c:3");
-  EXPECT_GT((*crunch)["processor_s"].get<double>(), 0.8 * (*find(r["procedures"], "main"))["processor_s"].get<double>());
+  EXPECT_GT((*crunch)["processor_s"].get<double>(),
+            0.8 * (*find(r["procedures"], "main"))["processor_s"].get<double>());
   // The join is named by the thread it waits for.
   bool join_named = false;
-  for (const json& l : r["locks"]) join_named |= l["name"].get<std::string>().rfind("join ", 0) == 0 &&
-                                                 l["name"].get<std::string>().find("#1") != std::string::npos;
+  for (const json& l : r["locks"])
+    join_named |= l["name"].get<std::string>().rfind("join ", 0) == 0 &&
+                  l["name"].get<std::string>().find("#1") != std::string::npos;
   EXPECT_TRUE(join_named) << r["locks"].dump();
 }
 
 // The program is killed with SIGKILL in the middle: the capture holds everything up to the
 // last checkpoint, is marked as such, and still reports.
 TEST_F(ProfileE2E, KilledRunLeavesItsLastCheckpoint) {
-  const CommandResult r = run_command(
-      {kQuartz, "run", "--store", store, "--checkpoint-ms", "100", "--", sample("imbalance"),
-       "--unit-ms", "3000"},
-      {}, 120, [](int pid) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-        // Kill the program, not quartz: quartz must store what the program left.
-        std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-        pid_t child = 0;
-        children >> child;
-        if (child > 0) kill(child, SIGKILL);
-      });
+  const CommandResult r =
+      run_command({kQuartz, "run", "--store", store, "--checkpoint-ms", "100", "--",
+                   sample("imbalance"), "--unit-ms", "3000"},
+                  {}, 120, [](int pid) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                    // Kill the program, not quartz: quartz must store what the program left.
+                    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" +
+                                           std::to_string(pid) + "/children");
+                    pid_t child = 0;
+                    children >> child;
+                    if (child > 0) kill(child, SIGKILL);
+                  });
   EXPECT_EQ(r.signal, SIGKILL) << "quartz ends as the program did: " << r.err;
   const json j = report();
   ASSERT_FALSE(j.is_discarded());

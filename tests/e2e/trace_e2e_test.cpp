@@ -23,8 +23,12 @@ using trace::Type;
 namespace fs = std::filesystem;
 
 const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-std::string sample(const std::string& name) { return std::string(QUARTZ_SAMPLES_DIR) + "/" + name; }
-std::string program(const std::string& name) { return std::string(QUARTZ_E2E_DIR) + "/" + name; }
+std::string sample(const std::string& name) {
+  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
+}
+std::string program(const std::string& name) {
+  return std::string(QUARTZ_E2E_DIR) + "/" + name;
+}
 
 class TraceE2E : public ScratchTest {
  protected:
@@ -37,7 +41,8 @@ class TraceE2E : public ScratchTest {
   }
 };
 
-std::vector<profile::TraceRecord> read_trace(const std::string& path, profile::TraceTotals* totals) {
+std::vector<profile::TraceRecord> read_trace(const std::string& path,
+                                             profile::TraceTotals* totals) {
   profile::TraceReader reader(profile::open_trace_file(path));
   std::vector<profile::TraceRecord> all, chunk;
   while (reader.next_chunk(chunk)) all.insert(all.end(), chunk.begin(), chunk.end());
@@ -45,7 +50,8 @@ std::vector<profile::TraceRecord> read_trace(const std::string& path, profile::T
   return all;
 }
 
-std::multiset<uint32_t> sequences(const std::vector<profile::TraceRecord>& records, uint64_t object, Type type) {
+std::multiset<uint32_t> sequences(const std::vector<profile::TraceRecord>& records, uint64_t object,
+                                  Type type) {
   std::multiset<uint32_t> out;
   for (const auto& r : records) {
     if (r.object == object && r.type == type) out.insert(r.sequence);
@@ -63,8 +69,8 @@ std::multiset<uint32_t> one_to(uint32_t n) {
 // return values itself, with the trace's extra work in every wrapper).
 TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
   const std::string capture = (dir / "sync.qcap").string();
-  const CommandResult r =
-      run_command({kQuartz, "run", "--trace", "--no-import", "-o", capture, "--", program("sync_objects")});
+  const CommandResult r = run_command(
+      {kQuartz, "run", "--trace", "--no-import", "-o", capture, "--", program("sync_objects")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const profile::Run run = profile::read_capture(capture);
   std::map<std::string, uint64_t> address;
@@ -88,9 +94,11 @@ TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
   EXPECT_EQ(sequences(records, address["timed"], Type::lock_acquire), one_to(2));
   EXPECT_EQ(sequences(records, address["spin"], Type::lock_acquire), one_to(100));
   // rwlock: two readers in epoch 0, the writer opens epoch 1 after both, one reader in it.
-  EXPECT_EQ(sequences(records, address["rwlock"], Type::lock_acquire), (std::multiset<uint32_t>{0, 0, 1, 1}));
+  EXPECT_EQ(sequences(records, address["rwlock"], Type::lock_acquire),
+            (std::multiset<uint32_t>{0, 0, 1, 1}));
   for (const auto& rec : records) {
-    if (rec.object == address["rwlock"] && rec.type == Type::lock_acquire && rec.kind == capture::kRwlockWrite) {
+    if (rec.object == address["rwlock"] && rec.type == Type::lock_acquire &&
+        rec.kind == capture::kRwlockWrite) {
       EXPECT_EQ(rec.sequence, 1u);
       EXPECT_EQ(rec.aux, 2u);  // it followed two read releases
     }
@@ -118,7 +126,8 @@ TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
   EXPECT_EQ(sequences(records, address["sem"], Type::sem_wait_begin).size(), 1u);
   // 100 signals and a broadcast; every wake names one of them.
   EXPECT_EQ(sequences(records, address["queue_cond"], Type::cond_signal), one_to(100));
-  EXPECT_EQ(sequences(records, address["queue_cond"], Type::cond_broadcast), (std::multiset<uint32_t>{101}));
+  EXPECT_EQ(sequences(records, address["queue_cond"], Type::cond_broadcast),
+            (std::multiset<uint32_t>{101}));
   for (uint32_t wake : sequences(records, address["queue_cond"], Type::cond_wake)) {
     EXPECT_GE(wake, 1u);
     EXPECT_LE(wake, 101u);
@@ -137,8 +146,8 @@ TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
 // The lock is held T x I x H in all, one thread at a time: the critical path is at least
 // that long and runs through the lock.
 TEST_F(TraceE2E, PredictionsOfALockBoundProgram) {
-  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--", sample("lock_contention"),
-                                       "--iterations", "300"});
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--",
+                                       sample("lock_contention"), "--iterations", "300"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double held_s = 4 * 300 * 100e-6;
   const json p = predict({"--cores", "1", "--group", "0|1,2|3,4"});
@@ -168,10 +177,11 @@ TEST_F(TraceE2E, PredictionsOfALockBoundProgram) {
 }
 
 TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
-  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--", sample("client_server"),
-                                       "--requests", "120"});
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--store", store, "--",
+                                       sample("client_server"), "--requests", "120"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json p = predict({"--zero", "serve_class_b", "--migrate", "serve_class_b", "--speedup", "serve_class_a=50"});
+  const json p = predict(
+      {"--zero", "serve_class_b", "--migrate", "serve_class_b", "--speedup", "serve_class_a=50"});
   ASSERT_FALSE(p.is_discarded());
   const double recorded = p["recorded_s"];
   ASSERT_EQ(p["procedures"].size(), 3u);
@@ -181,7 +191,8 @@ TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
   const double class_b_s = 3 * 120 / 4 * 1e-3;
   EXPECT_LT(predicted["zero"], recorded - 0.5 * class_b_s);
   EXPECT_LT(predicted["migrate"], recorded);
-  EXPECT_GE(predicted["migrate"], predicted["zero"] * 0.95);  // moving costs the client what zeroing saves
+  EXPECT_GE(predicted["migrate"],
+            predicted["zero"] * 0.95);  // moving costs the client what zeroing saves
   EXPECT_LT(predicted["speedup"], recorded);
 }
 
@@ -193,7 +204,8 @@ TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
 TEST_F(TraceE2E, TheBestGroupingAppliedRunsAsPredicted) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
   const std::vector<std::string> args{"--rounds", "200"};
-  std::vector<std::string> argv{kQuartz, "run", "-q", "--trace", "--store", store, "--", sample("pairs")};
+  std::vector<std::string> argv{kQuartz,   "run", "-q", "--trace",
+                                "--store", store, "--", sample("pairs")};
   argv.insert(argv.end(), args.begin(), args.end());
   const CommandResult r = run_command(argv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -204,16 +216,19 @@ TEST_F(TraceE2E, TheBestGroupingAppliedRunsAsPredicted) {
   const std::string spec = best["spec"];
   const double best_s = best["predicted_s"];
   // Each pair together: ping_0 (1) with pong_0 (2), ping_1 (3) with pong_1 (4).
-  const bool together = (spec.find("1,2") != std::string::npos && spec.find("3,4") != std::string::npos);
+  const bool together =
+      (spec.find("1,2") != std::string::npos && spec.find("3,4") != std::string::npos);
   EXPECT_TRUE(together) << spec;
   auto measured = [&](const std::string& placement) {
-    std::vector<std::string> run{kQuartz, "run", "-q", "--no-profile", "--placement", placement, "--", sample("pairs")};
+    std::vector<std::string> run{kQuartz,       "run",     "-q", "--no-profile",
+                                 "--placement", placement, "--", sample("pairs")};
     run.insert(run.end(), args.begin(), args.end());
     const CommandResult m = run_command(run);
     EXPECT_EQ(m.exit_code, 0) << m.err;
     return std::stod(printed_values(m.out)["elapsed_s"]);
   };
-  const double best_measured = measured(spec), apart_measured = measured("0,1,3|2,4");  // pings | pongs
+  const double best_measured = measured(spec),
+               apart_measured = measured("0,1,3|2,4");  // pings | pongs
   // Wide bounds: the machine running the tests may be busy.
   EXPECT_NEAR(best_s, best_measured, 0.25 * best_measured);
   EXPECT_GT(apart_measured, 1.1 * best_measured);
@@ -233,14 +248,16 @@ TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
     return cpus;
   };
   // By name (workers rename themselves: placed again when they do), without profiling.
-  CommandResult r = run_command({kQuartz, "run", "--placement", "main,0|w*", "--no-profile", "--", program("affinity")});
+  CommandResult r = run_command(
+      {kQuartz, "run", "--placement", "main,0|w*", "--no-profile", "--", program("affinity")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto cpus = cpus_of(r.out);
   EXPECT_EQ(cpus["main"], "0") << r.out;
   EXPECT_EQ(cpus["w0"], "1") << r.out;
   EXPECT_EQ(cpus["w2"], "1") << r.out;
   // By index and '*', with profiling.
-  r = run_command({kQuartz, "run", "--store", store, "--placement", "2|*", "--", program("affinity")});
+  r = run_command(
+      {kQuartz, "run", "--store", store, "--placement", "2|*", "--", program("affinity")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   cpus = cpus_of(r.out);
   EXPECT_EQ(cpus["w1"], "0") << r.out;  // thread index 2
@@ -251,8 +268,9 @@ TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
 // Queues too small for the drain period: events are lost, counted, and predictions refused
 // unless asked for anyway.
 TEST_F(TraceE2E, ATraceThatLostEventsIsRefusedUnlessAllowed) {
-  const CommandResult r = run_command({kQuartz, "run", "--trace", "--trace-capacity", "64", "--period-us", "200000",
-                                       "--store", store, "--", sample("lock_contention"), "--iterations", "300"});
+  const CommandResult r =
+      run_command({kQuartz, "run", "--trace", "--trace-capacity", "64", "--period-us", "200000",
+                   "--store", store, "--", sample("lock_contention"), "--iterations", "300"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CommandResult report = run_command({kQuartz, "report", "--store", store});
   EXPECT_NE(report.out.find("DROPPED"), std::string::npos) << report.out;
@@ -272,20 +290,28 @@ TEST_F(TraceE2E, BadQuestionsGiveOneLineAndStatusTwo) {
     EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
   };
   expect_error(run_command({kQuartz, "run", "--placement", "0||1", "--", "/bin/true"}), "empty");
-  expect_error(run_command({kQuartz, "run", "--trace", "--no-profile", "--", "/bin/true"}), "--trace");
+  expect_error(run_command({kQuartz, "run", "--trace", "--no-profile", "--", "/bin/true"}),
+               "--trace");
   // A run without a trace.
-  ASSERT_EQ(run_command({kQuartz, "run", "--store", store, "--", sample("lock_contention"), "--iterations", "20"}).exit_code, 0);
-  expect_error(run_command({kQuartz, "predict", "--store", store}), "no trace");
-  // A traced one, asked bad questions.
-  const std::string capture = (dir / "lc.qcap").string();
-  ASSERT_EQ(run_command({kQuartz, "run", "--trace", "--store", store, "-o", capture, "--", sample("lock_contention"),
+  ASSERT_EQ(run_command({kQuartz, "run", "--store", store, "--", sample("lock_contention"),
                          "--iterations", "20"})
                 .exit_code,
             0);
-  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|nobody"}), "names no thread");
-  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|1"}), "in no group");
-  expect_error(run_command({kQuartz, "predict", "--store", store, "--zero", "no_such_procedure"}), "no procedure");
-  expect_error(run_command({kQuartz, "predict", "--store", store, "--speedup", "worker"}), "PROC=PCT");
+  expect_error(run_command({kQuartz, "predict", "--store", store}), "no trace");
+  // A traced one, asked bad questions.
+  const std::string capture = (dir / "lc.qcap").string();
+  ASSERT_EQ(run_command({kQuartz, "run", "--trace", "--store", store, "-o", capture, "--",
+                         sample("lock_contention"), "--iterations", "20"})
+                .exit_code,
+            0);
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|nobody"}),
+               "names no thread");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--group", "0|1"}),
+               "in no group");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--zero", "no_such_procedure"}),
+               "no procedure");
+  expect_error(run_command({kQuartz, "predict", "--store", store, "--speedup", "worker"}),
+               "PROC=PCT");
   expect_error(run_command({kQuartz, "predict", "--store", store, "--speedup", "worker=0"}), "PCT");
   expect_error(run_command({kQuartz, "predict", "--store", store, "--cores", "0"}), "--cores");
   // The capture's own trace file, damaged.

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "profile/capture_format.h"
+#include "format/capture_format.h"
 #include "profile/run.h"
 
 namespace quartz::profile::test_support {

@@ -447,18 +447,21 @@ TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
   EXPECT_THROW(store.open_trace(id), StoreError);
   // Larger than the pieces it is copied in, and not a multiple of them.
   std::vector<unsigned char> bytes(3 * (1 << 20) + 12345);
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
   const std::string trace = dir_ + "/run.qcap.trace";
   {
     std::ofstream out(trace, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   }
   store.add_trace(id, trace);
   EXPECT_TRUE(store.has_trace(id));
   auto source = store.open_trace(id);
   std::vector<unsigned char> back;
   unsigned char piece[70000];
-  for (size_t n; (n = source->read(piece, sizeof piece)) > 0;) back.insert(back.end(), piece, piece + n);
+  for (size_t n; (n = source->read(piece, sizeof piece)) > 0;)
+    back.insert(back.end(), piece, piece + n);
   EXPECT_EQ(back, bytes);
   EXPECT_EQ(source->name(), path_ + ": run " + std::to_string(id) + ": trace");
 }

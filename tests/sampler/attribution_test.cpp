@@ -39,7 +39,8 @@ class AttributionTest : public ::testing::Test {
       bool created;
       WindowThread* w = window.thread(t.thread, &position, &created);
       ASSERT_NE(w, nullptr);
-      ASSERT_TRUE(window.add_sample(ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run}));
+      ASSERT_TRUE(window.add_sample(
+          ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run}));
     }
   }
   // Gives a thread a measured window: `cpu` seconds of processor time.
@@ -54,7 +55,8 @@ class AttributionTest : public ::testing::Test {
   }
   double normalized(const double* record, bool behalf) {
     const RecordShape& s = tables.shape();
-    return std::accumulate(record + s.normalized(behalf), record + s.normalized(behalf) + s.bins(), 0.0);
+    return std::accumulate(record + s.normalized(behalf), record + s.normalized(behalf) + s.bins(),
+                           0.0);
   }
   double normalized_bin(const double* record, uint32_t bin) {
     const RecordShape& s = tables.shape();
@@ -64,7 +66,8 @@ class AttributionTest : public ::testing::Test {
     const RecordShape& s = tables.shape();
     double total = 0;
     for (bool behalf : {false, true}) {
-      total += std::accumulate(record + s.processor(behalf), record + s.processor(behalf) + s.bins(), 0.0);
+      total += std::accumulate(record + s.processor(behalf),
+                               record + s.processor(behalf) + s.bins(), 0.0);
     }
     return total;
   }
@@ -72,7 +75,9 @@ class AttributionTest : public ::testing::Test {
     const RecordShape& s = tables.shape();
     return record[s.state(false) + which] + record[s.state(true) + which];
   }
-  const double* procedure(uint64_t address) { return tables.procedure_record(tables.procedure(address)); }
+  const double* procedure(uint64_t address) {
+    return tables.procedure_record(tables.procedure(address));
+  }
   const double* thread(uint32_t index) { return tables.thread_record(tables.thread(index)); }
 
   ProfileTables tables;
@@ -160,7 +165,8 @@ TEST_F(AttributionTest, EachSampleUsesItsOwnClockReading) {
 
 TEST_F(AttributionTest, TheLastSnapshotWaitsForTheNextWindow) {
   snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f}, {1, g, capture::kBlocked}});
-  snapshot(kSecond, {{0, h, capture::kBusy, kRoleNone, 0.5f}, {1, g, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond,
+           {{0, h, capture::kBusy, kRoleNone, 0.5f}, {1, g, capture::kBusy, kRoleNone, 1.0f}});
   attribute_window(window, tables, config, totals, window.snapshot_count() - 1);
   EXPECT_DOUBLE_EQ(totals.elapsed_s, 1.0);
   EXPECT_DOUBLE_EQ(processor(procedure(kH)), 0.0);  // not yet attributed
@@ -172,7 +178,7 @@ TEST_F(AttributionTest, TheLastSnapshotWaitsForTheNextWindow) {
   EXPECT_EQ(window.sample(1).window_thread, 1u);
   EXPECT_EQ(window.thread_at(1).thread, 1u);
   EXPECT_EQ(window.thread_at(1).measured, 0u);  // measurements start again
-  window.sample(0).run = 1.0f;  // its trailing half arrived with the next snapshot
+  window.sample(0).run = 1.0f;                  // its trailing half arrived with the next snapshot
   attribute_window(window, tables, config, totals);
   EXPECT_DOUBLE_EQ(totals.elapsed_s, 2.0);
   EXPECT_DOUBLE_EQ(processor(procedure(kH)), 1.0);
@@ -245,6 +251,31 @@ TEST_F(AttributionTest, ConditionWaitReleasesItsMutex) {
   const ObjectEntry& mutex = tables.object_entry(tables.find_object(kLock));
   EXPECT_DOUBLE_EQ(mutex.hold_s, 0.0);
   EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 1.0);
+}
+
+// The CPU-share rule, worked by hand: 1 ms of processor time read at the end of a 2 ms
+// interval.
+TEST(ProcessorTimeShare, BetweenTwoActiveSamplesHalfGoesToEach) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, 0.5f};
+  const float share = share_processor_time(1e6, &earlier, 2'000'000, true, 2'000'000);
+  EXPECT_FLOAT_EQ(earlier.run, 0.75f);  // 0.5 + 0.5 ms / 2 ms
+  EXPECT_FLOAT_EQ(share, 0.25f);        // 0.5 ms / 2 ms
+}
+
+TEST(ProcessorTimeShare, AfterAWaitAllGoesToThisSample) {
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, nullptr, 0, true, 2'000'000), 0.5f);
+}
+
+TEST(ProcessorTimeShare, BeforeAWaitAllGoesToTheLastActiveSample) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, 0.5f};
+  EXPECT_EQ(share_processor_time(1e6, &earlier, 2'000'000, false, 2'000'000), -1.0f);
+  EXPECT_FLOAT_EQ(earlier.run, 1.0f);
+}
+
+TEST(ProcessorTimeShare, AnEarlierSampleWithoutAReadingStaysUnknown) {
+  ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, -1.0f};
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, &earlier, 2'000'000, true, 2'000'000), 0.25f);
+  EXPECT_FLOAT_EQ(earlier.run, -1.0f);
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ TEST(ObjectRegistry, FullTableDropsAndCounts) {
   ObjectRegistry objects;
   ASSERT_TRUE(objects.configure(6));
   int inserted = 0;
-  for (uintptr_t i = 1; i <= 100; ++i) inserted += objects.find_or_insert(i * 64, EntryKind::mutex, 0) != nullptr;
+  for (uintptr_t i = 1; i <= 100; ++i)
+    inserted += objects.find_or_insert(i * 64, EntryKind::mutex, 0) != nullptr;
   EXPECT_EQ(inserted, 64);
   EXPECT_EQ(objects.dropped(), 36u);
 }

@@ -35,7 +35,8 @@ TEST(CallEdgeTable, FullTableRefusesNewEdgesButKeepsCounting) {
   CallEdgeTable table;
   table.reset(slots.data(), 4);
   int refused = 0;
-  for (uintptr_t callee = 16; callee <= 16 * 64; callee += 16) refused += table.count(0, callee) == nullptr;
+  for (uintptr_t callee = 16; callee <= 16 * 64; callee += 16)
+    refused += table.count(0, callee) == nullptr;
   EXPECT_GE(refused, 64 - 16);
   // An edge that found room keeps counting.
   for (uint32_t i = 0; i < table.capacity(); ++i) {

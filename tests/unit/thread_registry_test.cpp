@@ -78,6 +78,21 @@ TEST_F(ThreadRegistryTest, WithAReaderAnEndedThreadWaitsToBeRetired) {
   registry.detach_reader();
 }
 
+// What the sampler asks to learn that the program has no thread left (its main thread
+// called pthread_exit and the others ended): a thread being created counts as running.
+TEST_F(ThreadRegistryTest, AThreadIsRunningFromItsClaimUntilItEnds) {
+  registry.attach_reader();
+  EXPECT_FALSE(registry.any_thread_running());
+  ThreadSlot* slot = registry.claim();
+  EXPECT_TRUE(registry.any_thread_running());
+  registry.publish(slot);
+  EXPECT_TRUE(registry.any_thread_running());
+  registry.finish(slot);
+  EXPECT_FALSE(registry.any_thread_running());  // ended, not yet retired
+  registry.detach_reader();
+  EXPECT_FALSE(registry.any_thread_running());
+}
+
 TEST_F(ThreadRegistryTest, DetachingRetiresWhatIsLeft) {
   registry.attach_reader();
   ThreadSlot* slot = registry.claim();

@@ -24,7 +24,9 @@ ThreadBlock* traced_block(uint32_t capacity) {
   return ThreadBlock::create_in(map_zeroed(ThreadBlock::bytes_for(g)), g);
 }
 
-TraceEvent event(uint64_t n) { return TraceEvent{n, n * 3, static_cast<uint32_t>(n), 0, 0, trace::Type::lock_acquire, 1, 0}; }
+TraceEvent event(uint64_t n) {
+  return TraceEvent{n, n * 3, static_cast<uint32_t>(n), 0, 0, trace::Type::lock_acquire, 1, 0};
+}
 
 TEST(TraceQueue, OnlyTracedBlocksHaveOne) {
   BlockGeometry g;

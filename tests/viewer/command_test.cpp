@@ -113,7 +113,8 @@ class CommandTest : public QObject {
                               << true;
     QTest::newRow("unknown view")
         << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
-        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs" << true;
+        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs"
+        << true;
     QTest::newRow("unwritable screenshot")
         << QStringList{capture_, "--screenshot", "/nonexistent/dir/x.png"}
         << "/nonexistent/dir/x.png: cannot write the screenshot" << true;

@@ -82,11 +82,11 @@ class ReportEqualityTest : public QObject {
   // the "what_ifs" array of `quartz report --json` (oldest first there, newest first here).
   void whatIfsEqualReport() {
     const QString store = dir_.filePath("traced.db");
-    QVERIFY(run_quartz({"run", "-q", "--trace", "--store", store, "--",
-                        QUARTZ_SAMPLES_DIR "/pairs"}));
-    QVERIFY(run_quartz({"predict", "--store", store, "1", "--group", "0|1,2|3,4",
-                        "--cores", "1", "--zero", "ping_work", "--speedup", "pong_work=50",
-                        "--migrate", "pass_token"}));
+    QVERIFY(
+        run_quartz({"run", "-q", "--trace", "--store", store, "--", QUARTZ_SAMPLES_DIR "/pairs"}));
+    QVERIFY(run_quartz({"predict", "--store", store, "1", "--group", "0|1,2|3,4", "--cores", "1",
+                        "--zero", "ping_work", "--speedup", "pong_work=50", "--migrate",
+                        "pass_token"}));
     QVERIFY(run_quartz({"predict", "--store", store, "1"}));  // the check and path only
     const QJsonObject json = report_json(store, "1");
     const QJsonArray stored = json["what_ifs"].toArray();

@@ -27,14 +27,14 @@ class ScreenshotTest : public QObject {
     QVERIFY(QDir().mkpath(out_));
     store_ = "samples.db";  // relative: the screenshots show "run 1 (samples.db)"
     for (const char* sample : {"serial_init", "lock_contention"}) {  // runs 1 and 2
-      QVERIFY(quartz({"run", "-q", "--store", store_, "--",
-                      QString(QUARTZ_SAMPLES_DIR "/") + sample}));
+      QVERIFY(
+          quartz({"run", "-q", "--store", store_, "--", QString(QUARTZ_SAMPLES_DIR "/") + sample}));
     }
     // Run 3, traced, with the predictions the user guide asks of it.
     QVERIFY(quartz({"run", "-q", "--trace", "--store", store_, "--", QUARTZ_SAMPLES_DIR "/pairs"}));
-    QVERIFY(quartz({"predict", "--store", store_, "3", "--group", "0|1,2|3,4", "--cores", "1",
-                    "--zero", "ping_work", "--speedup", "pong_work=50", "--migrate",
-                    "pass_token"}));
+    QVERIFY(
+        quartz({"predict", "--store", store_, "3", "--group", "0|1,2|3,4", "--cores", "1", "--zero",
+                "ping_work", "--speedup", "pong_work=50", "--migrate", "pass_token"}));
   }
 
   void eachView_data() {

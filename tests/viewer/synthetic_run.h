@@ -279,7 +279,7 @@ inline analysis::Predictions small_predictions() {
   p.quality.compensated_s = 0.002;
   p.quality.peak_window = 5000;
   p.quality.seconds = 0.015;
-  p.quality.events_per_second = 1e6;
+  p.quality.records_per_second = 1e6;
   return p;
 }
 

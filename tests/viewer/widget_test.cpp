@@ -415,8 +415,7 @@ class WidgetTest : public QObject {
     QVERIFY(!w->copy_placement());
     // A procedure on the critical path: the details panel follows, Enter opens it.
     QVERIFY(w->select_on_path("relax(Row&, int)"));
-    QCOMPARE(window_->details()->states()->chart()->title(),
-             "States of relax(Row&, int)");
+    QCOMPARE(window_->details()->states()->chart()->title(), "States of relax(Row&, int)");
     QTest::keyClick(w->details(), Qt::Key_Return);
     QCOMPARE(window_->current_view(), MainWindow::kProcedures);
     QCOMPARE(window_->procedures()->current_key().toULongLong(), test::kRelax);
@@ -439,8 +438,8 @@ class WidgetTest : public QObject {
     const QString path = dir_.filePath("reload.db");
     profile::Run run = test::small_run();
     profile::Store store(path.toStdString());
-    const int64_t id = store.add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
-                                     "x", "");
+    const int64_t id =
+        store.add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
     QVERIFY(window_->open_run("1", path));
     window_->show_view(MainWindow::kWhatIfs);
     QVERIFY(window_->what_ifs()->message().startsWith("Run 1 has no trace"));

@@ -39,9 +39,10 @@ void WhatIfChart::clear_answers() {
 
 void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector<Answer>& answers) {
   const size_t shown = std::min(answers.size(), kMaxAnswers);
-  clear_chart(shown < answers.size()
-                  ? tr("Predicted elapsed time (the first %1 of %2 answers)").arg(shown).arg(answers.size())
-                  : tr("Predicted elapsed time"));
+  clear_chart(
+      shown < answers.size()
+          ? tr("Predicted elapsed time (the first %1 of %2 answers)").arg(shown).arg(answers.size())
+          : tr("Predicted elapsed time"));
   struct Bar {
     QString label, tip;
     double s;
@@ -74,8 +75,8 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
   constexpr int kSets = 5;
   const QColor colors[kSets] = {palette::kRecorded, palette::kCriticalPath, palette::kFaster,
                                 palette::kSlower, palette::kUnchanged};
-  const QString names[kSets] = {tr("as recorded"), tr("critical path"), tr("faster"),
-                                tr("slower"), tr("unchanged")};
+  const QString names[kSets] = {tr("as recorded"), tr("critical path"), tr("faster"), tr("slower"),
+                                tr("unchanged")};
   QBarSet* sets[kSets];
   auto* series = new QHorizontalStackedBarSeries;
   for (int s = 0; s < kSets; ++s) {

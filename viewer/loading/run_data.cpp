@@ -20,7 +20,7 @@ std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& 
   std::vector<WhatIf> out;
   out.reserve(stored.size());
   for (auto it = stored.rbegin(); it != stored.rend(); ++it) {
-    WhatIf w{it->made, it->question, std::nullopt, {}};
+    WhatIf w{*it, std::nullopt, {}};
     try {
       w.predictions = analysis::predictions_from_json(it->json);
     } catch (const std::exception& e) {  // PredictionError, or anything else it lets through

@@ -22,12 +22,11 @@ class LoadError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One `quartz predict` result stored with the run, as predictions_from_json() reads it.
+// One `quartz predict` result stored with the run, and what predictions_from_json() read.
 struct WhatIf {
-  std::string made;      // local time "YYYY-MM-DD HH:MM:SS"
-  std::string question;  // "--cores 2 --zero solve", or "(critical path)"
+  profile::StoredPrediction stored;
   std::optional<analysis::Predictions> predictions;  // empty when the stored JSON is unreadable
-  std::string error;                                  // then: why, in one line
+  std::string error;                                 // then: why, in one line
 };
 
 struct RunData {

@@ -26,6 +26,10 @@ QString formatted(Format format, const QVariant& value) {
 
 }  // namespace
 
+QVariant share_cell(std::optional<double> share) {
+  return share ? QVariant(*share) : QVariant();
+}
+
 QVariant column_data(const Column& column, int row, int role) {
   switch (role) {
     case Qt::DisplayRole:

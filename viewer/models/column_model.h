@@ -7,6 +7,7 @@
 #include <QString>
 #include <QVariant>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace quartz::viewer {
@@ -28,6 +29,9 @@ struct Column {
   std::function<QVariant(int row)> value;  // NumberRole; an invalid QVariant is a blank cell
   std::function<QString(int row)> text;    // DisplayRole when set; else `value`, formatted
 };
+
+// A share from the analysis library (analysis::share), or a blank cell when it has none.
+QVariant share_cell(std::optional<double> share);
 
 // DisplayRole, NumberRole and TextAlignmentRole of one cell; other roles give QVariant().
 QVariant column_data(const Column& column, int row, int role);

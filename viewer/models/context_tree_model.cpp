@@ -18,7 +18,6 @@ std::vector<Column> tree_columns(const analysis::ProfileView& v) {
   auto context = [&v](int node) -> const analysis::ContextRow& {
     return v.contexts[static_cast<size_t>(node)];
   };
-  auto share = [&v](double s) { return v.elapsed_s > 0 ? QVariant(s / v.elapsed_s) : QVariant(); };
   return {
       {"Calling context",
        "The procedures and synchronization objects on the way from the program's start",
@@ -43,7 +42,8 @@ std::vector<Column> tree_columns(const analysis::ProfileView& v) {
        }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
        [=](int node) {
-         return share(node < 0 ? v.program_totals.normalized_s : context(node).normalized_s);
+         return share_cell(v.share_of_elapsed(node < 0 ? v.program_totals.normalized_s
+                                                       : context(node).normalized_s));
        }},
       {"Self", "Normalized processor time in this context's own code", Format::Seconds,
        [=](int node) { return node < 0 ? QVariant() : QVariant(context(node).normalized_self_s); }},

@@ -24,9 +24,7 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
       {"Normalized", "Normalized processor time of the work done holding the object",
        Format::Seconds, [=](int row) { return l(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
-       [=, &v](int row) {
-         return v.elapsed_s > 0 ? QVariant(l(row).totals.normalized_s / v.elapsed_s) : QVariant();
-       }},
+       [=, &v](int row) { return share_cell(v.share_of_elapsed(l(row).totals.normalized_s)); }},
       {"Wait", "Thread-time spent waiting for it (spinning or blocked)", Format::Seconds,
        [=](int row) { return l(row).wait_s; }},
       {"Hold", "Thread-time spent holding it", Format::Seconds,

@@ -14,9 +14,7 @@ ProcedureTableModel::ProcedureTableModel(std::shared_ptr<const RunData> run, QOb
        "Normalized processor time: the procedure's own and everything done on its behalf",
        Format::Seconds, [=](int row) { return p(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
-       [=, &v](int row) {
-         return v.elapsed_s > 0 ? QVariant(p(row).totals.normalized_s / v.elapsed_s) : QVariant();
-       }},
+       [=, &v](int row) { return share_cell(v.share_of_elapsed(p(row).totals.normalized_s)); }},
       {"Self", "Normalized processor time in the procedure's own code", Format::Seconds,
        [=](int row) { return p(row).totals.normalized_self_s; }},
       {"Processor", "Plain processor time, self and on its behalf (what gprof ranks by)",

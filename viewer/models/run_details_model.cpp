@@ -82,7 +82,8 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
     count("Trace bytes", q.trace_bytes, "The trace's size on disk");
   }
   if (run_->store_id) {
-    count("Stored predictions", run_->what_ifs.size(), "'quartz predict' answers (What-ifs, Ctrl+6)");
+    count("Stored predictions", run_->what_ifs.size(),
+          "'quartz predict' answers (What-ifs, Ctrl+6)");
   }
   reset_rows(static_cast<int>(entries_.size()));
 }

@@ -23,9 +23,7 @@ ThreadTableModel::ThreadTableModel(std::shared_ptr<const RunData> run, QObject* 
       {"Normalized", "Normalized processor time of the thread's work", Format::Seconds,
        [=](int row) { return t(row).totals.normalized_s; }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
-       [=, &v](int row) {
-         return v.elapsed_s > 0 ? QVariant(t(row).totals.normalized_s / v.elapsed_s) : QVariant();
-       }},
+       [=, &v](int row) { return share_cell(v.share_of_elapsed(t(row).totals.normalized_s)); }},
       {"Busy", "Thread-seconds running program code", Format::Seconds,
        [=](int row) { return t(row).busy_s; }},
       {"Spinning", "Thread-seconds busy-waiting", Format::Seconds,

@@ -30,7 +30,8 @@ std::vector<Answer> answers_of(const analysis::Predictions& p) {
     const QString cores = QString::number(s.cores);
     for (size_t i = 0; i < s.best.size(); ++i) {
       const analysis::GroupingPrediction& g = s.best[i];
-      out.push_back({Answer::kBest, QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
+      out.push_back({Answer::kBest,
+                     QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
                      text(g.names), g.predicted_s, text(g.spec), search_note(s)});
     }
     out.push_back({Answer::kShared, QStringLiteral("--cores %1 shared").arg(cores),
@@ -79,8 +80,8 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
        },
        [=, this](int row) { return signed_change(a(row).predicted_s, recorded_s_); }},
       {"--placement",
-       "The grouping as 'quartz run --placement' takes it (Ctrl+C copies the option)",
-       Format::Text, [=](int row) { return a(row).placement; }},
+       "The grouping as 'quartz run --placement' takes it (Ctrl+C copies the option)", Format::Text,
+       [=](int row) { return a(row).placement; }},
       {"Note", "", Format::Text, [=](int row) { return a(row).note; }},
   });
   set_key([](int row) { return row; });

@@ -17,8 +17,8 @@ namespace quartz::viewer {
 struct Answer {
   enum Kind { kGrouping, kBest, kShared, kProcedure };
   Kind kind = kGrouping;
-  QString question;   // "--group 0,1|2,3", "--cores 2 #1", "--cores 2 shared", "--zero solve"
-  QString answer;     // the groups' thread names, or "solve taking no time"
+  QString question;  // "--group 0,1|2,3", "--cores 2 #1", "--cores 2 shared", "--zero solve"
+  QString answer;    // the groups' thread names, or "solve taking no time"
   double predicted_s = 0;
   QString placement;  // the grouping as --placement takes it; empty for the others
   QString note;       // how a search went; migrated time that woke nobody

@@ -2,6 +2,7 @@
 
 #include <QFont>
 
+#include "analysis/profile_view.h"
 #include "viewer/models/format.h"
 #include "viewer/models/roles.h"
 #include "viewer/models/what_if_text.h"
@@ -71,9 +72,9 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
       const int n = seconds(group, QString::fromStdString(item.name), item.seconds);
       Node& node = nodes_[size_t(n)];
       node.kind = kind;
-      if (cp.length_s > 0) {
-        node.share = item.seconds / cp.length_s;
-        node.share_text = format_percent(item.seconds / cp.length_s);
+      if (const std::optional<double> share = analysis::share(item.seconds, cp.length_s)) {
+        node.share = *share;
+        node.share_text = format_percent(*share);
       }
     }
   };
@@ -101,15 +102,16 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
           tr("Tracing overhead taken out of processor time"));
   count(trace, tr("Steps held at most"), q.peak_window, tr("The largest of all replays"));
   seconds(trace, tr("Predicted in"), q.seconds, tr("Time 'quartz predict' took"));
-  add(trace, kFigure, tr("Records per second"), q.events_per_second,
-      QString::asprintf("%.2f M", q.events_per_second / 1e6),
+  add(trace, kFigure, tr("Records per second"), q.records_per_second,
+      QString::asprintf("%.2f M", q.records_per_second / 1e6),
       tr("Records replayed per second, all replays of a pass"));
 }
 
 QModelIndex WhatIfDetailsModel::find(const QString& group, const QString& name) const {
   auto search = [&](const std::vector<int>& ids) -> QModelIndex {
     for (int id : ids) {
-      if (nodes_[size_t(id)].name == name) return createIndex(nodes_[size_t(id)].row, 0, quintptr(id));
+      if (nodes_[size_t(id)].name == name)
+        return createIndex(nodes_[size_t(id)].row, 0, quintptr(id));
     }
     return {};
   };
@@ -126,8 +128,9 @@ QModelIndex WhatIfDetailsModel::find(const QString& group, const QString& name) 
 QModelIndex WhatIfDetailsModel::find_on_path(const QString& name) const {
   for (size_t id = 0; id < nodes_.size(); ++id) {
     const Node& n = nodes_[id];
-    const bool match = n.kind == kThread ? n.name == name || n.name.section(' ', 1) == name
-                                         : (n.kind == kProcedure || n.kind == kLock) && n.name == name;
+    const bool match = n.kind == kThread
+                           ? n.name == name || n.name.section(' ', 1) == name
+                           : (n.kind == kProcedure || n.kind == kLock) && n.name == name;
     if (match) return createIndex(n.row, 0, quintptr(id));
   }
   return {};
@@ -197,8 +200,7 @@ QVariant WhatIfDetailsModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant WhatIfDetailsModel::headerData(int section, Qt::Orientation orientation,
-                                        int role) const {
+QVariant WhatIfDetailsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= kColumnCount) return {};
   static const char* const kHeaders[] = {"Check and critical path", "Value", "Share"};
   static const char* const kTips[] = {

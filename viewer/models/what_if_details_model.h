@@ -48,7 +48,7 @@ class WhatIfDetailsModel : public QAbstractItemModel {
     std::vector<int> children;
     RowKind kind = kFigure;
     QString name, tooltip;
-    QVariant value, share;         // NumberRole
+    QVariant value, share;           // NumberRole
     QString value_text, share_text;  // DisplayRole
     bool open = true;
   };

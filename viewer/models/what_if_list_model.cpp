@@ -12,9 +12,9 @@ WhatIfListModel::WhatIfListModel(std::shared_ptr<const RunData> run, QObject* pa
   auto w = [this](int row) -> const WhatIf& { return run_->what_ifs[size_t(row)]; };
   set_columns({
       {"Made", "When 'quartz predict' answered", Format::Text,
-       [=](int row) { return QString::fromStdString(w(row).made); }},
+       [=](int row) { return QString::fromStdString(w(row).stored.made); }},
       {"Question", "What 'quartz predict' was asked", Format::Text,
-       [=](int row) { return QString::fromStdString(w(row).question); }},
+       [=](int row) { return QString::fromStdString(w(row).stored.question); }},
       {"Model error",
        "Replayed as recorded against the recorded elapsed time: the model's error on what it "
        "saw (look at it before trusting the answers)",

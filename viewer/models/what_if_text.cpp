@@ -26,29 +26,34 @@ QString what_ifs_missing(const RunData* run) {
   }
   if (!run->store_id) {
     return run->view.quality.traced
-               ? QObject::tr("What-ifs are stored with runs in a store: import this capture "
-                             "and its trace with 'quartz import %1', then ask 'quartz predict'.")
+               ? QObject::tr(
+                     "What-ifs are stored with runs in a store: import this capture "
+                     "and its trace with 'quartz import %1', then ask 'quartz predict'.")
                      .arg(QString::fromStdString(run->source))
-               : QObject::tr("This capture has no trace: record the program with 'quartz run "
-                             "--trace', then ask 'quartz predict' and open the run from its "
-                             "store to see the answers here.");
+               : QObject::tr(
+                     "This capture has no trace: record the program with 'quartz run "
+                     "--trace', then ask 'quartz predict' and open the run from its "
+                     "store to see the answers here.");
   }
   const QString store = QString::fromStdString(run->source);
   const QString id = QString::number(*run->store_id);
   if (!run->has_trace) {
-    return QObject::tr("Run %1 has no trace: record the program again with 'quartz run "
-                       "--trace', then ask 'quartz predict' about that run.")
+    return QObject::tr(
+               "Run %1 has no trace: record the program again with 'quartz run "
+               "--trace', then ask 'quartz predict' about that run.")
         .arg(id);
   }
-  return QObject::tr("No predictions are stored with run %1 yet: ask, for instance, "
-                     "'quartz predict --store %2 %1 --cores 2' (or --group, --zero, --speedup, "
-                     "--migrate), then reload it (F5).")
+  return QObject::tr(
+             "No predictions are stored with run %1 yet: ask, for instance, "
+             "'quartz predict --store %2 %1 --cores 2' (or --group, --zero, --speedup, "
+             "--migrate), then reload it (F5).")
       .arg(id, store);
 }
 
 QString check_sentence(const analysis::Predictions& p) {
-  return QObject::tr("Replayed as recorded %1 against %2 recorded on %3 processor%4: %5, the "
-                     "model's error on what it saw.")
+  return QObject::tr(
+             "Replayed as recorded %1 against %2 recorded on %3 processor%4: %5, the "
+             "model's error on what it saw.")
       .arg(format_seconds(p.recorded_s), format_seconds(p.observed_s))
       .arg(p.processors)
       .arg(p.processors == 1 ? "" : "s")
@@ -57,8 +62,9 @@ QString check_sentence(const analysis::Predictions& p) {
 
 QString critical_path_sentence(const analysis::Predictions& p) {
   const analysis::CriticalPath& cp = p.critical_path;
-  return QObject::tr("Critical path (every thread on a processor of its own) %1, %2 of the "
-                     "recorded elapsed time: %3 on a processor, %4 off it (I/O, sleep).")
+  return QObject::tr(
+             "Critical path (every thread on a processor of its own) %1, %2 of the "
+             "recorded elapsed time: %3 on a processor, %4 off it (I/O, sleep).")
       .arg(format_seconds(cp.length_s), format_percent(cp.share), format_seconds(cp.cpu_s),
            format_seconds(cp.delay_s));
 }

@@ -1,7 +1,6 @@
 #include "viewer/widgets/hierarchy_view.h"
 
 #include <QHeaderView>
-#include <QVBoxLayout>
 #include <algorithm>
 
 #include "viewer/models/roles.h"
@@ -21,9 +20,8 @@ constexpr size_t kExpandedMatches = 100;
 }  // namespace
 
 HierarchyView::HierarchyView(QWidget* parent)
-    : ProfileTab(parent),
+    : ProfileTab(parent, kFiltered),
       proxy_(new ProfileFilterProxy(ContextTreeModel::kName, ContextTreeModel::kNormalized, this)),
-      filter_(new FilterBar(this)),
       tree_(new QTreeView(this)) {
   tree_->setModel(proxy_);
   tree_->setUniformRowHeights(true);  // scrolling 100,000 rows must not measure each one
@@ -36,18 +34,10 @@ HierarchyView::HierarchyView(QWidget* parent)
   tree_->header()->setStretchLastSection(false);
   tree_->header()->setSectionsMovable(true);
   tree_->setItemDelegateForColumn(ContextTreeModel::kShare, new ShareBarDelegate(this));
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(filter_);
-  layout->addWidget(tree_, 1);
+  set_body(tree_);
 
   connect(tree_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &HierarchyView::selection_changed);
-  connect(filter_, &FilterBar::search_changed, this, &HierarchyView::search);
-  connect(filter_, &FilterBar::minimum_changed, this, [this](double fraction) {
-    refilter([&] { proxy_->set_minimum(run_ ? fraction * run_->view.elapsed_s : 0); });
-  });
-  connect(filter_, &FilterBar::done, this, [this] { tree_->setFocus(Qt::OtherFocusReason); });
   connect(tree_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
     const int node =
         model_ ? model_->node(proxy_->mapToSource(index)) : ContextTreeModel::kProgramNode;
@@ -124,7 +114,7 @@ bool HierarchyView::select_node(int node) {
   const QModelIndex source = model_->index_of(node);
   QModelIndex index = proxy_->mapFromSource(source);
   if (!index.isValid()) {  // hidden by the search or the threshold
-    filter_->clear();
+    filter_bar()->clear();
     proxy_->set_search({});
     proxy_->set_minimum(0);
     index = proxy_->mapFromSource(source);
@@ -166,6 +156,10 @@ void HierarchyView::expand_heaviest_path() {
   tree_->scrollTo(at);
 }
 
+void HierarchyView::filter_minimum(double seconds) {
+  refilter([&] { proxy_->set_minimum(seconds); });
+}
+
 void HierarchyView::refilter(const std::function<void()>& change) {
   // Refiltering under thousands of expanded rows makes the view relayout once per parent
   // (seconds for a tree of 100,000): close them first.
@@ -204,10 +198,6 @@ void HierarchyView::search(const QString& text) {
     tree_->setCurrentIndex(first);
     tree_->scrollTo(first);
   }
-}
-
-void HierarchyView::focus_search() {
-  filter_->focus_search();
 }
 
 void HierarchyView::save_state(QSettings& settings) const {

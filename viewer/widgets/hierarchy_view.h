@@ -14,8 +14,6 @@
 
 namespace quartz::viewer {
 
-class FilterBar;
-
 class HierarchyView : public ProfileTab {
   Q_OBJECT
 
@@ -27,7 +25,6 @@ class HierarchyView : public ProfileTab {
   QVariant current_key() const override;  // the context index (-1: the program)
   bool select_key(const QVariant& key) override;
   const QAbstractItemModel* export_model() const override { return proxy_; }
-  void focus_search() override;
   QWidget* main_widget() const override;
   void save_state(QSettings& settings) const override;
   void restore_state(const QSettings& settings) override;
@@ -35,7 +32,6 @@ class HierarchyView : public ProfileTab {
   QTreeView* tree() const { return tree_; }
   ContextTreeModel* model() const { return model_.get(); }
   ProfileFilterProxy* proxy() const { return proxy_; }
-  FilterBar* filter_bar() const { return filter_; }
   int current_node() const;  // ContextTreeModel::kProgramNode when nothing else is selected
 
   // Selects a context (expanding its ancestors, clearing filters that hide it).
@@ -52,14 +48,14 @@ class HierarchyView : public ProfileTab {
   void search(const QString& text);
 
  private:
+  void filter_search(const QString& text) override { search(text); }
+  void filter_minimum(double seconds) override;
   void expand_initial_path();
   // Changes the filter with the tree closed, then reopens the way to the selected row.
   void refilter(const std::function<void()>& change);
 
-  std::shared_ptr<const RunData> run_;
   std::unique_ptr<ContextTreeModel> model_;
   ProfileFilterProxy* proxy_;
-  FilterBar* filter_;
   QTreeView* tree_;
   QByteArray saved_header_;  // applied when a run gives the header its columns
 };

@@ -4,10 +4,8 @@
 // procedure it is taken in opens that procedure.
 #pragma once
 
-#include <memory>
-
 #include "viewer/models/lock_table_model.h"
-#include "viewer/widgets/profile_tab.h"
+#include "viewer/widgets/ranked_tab.h"
 
 class QSplitter;
 
@@ -15,10 +13,8 @@ namespace quartz::viewer {
 
 class CallGraphPanel;
 class QueueChart;
-class FilterBar;
-class RankedTable;
 
-class LockView : public ProfileTab {
+class LockView : public RankedTab {
   Q_OBJECT
 
  public:
@@ -26,11 +22,6 @@ class LockView : public ProfileTab {
 
   void set_run(std::shared_ptr<const RunData> run) override;
   std::optional<Selection> selection() const override;
-  QVariant current_key() const override;  // the address
-  bool select_key(const QVariant& key) override;
-  const QAbstractItemModel* export_model() const override;
-  void focus_search() override;
-  QWidget* main_widget() const override;
   void save_state(QSettings& settings) const override;
   void restore_state(const QSettings& settings) override;
 
@@ -39,10 +30,6 @@ class LockView : public ProfileTab {
   QueueChart* queue_chart() const { return queue_; }
 
  private:
-  std::shared_ptr<const RunData> run_;
-  std::unique_ptr<LockTableModel> model_;
-  FilterBar* filter_;
-  RankedTable* table_;
   CallGraphPanel* taken_in_;
   QueueChart* queue_;
   QSplitter* splitter_;

@@ -1,7 +1,6 @@
 #include "viewer/widgets/run_view.h"
 
 #include <QHeaderView>
-#include <QVBoxLayout>
 
 namespace quartz::viewer {
 
@@ -11,9 +10,7 @@ RunView::RunView(QWidget* parent) : ProfileTab(parent), table_(new QTableView(th
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setAlternatingRowColors(true);
   table_->setWordWrap(false);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(table_);
+  set_body(table_);
   set_run(nullptr);
 }
 

@@ -25,9 +25,7 @@ class RunView : public ProfileTab {
   void save_state(QSettings& settings) const override;
   void restore_state(const QSettings& settings) override;
 
-
  private:
-  std::shared_ptr<const RunData> run_;
   std::unique_ptr<RunDetailsModel> model_;
   QTableView* table_;
 };

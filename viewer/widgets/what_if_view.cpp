@@ -81,9 +81,10 @@ WhatIfView::WhatIfView(QWidget* parent)
   entry_message_->setMargin(24);
   no_answers_->setAlignment(Qt::AlignCenter);
   no_answers_->setMargin(12);
-  no_answers_->setText(tr("This prediction asked no question: only the model's check and the "
-                          "critical path (ask with --group, --cores, --zero, --speedup or "
-                          "--migrate)."));
+  no_answers_->setText(
+      tr("This prediction asked no question: only the model's check and the "
+         "critical path (ask with --group, --cores, --zero, --speedup or "
+         "--migrate)."));
   QPalette red = warning_->palette();
   red.setColor(QPalette::WindowText, palette::kBlocked);
   warning_->setPalette(red);
@@ -149,9 +150,7 @@ WhatIfView::WhatIfView(QWidget* parent)
 
   pages_->addWidget(message_);
   pages_->addWidget(splitter_);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(pages_);
+  set_body(pages_);
 
   connect(details_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
     if (!run_ || !index.isValid()) return;
@@ -240,9 +239,8 @@ void WhatIfView::show_entry(int entry) {
       answers_->setColumnWidth(
           WhatIfAnswerModel::kAnswer,
           std::clamp(answers_->columnWidth(WhatIfAnswerModel::kAnswer), 160, 360));
-      answers_->setColumnWidth(
-          WhatIfAnswerModel::kQuestion,
-          std::min(answers_->columnWidth(WhatIfAnswerModel::kQuestion), 240));
+      answers_->setColumnWidth(WhatIfAnswerModel::kQuestion,
+                               std::min(answers_->columnWidth(WhatIfAnswerModel::kQuestion), 240));
     }
     entry_pages_->setCurrentIndex(0);
     entry_message_->clear();
@@ -250,9 +248,9 @@ void WhatIfView::show_entry(int entry) {
     banner_->clear();
     warning_->hide();
     chart_->clear_answers();
-    entry_message_->setText(w ? tr("This stored prediction could not be read: %1")
-                                    .arg(QString::fromStdString(w->error))
-                              : QString());
+    entry_message_->setText(
+        w ? tr("This stored prediction could not be read: %1").arg(QString::fromStdString(w->error))
+          : QString());
     entry_pages_->setCurrentIndex(w ? 1 : 0);
   }
   emit selection_changed();
@@ -357,8 +355,8 @@ void WhatIfView::answers_menu(const QPoint& position) {
   answers_->setCurrentIndex(index);
   QMenu menu(this);
   const QString option = placement_option();
-  QAction* placement = menu.addAction(
-      option.isEmpty() ? tr("Copy --placement (not a grouping)") : tr("Copy %1").arg(option));
+  QAction* placement = menu.addAction(option.isEmpty() ? tr("Copy --placement (not a grouping)")
+                                                       : tr("Copy %1").arg(option));
   placement->setEnabled(!option.isEmpty());
   placement->setShortcut(QKeySequence::Copy);
   QAction* row = menu.addAction(tr("Copy the row"));
@@ -381,8 +379,8 @@ void WhatIfView::save_state(QSettings& settings) const {
 }
 
 void WhatIfView::restore_state(const QSettings& settings) {
-  columns_fitted_ =
-      answers_->horizontalHeader()->restoreState(settings.value(QStringLiteral("answers")).toByteArray());
+  columns_fitted_ = answers_->horizontalHeader()->restoreState(
+      settings.value(QStringLiteral("answers")).toByteArray());
   splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
   body_->restoreState(settings.value(QStringLiteral("body")).toByteArray());
   parts_->restoreState(settings.value(QStringLiteral("left")).toByteArray());

@@ -71,7 +71,6 @@ class WhatIfView : public ProfileTab {
   void show_entry(int entry);
   void answers_menu(const QPoint& position);
 
-  std::shared_ptr<const RunData> run_;
   std::unique_ptr<WhatIfListModel> list_;
   WhatIfAnswerModel* answer_model_;
   ProfileFilterProxy* answer_proxy_;
@@ -79,16 +78,16 @@ class WhatIfView : public ProfileTab {
   int shown_ = -1;
   bool columns_fitted_ = false;  // the answers' columns fitted to a first prediction
 
-  QStackedWidget* pages_;    // the message, or the entries
+  QStackedWidget* pages_;  // the message, or the entries
   QLabel* message_;
-  QSplitter* splitter_;      // entries above the selected one
+  QSplitter* splitter_;  // entries above the selected one
   QTableView* entries_;
   QStackedWidget* entry_pages_;  // the entry's error, or its figures
   QLabel* entry_message_;
   QLabel* banner_;
   QLabel* warning_;
-  QSplitter* parts_;          // the answers above the body
-  QSplitter* body_;          // the chart beside the check and critical path
+  QSplitter* parts_;              // the answers above the body
+  QSplitter* body_;               // the chart beside the check and critical path
   QStackedWidget* answer_pages_;  // the answers, or why there are none
   QLabel* no_answers_;
   QTableView* answers_;

@@ -18,7 +18,8 @@ static const size_t kHeapBytes = 256u << 20;
 
 static void* bump(size_t n) {
   pthread_mutex_lock(&heap_lock);
-  if (!heap) heap = mmap(NULL, kHeapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!heap)
+    heap = mmap(NULL, kHeapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   n = (n + 15) & ~(size_t)15;
   void* p = NULL;
   if (heap_used + n + 16 <= kHeapBytes) {
@@ -30,9 +31,15 @@ static void* bump(size_t n) {
   return p;
 }
 
-void* malloc(size_t n) { return bump(n); }
-void* calloc(size_t count, size_t n) { return bump(count * n); } /* mmap memory is zeroed */
-void free(void* p) { (void)p; }
+void* malloc(size_t n) {
+  return bump(n);
+}
+void* calloc(size_t count, size_t n) {
+  return bump(count * n);
+} /* mmap memory is zeroed */
+void free(void* p) {
+  (void)p;
+}
 void* realloc(void* p, size_t n) {
   void* q = bump(n);
   if (p && q) {
@@ -49,10 +56,14 @@ int posix_memalign(void** out, size_t align, size_t n) {
   *out = memalign(align, n);
   return *out ? 0 : 12;
 }
-void* aligned_alloc(size_t align, size_t n) { return memalign(align, n); }
+void* aligned_alloc(size_t align, size_t n) {
+  return memalign(align, n);
+}
 
 static void* touched;
-__attribute__((constructor)) void early_constructor(void) { touched = malloc(64); }
+__attribute__((constructor)) void early_constructor(void) {
+  touched = malloc(64);
+}
 
 void* worker(void* arg) {
   for (int i = 0; i < 100; i++) free(malloc(32));

@@ -20,7 +20,9 @@ static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int stop;
 static volatile long sink;
 
-void step(void) { sink++; }
+void step(void) {
+  sink++;
+}
 
 void* lock_taker(void* arg) {
   (void)arg;

@@ -16,10 +16,16 @@
 static volatile long sink;
 
 int pong(int n);
-int ping(int n) { return n == 0 ? 0 : pong(n - 1) + 1; }
-int pong(int n) { return n == 0 ? 0 : ping(n - 1) + 1; }
+int ping(int n) {
+  return n == 0 ? 0 : pong(n - 1) + 1;
+}
+int pong(int n) {
+  return n == 0 ? 0 : ping(n - 1) + 1;
+}
 
-long repeat(long n) { return n == 0 ? 0 : repeat(n - 1) + 1; }
+long repeat(long n) {
+  return n == 0 ? 0 : repeat(n - 1) + 1;
+}
 
 static jmp_buf escape;
 void dive(int n) {
@@ -33,7 +39,9 @@ void jump_from_depth(void) {
 }
 
 static volatile long ticks_handled;
-void on_tick_work(int n) { sink += n; }
+void on_tick_work(int n) {
+  sink += n;
+}
 void on_tick(int sig) {
   (void)sig;
   on_tick_work(1);

@@ -29,30 +29,30 @@
 static int failures;
 
 /* Runs `call`, expects `expected`, and expects errno untouched. */
-#define CHECK(call, expected)                                                           \
-  do {                                                                                  \
-    errno = ERRNO_SENTINEL;                                                             \
-    int rc_ = (call);                                                                   \
-    if (rc_ != (expected)) {                                                            \
-      fprintf(stderr, "%s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, #call, \
-              rc_, (expected));                                                         \
-      failures++;                                                                       \
-    }                                                                                   \
-    if (errno != ERRNO_SENTINEL) {                                                      \
-      fprintf(stderr, "%s:%d: %s changed errno to %d\n", __FILE__, __LINE__, #call, errno); \
-      failures++;                                                                       \
-    }                                                                                   \
+#define CHECK(call, expected)                                                                 \
+  do {                                                                                        \
+    errno = ERRNO_SENTINEL;                                                                   \
+    int rc_ = (call);                                                                         \
+    if (rc_ != (expected)) {                                                                  \
+      fprintf(stderr, "%s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, #call, rc_, \
+              (expected));                                                                    \
+      failures++;                                                                             \
+    }                                                                                         \
+    if (errno != ERRNO_SENTINEL) {                                                            \
+      fprintf(stderr, "%s:%d: %s changed errno to %d\n", __FILE__, __LINE__, #call, errno);   \
+      failures++;                                                                             \
+    }                                                                                         \
   } while (0)
 
 /* Runs `call`, which must fail with -1 and set errno to `expected_errno` itself. */
-#define CHECK_FAILS_WITH(call, expected_errno)                                           \
-  do {                                                                                  \
-    errno = ERRNO_SENTINEL;                                                             \
-    int rc_ = (call);                                                                   \
-    if (rc_ != -1 || errno != (expected_errno)) {                                       \
+#define CHECK_FAILS_WITH(call, expected_errno)                                                 \
+  do {                                                                                         \
+    errno = ERRNO_SENTINEL;                                                                    \
+    int rc_ = (call);                                                                          \
+    if (rc_ != -1 || errno != (expected_errno)) {                                              \
       fprintf(stderr, "%s:%d: %s gave %d, errno %d\n", __FILE__, __LINE__, #call, rc_, errno); \
-      failures++;                                                                       \
-    }                                                                                   \
+      failures++;                                                                              \
+    }                                                                                          \
   } while (0)
 
 static pthread_mutex_t normal = PTHREAD_MUTEX_INITIALIZER;

@@ -16,7 +16,9 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile long sink;
 
-void leaf(void) { sink++; }
+void leaf(void) {
+  sink++;
+}
 
 void* worker(void* arg) {
   char name[16];
@@ -53,7 +55,7 @@ static long resident_kb(void) {
 }
 
 void churn(void) {
-  for (int i = 0; i < 200; i++) {  /* warm up: first blocks, first chunks */
+  for (int i = 0; i < 200; i++) { /* warm up: first blocks, first chunks */
     pthread_t t;
     pthread_create(&t, NULL, short_life, NULL);
     pthread_join(t, NULL);

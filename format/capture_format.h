@@ -95,6 +95,13 @@ enum Kind : uint32_t {
   kUnknownKind = 0xffffffffu,  // named, never used
 };
 inline constexpr uint32_t kKindCount = 10;
+// Their names, as reports, their JSON and the viewer print them: the one list of them.
+inline constexpr const char* kKindNames[kKindCount] = {
+    "procedure", "mutex",   "rwlock(read)", "rwlock(write)", "spinlock",
+    "condition", "barrier", "semaphore",    "join",          "spin region"};
+constexpr const char* kind_name(uint32_t kind) {
+  return kind < kKindCount ? kKindNames[kind] : "object";
+}
 inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under the root
 
 // Thread fields, in order:
@@ -135,6 +142,10 @@ inline constexpr const char* kStackCapacity = "stack_capacity";
 inline constexpr const char* kObjectsDropped = "objects_dropped";
 inline constexpr const char* kCallsDropped = "calls_dropped";
 inline constexpr const char* kContextsDropped = "contexts_dropped";
+// Profile-stack entries of the threads running when the capture was written: procedures
+// not returned from, objects waited for or held (0 at the end of a run whose threads all
+// returned from everything).
+inline constexpr const char* kOpenStackEntries = "open_stack_entries";
 // Present when the run was traced (`quartz run --trace`; the trace is "<capture>.trace").
 inline constexpr const char* kTraceEvents = "trace_events";
 inline constexpr const char* kTraceDropped = "trace_dropped";  // refused by full queues

@@ -1,7 +1,7 @@
 // The trace file: the synchronization events of a run recorded with `quartz run --trace`
 // (DESIGN.md §3 "Trace for the what-if extension"), next to its capture as
 // "<capture>.trace". Written by the in-process sampler as it drains the threads' queues
-// (sampler/trace_writer.cpp), read offline by analysis/trace_reader.cpp. This header is the
+// (sampler/trace_writer.cpp), read offline by profile/trace_reader.cpp. This header is the
 // single definition of the layout and of the event types; it depends on nothing.
 //
 //   FileHeader
@@ -55,21 +55,21 @@ static_assert(sizeof(ChunkHeader) == 16);
 // (which release an acquisition waited for, which post a semaphore wait consumed); 0 means
 // unknown (the object found no room in the runtime's tables).
 enum class Type : uint8_t {
-  thread_start = 1,   // first event of a thread; object: parent index (kNoThread if none)
-  thread_exit = 2,    // its last
-  create = 3,         // object: the new thread's index; before the real pthread_create
-  join_begin = 4,     // object: the joined thread's index (kNoThread if unknown)
-  join_end = 5,       // object: as join_begin
-  lock_request = 6,   // a lock that had to be waited for; the acquire follows
-  lock_acquire = 7,   // sequence: acquisitions so far, this one included (for a read lock:
-                      // the write epoch); aux: for a write lock of a rwlock, the read
-                      // acquisitions of the previous epoch, whose releases it followed
-  lock_release = 8,   // sequence: as the matching acquire
-  cond_wait = 9,      // sequence: signals of the condition so far; a lock_release of the
-                      // mutex precedes it
-  cond_wake = 10,     // sequence: signals so far; the latest woke it (none if unchanged);
-                      // a lock_acquire of the mutex follows
-  cond_signal = 11,   // sequence: this signal's number
+  thread_start = 1,  // first event of a thread; object: parent index (kNoThread if none)
+  thread_exit = 2,   // its last
+  create = 3,        // object: the new thread's index; before the real pthread_create
+  join_begin = 4,    // object: the joined thread's index (kNoThread if unknown)
+  join_end = 5,      // object: as join_begin
+  lock_request = 6,  // a lock that had to be waited for; the acquire follows
+  lock_acquire = 7,  // sequence: acquisitions so far, this one included (for a read lock:
+                     // the write epoch); aux: for a write lock of a rwlock, the read
+                     // acquisitions of the previous epoch, whose releases it followed
+  lock_release = 8,  // sequence: as the matching acquire
+  cond_wait = 9,     // sequence: signals of the condition so far; a lock_release of the
+                     // mutex precedes it
+  cond_wake = 10,    // sequence: signals so far; the latest woke it (none if unchanged);
+                     // a lock_acquire of the mutex follows
+  cond_signal = 11,  // sequence: this signal's number
   cond_broadcast = 12,
   barrier_arrive = 13,  // sequence: arrivals before this one; aux: the barrier's count (0: unknown)
   barrier_depart = 14,  // sequence: the generation (arrival / count)
@@ -78,10 +78,10 @@ enum class Type : uint8_t {
   sem_acquire = 17,     // sequence: this wait's number (1, 2, ...); aux: initial value
   spin_begin = 18,      // a spin region of quartz.h
   spin_end = 19,
-  process_end = 20,     // the program is ending (exit or return from main), on this thread
-  sample = 32,          // the sampler's reading of the thread (see above)
+  process_end = 20,  // the program is ending (exit or return from main), on this thread
+  sample = 32,       // the sampler's reading of the thread (see above)
   dropped = 33,
-  cpu = 34,             // the thread's reading of its CPU clock (object: ns, in the queue)
+  cpu = 34,  // the thread's reading of its CPU clock (object: ns, in the queue)
 };
 
 inline constexpr uint32_t kNoThread = 0xffffffffu;

@@ -1,0 +1,188 @@
+// Dependencies: what a synchronization step hands over (a key) and what it waits for.
+#include <algorithm>
+
+#include "analysis/simulation_state.h"
+#include "format/capture_format.h"
+
+namespace quartz::analysis {
+
+namespace {
+
+// Signals kept for late wakes; older ones are forgotten.
+constexpr uint32_t kSignalsKept = 64;
+
+}  // namespace
+
+bool Simulation::State::consumed_once(KeyKind kind) {
+  return kind == KeyKind::release || kind == KeyKind::post || kind == KeyKind::create ||
+         kind == KeyKind::read_release;
+}
+
+// Forgets a key nobody will need again: one consumed by its only consumer, a barrier
+// generation all its threads left.
+void Simulation::State::collect(std::unordered_map<Key, KeyState, KeyHash>::iterator it,
+                                uint32_t needed) {
+  const KeyState& k = it->second;
+  if (!k.waiters.empty()) return;
+  if ((consumed_once(it->first.kind) && k.consumers > 0) ||
+      (it->first.kind == KeyKind::arrive && k.consumers >= needed)) {
+    keys.erase(it);
+  }
+}
+
+// Takes what key `k` carries to thread `t`, which needed it since `since`: work moved to
+// it, and (when the producer came later, so the path runs through it) the producer's path.
+void Simulation::State::consume(SimThread& t, KeyState& k, double since) {
+  ++k.consumers;
+  if (k.migrated_ns > 0) {
+    t.extra_work_ns += k.migrated_ns;
+    k.migrated_ns = 0;
+  }
+  if (config.critical_path && k.path && k.time > since) t.path = k.path;
+}
+
+void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns) {
+  auto it = keys.try_emplace(key).first;
+  KeyState& k = it->second;
+  k.time = now;
+  ++k.count;
+  k.migrated_ns += migrated_ns;
+  if (config.critical_path) k.path = t.path;
+  if (key.kind == KeyKind::signal && key.sequence > kSignalsKept) {
+    const auto old = keys.find(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
+    if (old != keys.end() && old->second.waiters.empty()) {
+      if (old->second.consumers == 0) result.migrated_unreceived_ns += old->second.migrated_ns;
+      keys.erase(old);
+    }
+  }
+  if (k.waiters.empty()) return;
+  std::vector<uint32_t> waiters;
+  waiters.swap(k.waiters);
+  uint32_t needed = 0;
+  for (uint32_t index : waiters) {
+    SimThread& w = threads[index];
+    const uint32_t count = w.needs[w.need_index].count;
+    if (k.count < count) {
+      k.waiters.push_back(index);
+      continue;
+    }
+    needed = std::max(needed, count);
+    consume(w, k, w.wait_began_ns);
+    ++w.need_index;
+    if (w.counted) remove_runnable(w);  // it was spinning
+    w.mode = SimThread::idle;
+    work.push_back(index);
+  }
+  collect(it, needed);
+}
+
+// Waits for the thread's remaining needs; true when all are met already.
+bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
+  while (t.need_index < t.need_count) {
+    const Need& need = t.needs[t.need_index];
+    auto it = keys.find(need.key);
+    if (it == keys.end() || it->second.count < need.count) {
+      if (it == keys.end()) it = keys.try_emplace(need.key).first;
+      it->second.waiters.push_back(index);
+      t.mode = SimThread::waiting;
+      t.awaiting = true;
+      t.wait_began_ns = now;
+      if (t.current.spinning && !t.counted) add_runnable(t, index);  // spinning burns its share
+      return false;
+    }
+    consume(t, it->second, now);
+    collect(it, need.count);
+    ++t.need_index;
+  }
+  t.awaiting = false;
+  return true;
+}
+
+// Produces what a sync step hands over and lists what it needs. False when the thread
+// stops here (it started a delay, or ended).
+bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) {
+  auto need = [&](KeyKind kind, uint64_t object, uint32_t sequence, uint32_t count) {
+    t.needs[t.need_count++] = Need{Key{object, sequence, kind}, count};
+  };
+  switch (s.type) {
+    case Type::thread_start:
+      if (!t.started) {
+        t.started = true;
+        if (s.object != trace::kNoThread) {
+          need(KeyKind::create, index, 0, 1);
+        } else if (s.observed_ns > now) {
+          // A thread nobody we saw created (the main thread): it starts when it did.
+          ++t.cursor;
+          start_delay(t, index, s.observed_ns - now);
+          t.need_count = 0;
+          return false;
+        }
+      }
+      break;
+    case Type::create:
+      produce(t, Key{s.object, 0, KeyKind::create}, 0);
+      break;
+    case Type::thread_exit:
+      produce(t, Key{index, 0, KeyKind::exit}, 0);
+      break;
+    case Type::join_begin:  // the thread it joins is known before it blocks: wait here
+    case Type::join_end:
+      if (s.depends) need(KeyKind::exit, s.object, 0, 1);
+      break;
+    case Type::lock_acquire:
+      if (s.object_kind == capture::kRwlockRead) {
+        if (s.depends) need(KeyKind::release, s.object, s.sequence, 1);
+      } else {
+        if (s.depends) need(KeyKind::release, s.object, s.sequence - 1, 1);
+        if (s.object_kind == capture::kRwlockWrite && s.aux > 0 && s.sequence > 0) {
+          need(KeyKind::read_release, s.object, s.sequence - 1, s.aux);
+        }
+      }
+      if (config.critical_path) t.held.push_back(s.object);
+      break;
+    case Type::lock_release:
+      produce(t,
+              Key{s.object, s.sequence,
+                  s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release},
+              0);
+      if (config.critical_path) {
+        auto it = std::find(t.held.rbegin(), t.held.rend(), s.object);
+        if (it != t.held.rend()) t.held.erase(std::next(it).base());
+      }
+      break;
+    case Type::cond_wake:
+      if (s.depends) need(KeyKind::signal, s.object, s.sequence, 1);
+      break;
+    case Type::cond_signal:
+    case Type::cond_broadcast:
+    case Type::sem_post: {
+      const double moved = t.migrate_pending_ns;
+      t.migrate_pending_ns = 0;
+      t.next_signal_known = false;
+      produce(t,
+              Key{s.object, s.sequence, s.type == Type::sem_post ? KeyKind::post : KeyKind::signal},
+              moved);
+      break;
+    }
+    case Type::barrier_arrive:
+      // Its generation is known on arrival: wait here for the others, not at departure.
+      if (s.aux > 0) {
+        produce(t, Key{s.object, s.sequence / s.aux, KeyKind::arrive}, 0);
+        need(KeyKind::arrive, s.object, s.sequence / s.aux, s.aux);
+      }
+      break;
+    case Type::sem_acquire:
+      if (s.depends) need(KeyKind::post, s.object, s.sequence - s.aux, 1);
+      break;
+    case Type::process_end:
+      end_seen = true;
+      end_ns = now;
+      if (config.critical_path) end_path = t.path;
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+}  // namespace quartz::analysis

@@ -1,0 +1,201 @@
+// The replay's state and the operations on it, shared by the files that implement
+// Simulation (simulation.h), one part each:
+//   simulation.cpp               the class callers use: configurations, start, result
+//   simulation_processors.cpp    processors: sharing, placement and balancing of a pool
+//   simulation_dependencies.cpp  what synchronization steps hand over and wait for
+//   simulation_changes.cpp       procedure changes (faster, free, or migrated)
+//   simulation_clock.cpp         threads through their steps, the critical path, the clock
+// Callers include simulation.h, not this.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "analysis/simulation.h"
+#include "analysis/trace_steps.h"
+
+namespace quartz::analysis {
+
+struct Simulation::State {
+  using Type = trace::Type;
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  // What one thread hands to another.
+  enum class KeyKind : uint8_t { create, exit, release, read_release, signal, arrive, post };
+
+  struct Key {
+    uint64_t object = 0;
+    uint32_t sequence = 0;
+    KeyKind kind = KeyKind::create;
+    bool operator==(const Key&) const = default;
+  };
+
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = k.object * 0x9E3779B97F4A7C15ull;
+      h ^= (uint64_t{k.sequence} << 8 | static_cast<uint64_t>(k.kind)) * 0xC2B2AE3D27D4EB4Full;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+
+  struct KeyState {
+    double time = 0;     // when the last producer produced it
+    uint32_t count = 0;  // producers so far (arrivals, read releases)
+    uint32_t consumers = 0;
+    double migrated_ns = 0;  // moved work for the first consumer
+    std::shared_ptr<PathComposition> path;
+    std::vector<uint32_t> waiters;
+  };
+
+  struct Need {
+    Key key;
+    uint32_t count = 0;  // producers needed
+  };
+
+  struct SimThread {
+    enum Mode : uint8_t { idle, computing, delaying, waiting, done };
+    Mode mode = idle;
+    bool started = false;
+    bool counted = false;      // runnable (computing, or spinning while it waits)
+    bool placing = false;      // runnable since the last placement: no processor chosen yet
+    uint32_t pool = 0;         // its group in the configuration
+    uint32_t lane = 0;         // the processor it runs on, or last ran on
+    double on_lane_since = 0;  // when it was put there
+    double left_lane_at = -1;  // when it last stopped being runnable
+    double remaining_ns = 0;   // processor time a placing thread's computation needs
+    uint64_t cursor = 0;       // next step to read
+    double delay_after_ns = 0;
+    double finish_tag = 0;
+    // The step in progress: a work step's attribution, or a sync step's needs.
+    Step current;
+    Need needs[2] = {};
+    uint32_t need_count = 0, need_index = 0;
+    bool awaiting = false;  // waits for needs[need_index..need_count)
+    bool mid_sync = false;  // ... of the sync step at `cursor`
+    double wait_began_ns = 0;
+    double end_ns = 0;
+    // Procedure migration.
+    double migrate_pending_ns = 0;  // time of the procedure to hand over at the next signal
+    double extra_work_ns = 0;       // handed over to this thread: runs before its next step
+    uint64_t scan = 0;              // how far the log was searched for the next signal
+    uint64_t next_signal = 0;       // its position, or ~0 when none before the log's end
+    bool next_signal_known = false;
+    // Critical path.
+    std::shared_ptr<PathComposition> path;
+    std::vector<uint64_t> held;  // locks held, innermost last
+  };
+
+  // One processor of a pool (or, for a fractional number of processors, all of them).
+  struct Lane {
+    double cores = 1;
+    double vtime = 0;    // processor time each runnable thread has received
+    double updated = 0;  // when vtime was last brought up to date
+    uint32_t runnable = 0;
+    double idle_since = 0;  // when runnable last fell to 0
+    bool was_idle = false;  // before the wake-ups being placed
+    // Finish tags of its computing threads (lazy: stale entries are skipped).
+    std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>,
+                        std::greater<>>
+        finishing;
+    double rate() const { return runnable ? std::min(1.0, cores / runnable) : 1.0; }
+  };
+
+  // A group of the configuration: K processors as K lanes, where each runnable thread
+  // stays on the lane it ran on, as Linux keeps a thread on its processor (see place()).
+  struct Pool {
+    std::vector<uint32_t> lanes;
+  };
+
+  using TimeQueue = std::priority_queue<std::pair<double, uint32_t>,
+                                        std::vector<std::pair<double, uint32_t>>, std::greater<>>;
+
+  SimulationConfig config;
+  std::vector<StepLog>& logs;
+  const std::vector<Attribution>& attributions;
+  std::vector<double> share_of;  // procedure_share by attribution; < 0: not computed
+  std::vector<SimThread> threads;
+  std::vector<Lane> lanes;
+  std::vector<Pool> pools;
+  std::vector<uint32_t> shared_pools;  // pools of more than one lane
+  std::vector<uint32_t> placing;       // threads to place on a lane once `now` is settled
+  double next_pull = kInfinity;        // when an idle lane may next take a thread
+  std::unordered_map<Key, KeyState, KeyHash> keys;
+  TimeQueue delays;
+  std::vector<uint32_t> work;  // threads to move on at `now`
+  double now = 0;
+  bool end_seen = false;
+  double end_ns = 0;
+  bool starved = false;
+  std::shared_ptr<PathComposition> end_path;
+  SimulationResult result;
+
+  State(SimulationConfig c, std::vector<StepLog>& l, const std::vector<Attribution>& a);
+  void grow();
+
+  // ---- processors (simulation_processors.cpp) ------------------------------------------
+
+  void add_pool(double cores);
+  void bring_up_to_date(Lane& l) {
+    if (now > l.updated) {
+      l.vtime += (now - l.updated) * l.rate();
+      l.updated = now;
+    }
+  }
+
+  void attach(SimThread& t, uint32_t index, uint32_t lane);
+  void detach(SimThread& t);
+  void add_runnable(SimThread& t, uint32_t index);
+  void remove_runnable(SimThread& t);
+  double next_finish(uint32_t lane) {
+    Lane& l = lanes[lane];
+    while (!l.finishing.empty()) {
+      const auto [tag, index] = l.finishing.top();
+      const SimThread& t = threads[index];
+      if (t.mode == SimThread::computing && !t.placing && t.lane == lane && t.finish_tag == tag)
+        break;
+      l.finishing.pop();
+    }
+    if (l.finishing.empty()) return kInfinity;
+    return l.updated + std::max(0.0, l.finishing.top().first - l.vtime) / l.rate();
+  }
+
+  void place();
+  uint32_t wake_lane(const SimThread& t);
+  void balance(const Pool& pool);
+
+  // ---- dependencies (simulation_dependencies.cpp) ----------------------------------------
+
+  static bool consumed_once(KeyKind kind);
+  void collect(std::unordered_map<Key, KeyState, KeyHash>::iterator it, uint32_t needed);
+  void consume(SimThread& t, KeyState& k, double since);
+  void produce(SimThread& t, const Key& key, double migrated_ns);
+  bool wait_for_needs(SimThread& t, uint32_t index);
+  bool begin_sync(SimThread& t, uint32_t index, const Step& s);
+
+  // ---- procedure changes (simulation_changes.cpp) ----------------------------------------
+
+  double procedure_share(const Step& s);
+  bool signal_follows(SimThread& t, const StepLog& log);
+
+  // ---- steps, critical path, clock (simulation_clock.cpp) -------------------------------
+
+  PathComposition& own_path(SimThread& t);
+  void charge_path(SimThread& t, uint32_t index, const Step& s, double cpu_ns, double delay_ns);
+  void start_work(SimThread& t, uint32_t index, double cpu_ns, double delay_ns);
+  void start_delay(SimThread& t, uint32_t index, double delay_ns);
+  void move_on(uint32_t index);
+  void finish_sync(SimThread& t);
+  void finish_computing(uint32_t index);
+  bool force_a_wait();
+  bool advance();
+  bool finished();
+};
+
+}  // namespace quartz::analysis

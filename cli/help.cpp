@@ -1,0 +1,67 @@
+// `quartz help COMMAND`: each command's options.
+#include <string>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+
+namespace quartz::cli {
+
+// Each line of the help text as it is printed.
+// clang-format off
+std::string command_help(const std::string& command) {
+  if (command == "run") {
+    return "usage: quartz run [options] -- PROGRAM [ARGS...]\n"
+           "  Runs PROGRAM with libquartz preloaded, samples it, and stores the run.\n"
+           "  -o, --output FILE       capture file (default: quartz-captures/ next to the store)\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --no-import             write the capture only\n"
+           "  --period-us N           time between samples, microseconds (default: 1000 with a\n"
+           "                          reserved core, 2000 when sharing the processors)\n"
+           "  --checkpoint-ms N       rewrite the capture this often (default 1000)\n"
+           "  --reserve, --no-reserve reserve a core for the sampler (default: with 8+ processors)\n"
+           "  --reserved-cores LIST   the cores to reserve (e.g. 7 or 6-7; implies --reserve)\n"
+           "  --stack-capacity N      profile stack entries per thread (default 512)\n"
+           "  --follow-exec           also profile programs PROGRAM executes\n"
+           "  --trace                 also record synchronization events for 'quartz predict'\n"
+           "                          (written to CAPTURE.trace and stored with the run)\n"
+           "  --trace-capacity N      events queued per thread between drains (default 16384)\n"
+           "  --placement SPEC        pin threads to cores: groups separated by '|', members\n"
+           "                          by ',': thread indices, names (NAME* matches a prefix)\n"
+           "                          or '*' for the rest; group i runs on the i-th processor\n"
+           "  --no-profile            run with --placement only: no sampling, no capture\n"
+           "  -q, --quiet             no messages from quartz\n"
+           "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
+  }
+  if (command == "report") {
+    return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--store FILE]\n"
+           "  RUN: a run number, 'latest' (the default), or a capture file.\n"
+           "  --format F   text (default), json, pprof (gzipped profile.proto), collapsed\n"
+           "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
+           "               csv (every table into the directory -o DIR, or --table NAME:\n"
+           "               parallelism, procedures, call_graph, locks, threads, contexts)\n"
+           "  -o, --output PATH  write there instead of to standard output\n";
+  }
+  if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
+  if (command == "predict") {
+    return "usage: quartz predict [RUN] [questions] [--json] [--store FILE]\n"
+           "  Predicts from a run recorded with 'quartz run --trace' (RUN: a run number,\n"
+           "  'latest' (the default), or a capture file with CAPTURE.trace next to it).\n"
+           "  Always: the recorded configuration replayed (the model's error) and the\n"
+           "  critical path. Questions, each may be repeated:\n"
+           "  --group SPEC            elapsed time with threads grouped onto processors, one\n"
+           "                          per group: \"0,1|2,3\" (indices, names, NAME*, '*' = the rest)\n"
+           "  --cores K               the best groupings of the threads onto K processors\n"
+           "  --zero PROC             if procedure PROC took no time\n"
+           "  --speedup PROC=PCT      if PROC took PCT% less time\n"
+           "  --migrate PROC          if PROC ran on the thread its next signal or post wakes\n"
+           "  --best N                groupings listed per --cores (default 5)\n"
+           "  --allow-drops           predict even if the trace lost events\n"
+           "  --no-save               do not store the predictions with the run\n";
+  }
+  if (command == "list") return "usage: quartz list [--store FILE]\n";
+  throw UsageError("help: unknown command '" + command + "'");
+}
+
+// clang-format on
+
+}  // namespace quartz::cli

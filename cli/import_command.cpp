@@ -1,0 +1,79 @@
+// `quartz import`: captures into the store, with their metrics and traces.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "analysis/profile_view.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "profile/capture.h"
+#include "profile/store.h"
+#include "profile/symbolize_run.h"
+
+namespace quartz::cli {
+namespace {
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in),
+                                    std::istreambuf_iterator<char>());
+}
+
+void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileView& view) {
+  std::vector<profile::ProcedureMetric> procedures;
+  for (const auto& p : view.procedures) {
+    procedures.push_back({p.name, p.location, p.totals.normalized_s, p.totals.normalized_self_s,
+                          p.totals.processor_s, p.calls});
+  }
+  std::vector<profile::LockMetric> locks;
+  for (const auto& l : view.locks) {
+    locks.push_back({l.name, analysis::kind_name(l.kind), l.totals.normalized_s, l.wait_s, l.hold_s,
+                     l.acquisitions, l.contended});
+  }
+  std::vector<profile::ThreadMetric> threads;
+  for (const auto& t : view.threads) {
+    threads.push_back(
+        {t.index, t.name, t.totals.normalized_s, t.busy_s, t.spinning_s, t.blocked_s, t.ready_s});
+  }
+  store.add_metrics(id, procedures, locks, threads);
+}
+
+}  // namespace
+
+int64_t import_capture(const std::string& capture_path, const std::string& store_path,
+                       const std::string& options) {
+  const std::vector<unsigned char> bytes = read_bytes(capture_path);
+  profile::Run run = profile::parse_capture(bytes, capture_path);
+  profile::symbolize_run(run);
+  profile::Store store(store_path);
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(capture_path, error);
+  const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
+  store_metrics(store, id, analysis::analyze(run));
+  const std::string trace = capture_path + ".trace";
+  if (std::filesystem::exists(trace, error)) store.add_trace(id, trace);
+  return id;
+}
+
+int import_command(const std::vector<std::string>& args) {
+  Arguments a(args, "import");
+  std::string store_path = default_store();
+  std::vector<std::string> captures;
+  while (!a.done()) {
+    if (a.value("--store", &store_path)) continue;
+    if (a.peek().rfind("-", 0) == 0) a.unknown();
+    captures.push_back(a.next());
+  }
+  if (captures.empty()) throw UsageError("import: no capture file given");
+  for (const std::string& capture : captures) {
+    const int64_t id = import_capture(capture, store_path, "");
+    std::cout << "run " << id << ": " << capture << "\n";
+  }
+  return 0;
+}
+
+}  // namespace quartz::cli

@@ -1,0 +1,36 @@
+// `quartz list`: the runs in the store, one a line.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "profile/store.h"
+
+namespace quartz::cli {
+
+int list_command(const std::vector<std::string>& args) {
+  Arguments a(args, "list");
+  std::string store_path = default_store();
+  while (!a.done()) {
+    if (a.value("--store", &store_path)) continue;
+    a.unknown();
+  }
+  std::error_code error;
+  if (!std::filesystem::exists(store_path, error)) {
+    throw UsageError("list: no store at " + store_path);
+  }
+  profile::Store store(store_path);
+  std::cout << "  run  started              elapsed  P  samples  program\n";
+  for (const profile::RunSummary& r : store.list()) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%5lld  %-19s %8.3fs %2u %8llu  ",
+                  static_cast<long long>(r.id), r.started.c_str(), r.elapsed_s, r.processors,
+                  static_cast<unsigned long long>(r.samples));
+    std::cout << line << (r.arguments.empty() ? r.program : r.arguments)
+              << (r.final ? "" : "  (ended abnormally)") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace quartz::cli

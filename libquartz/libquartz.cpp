@@ -1,0 +1,89 @@
+// The composition root of libquartz.so: the one place that knows every piece (the runtime,
+// the compiler hooks, the sampler) and runs the library's start-up, exit, fork and exec
+// handling. The pieces do not run each other: the runtime counts and never starts or stops
+// the sampler; the sampler reads the runtime; this file starts, stops and forks them.
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/attributes.h"
+#include "runtime/runtime.h"
+#include "runtime/safe_file.h"
+#include "sampler/sampler.h"
+
+namespace {
+using namespace quartz;
+
+// Programs this one execs inherit LD_PRELOAD; unless asked, take ourselves out of it so
+// only the program the user launched is profiled (STYLE 13).
+QUARTZ_NOINSTR void stop_following_exec() {
+  const char* preload = getenv("LD_PRELOAD");
+  if (!preload || !strstr(preload, "libquartz")) return;
+  char kept[4096];
+  size_t n = 0;
+  const char* p = preload;
+  while (*p) {
+    while (*p == ' ' || *p == ':') ++p;
+    const char* start = p;
+    while (*p && *p != ' ' && *p != ':') ++p;
+    const size_t len = static_cast<size_t>(p - start);
+    if (len == 0) continue;
+    bool ours = false;
+    for (size_t i = 0; i + 9 <= len; ++i) {
+      if (strncmp(start + i, "libquartz", 9) == 0) ours = true;
+    }
+    if (ours || n + len + 2 > sizeof(kept)) continue;
+    if (n) kept[n++] = ':';
+    memcpy(kept + n, start, len);
+    n += len;
+  }
+  kept[n] = '\0';
+  if (n) {
+    setenv("LD_PRELOAD", kept, 1);
+  } else {
+    unsetenv("LD_PRELOAD");
+  }
+}
+
+// The last snapshot and the final capture (in a forked child: its counts).
+QUARTZ_NOINSTR void stop_sampling() {
+  sampler::stop();
+}
+
+// Registered at start-up, so it runs after the program's own atexit handlers and destructors.
+QUARTZ_NOINSTR void finish_run() {
+  rt::finish(stop_sampling);
+}
+
+QUARTZ_NOINSTR void on_fork_in_child() {
+  rt::after_fork_in_child();
+  const int saved_errno = errno;
+  // The sampler thread stayed in the parent: the child is not sampled, and at exit it
+  // writes its counts to a capture of its own, "<capture>.<pid>".
+  sampler::forget_after_fork();
+  char* path = rt::runtime().options.output;
+  if (path[0]) {
+    const size_t used = strlen(path);
+    snprintf(path + used, rt::kMaxPathBytes - used, ".%d", getpid());
+  }
+  errno = saved_errno;
+}
+
+// Runs before the program's own constructors (preloaded libraries initialise first). The
+// runtime may have initialised already, on an instrumented call of an earlier constructor.
+__attribute__((constructor(101), no_instrument_function)) void start_libquartz() {
+  if (!rt::ensure_initialized()) return;
+  rt::Runtime& runtime = rt::runtime();
+  if (!runtime.options.follow_exec) stop_following_exec();
+  pthread_atfork(nullptr, nullptr, on_fork_in_child);
+  rt::current_block();  // the main thread gets index 0 and a block before anything else
+  if (runtime.options.output[0] && !sampler::start(runtime)) {
+    rt::write_message("quartz: cannot start the sampler; no profile will be written\n");
+  }
+  atexit(finish_run);
+}
+
+}  // namespace

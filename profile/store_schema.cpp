@@ -1,0 +1,182 @@
+#include "profile/store_schema.h"
+
+#include <time.h>
+
+#include <optional>
+
+#include "profile/sqlite.h"
+
+namespace quartz::profile {
+
+using sqlite::exec;
+using sqlite::fail;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+namespace {
+
+constexpr int64_t kSchemaVersion = 2;
+constexpr const char* kApplication = "quartz";
+
+// Real-valued columns have no NOT NULL: SQLite stores NaN as NULL, read back as 0.
+constexpr const char* kSchemaSql = R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  program TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  start_realtime_ns INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  topology TEXT NOT NULL,
+  elapsed_s REAL,
+  period_s REAL,
+  torn_rate REAL,
+  dilation_removed_s REAL,
+  sampler_cpu_s REAL,
+  processors INTEGER NOT NULL,
+  samples INTEGER NOT NULL,
+  reserved_core INTEGER NOT NULL,
+  final INTEGER NOT NULL,
+  capture_path TEXT NOT NULL,
+  options TEXT NOT NULL,
+  capture BLOB NOT NULL
+);
+CREATE TABLE symbols (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  address INTEGER NOT NULL,
+  function TEXT NOT NULL,
+  file TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  module TEXT NOT NULL,
+  PRIMARY KEY (run_id, address)
+) WITHOUT ROWID;
+CREATE TABLE procedures (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  location TEXT NOT NULL,
+  normalized_s REAL,
+  normalized_self_s REAL,
+  processor_s REAL,
+  calls INTEGER NOT NULL
+);
+CREATE INDEX procedures_by_run ON procedures(run_id);
+CREATE INDEX procedures_by_name ON procedures(name);
+CREATE TABLE locks (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  normalized_s REAL,
+  wait_s REAL,
+  hold_s REAL,
+  acquisitions INTEGER NOT NULL,
+  contended INTEGER NOT NULL
+);
+CREATE INDEX locks_by_run ON locks(run_id);
+CREATE INDEX locks_by_name ON locks(name);
+CREATE TABLE threads (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  thread_index INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  normalized_s REAL,
+  busy_s REAL,
+  spinning_s REAL,
+  blocked_s REAL,
+  ready_s REAL
+);
+CREATE INDEX threads_by_run ON threads(run_id);
+CREATE INDEX threads_by_name ON threads(name);
+)sql";
+
+// Version 2 adds traces (`quartz run --trace`) and the predictions made from them.
+constexpr const char* kSchemaSql2 = R"sql(
+CREATE TABLE traces (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  bytes BLOB NOT NULL
+);
+CREATE TABLE predictions (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  made_realtime_ns INTEGER NOT NULL,
+  question TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+CREATE INDEX predictions_by_run ON predictions(run_id);
+)sql";
+
+}  // namespace
+
+std::string run_name(int64_t run_id) {
+  return "run " + std::to_string(run_id);
+}
+
+std::string local_time(int64_t realtime_ns) {
+  if (realtime_ns <= 0) return {};
+  tzset();  // POSIX: localtime_r need not read TZ itself
+  const time_t seconds = static_cast<time_t>(realtime_ns / 1'000'000'000);
+  struct tm local;
+  if (localtime_r(&seconds, &local) == nullptr) return {};
+  char text[64];
+  const size_t n = strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
+  return std::string(text, n);
+}
+
+void open_schema(sqlite3* db, const std::string& path) {
+  const auto table_count = [&](const char* sql) {
+    Statement count(db, path, sql, "cannot open");
+    return count.step() ? count.integer(0) : 0;
+  };
+  if (table_count("SELECT count(*) FROM sqlite_master") == 0) {
+    Transaction transaction(db, path, "cannot create the store");
+    // Another process may have created it while we waited for the lock.
+    if (table_count("SELECT count(*) FROM sqlite_master") == 0) {
+      exec(db, path, kSchemaSql, "cannot create the store");
+      exec(db, path, kSchemaSql2, "cannot create the store");
+      Statement meta(db, path, "INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)",
+                     "cannot create the store");
+      meta.bind(1, std::string("application"));
+      meta.bind(2, std::string(kApplication));
+      meta.bind(3, std::string("schema_version"));
+      meta.bind(4, kSchemaVersion);
+      meta.step();
+    }
+    transaction.commit();
+  }
+
+  const StoreError not_a_store(path + ": not a Quartz store");
+  if (table_count("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") ==
+      0) {
+    throw not_a_store;
+  }
+  sqlite3_stmt* probe = nullptr;
+  const char* sql = "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')";
+  const int prepared = sqlite3_prepare_v2(db, sql, -1, &probe, nullptr);
+  sqlite3_finalize(probe);
+  if (prepared == SQLITE_ERROR) throw not_a_store;  // a "meta" table of another shape
+  if (prepared != SQLITE_OK) fail(db, path, "cannot open");
+
+  Statement meta(db, path, sql, "cannot open");
+  std::string application;
+  std::optional<int64_t> version;
+  while (meta.step()) {
+    const std::string key = meta.text(0);
+    if (key == "application") {
+      application = meta.text(1);
+    } else if (meta.is_integer(1)) {
+      version = meta.integer(1);
+    }
+  }
+  if (application != kApplication || !version) throw not_a_store;
+  if (*version == 1) {
+    Transaction transaction(db, path, "cannot upgrade the store");
+    exec(db, path, kSchemaSql2, "cannot upgrade the store");
+    exec(db, path, "UPDATE meta SET value = 2 WHERE key = 'schema_version'",
+         "cannot upgrade the store");
+    transaction.commit();
+    version = 2;
+  }
+  if (*version != kSchemaVersion) {
+    throw StoreError(path + ": store schema version " + std::to_string(*version) +
+                     ", this Quartz reads version " + std::to_string(kSchemaVersion));
+  }
+}
+
+}  // namespace quartz::profile

@@ -1,0 +1,105 @@
+#include "runtime/merged_counts.h"
+
+namespace quartz::rt {
+
+ThreadTotals block_totals(const ThreadBlock& block) {
+  ThreadTotals totals;
+  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
+    const CallEdgeSlot& s = block.edges.slot(i);
+    if (s.callee.load(std::memory_order_relaxed) != 0) {
+      totals.calls += s.calls.load(std::memory_order_relaxed);
+    }
+  }
+  totals.overflows = block.stack.overflows();
+  totals.mismatches = block.stack.mismatches();
+  totals.blocked_ticks = block.blocked_ticks.load(std::memory_order_relaxed);
+  totals.spinning_ticks = block.spinning_ticks.load(std::memory_order_relaxed);
+  totals.depth = block.stack.depth();
+  return totals;
+}
+
+bool MergedCounts::reserve(const Runtime& runtime) {
+  if (!threads_.reserve(ThreadHistory::kMaxThreads) ||
+      !objects_.reserve(runtime.objects.capacity()) ||
+      !objects_.resize_at_least(runtime.objects.capacity()) ||
+      !unregistered_slots_.reserve(size_t{1} << kUnregisteredLog2) ||
+      !unregistered_slots_.resize_at_least(size_t{1} << kUnregisteredLog2)) {
+    return false;
+  }
+  unregistered_.reset(unregistered_slots_.data(), kUnregisteredLog2);
+  return true;
+}
+
+void MergedCounts::gather(Runtime& runtime) {
+  // Forget the last gather: a thread folded since then answers from its record.
+  for (size_t i = 0; i < threads_.size(); ++i) threads_[i] = GatheredThread{};
+  for (size_t i = 0; i < objects_.size(); ++i) objects_[i] = ObjectTotals{};
+  unregistered_.clear();
+  open_stack_entries_ = 0;
+  const ObjectRecord* first_object =
+      runtime.objects.capacity() ? &runtime.objects.record(0) : nullptr;
+  runtime.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
+    const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
+    if (!b) return;
+    if (threads_.resize_at_least(size_t{b->index} + 1)) {
+      threads_[b->index] = GatheredThread{block_totals(*b), 1};
+      open_stack_entries_ += threads_[b->index].totals.depth;
+    }
+    for (uint32_t i = 0; i < b->objects.capacity(); ++i) {
+      const ObjectCountSlot& s = b->objects.slot(i);
+      const uintptr_t address = s.address.load(std::memory_order_acquire);
+      if (!address) continue;
+      const uint64_t acquisitions = s.acquisitions.load(std::memory_order_relaxed);
+      const uint64_t contended = s.contended.load(std::memory_order_relaxed);
+      const uint64_t wait_ticks = s.wait_ticks.load(std::memory_order_relaxed);
+      if (const ObjectRecord* r = runtime.objects.find(address)) {
+        ObjectTotals& t = objects_[static_cast<size_t>(r - first_object)];
+        t.acquisitions += acquisitions;
+        t.contended += contended;
+        t.wait_ticks += wait_ticks;
+        continue;
+      }
+      bool inserted;
+      if (ObjectCountSlot* u = unregistered_.find(address, &inserted)) {
+        u->acquisitions.store(u->acquisitions.load(std::memory_order_relaxed) + acquisitions,
+                              std::memory_order_relaxed);
+        u->contended.store(u->contended.load(std::memory_order_relaxed) + contended,
+                           std::memory_order_relaxed);
+        u->wait_ticks.store(u->wait_ticks.load(std::memory_order_relaxed) + wait_ticks,
+                            std::memory_order_relaxed);
+      }
+    }
+  });
+}
+
+ThreadTotals MergedCounts::thread(const ThreadRecord& record, uint32_t index) const {
+  if (record.phase.load(std::memory_order_acquire) != ThreadPhase::exited &&
+      index < threads_.size() && threads_[index].gathered) {
+    return threads_[index].totals;
+  }
+  ThreadTotals totals;
+  totals.calls = record.calls.load(std::memory_order_relaxed);
+  totals.overflows = record.overflows.load(std::memory_order_relaxed);
+  totals.mismatches = record.mismatches.load(std::memory_order_relaxed);
+  totals.blocked_ticks = record.blocked_ticks.load(std::memory_order_relaxed);
+  totals.spinning_ticks = record.spinning_ticks.load(std::memory_order_relaxed);
+  return totals;
+}
+
+ObjectTotals MergedCounts::object(const Runtime& runtime, uintptr_t address,
+                                  const ObjectRecord* record) const {
+  ObjectTotals totals;
+  if (record) {
+    totals = objects_[static_cast<size_t>(record - &runtime.objects.record(0))];
+    totals.acquisitions += record->acquisitions.load(std::memory_order_relaxed);
+    totals.contended += record->contended.load(std::memory_order_relaxed);
+    totals.wait_ticks += record->wait_ticks.load(std::memory_order_relaxed);
+  } else if (const ObjectCountSlot* u = unregistered_.lookup(address)) {
+    totals.acquisitions = u->acquisitions.load(std::memory_order_relaxed);
+    totals.contended = u->contended.load(std::memory_order_relaxed);
+    totals.wait_ticks = u->wait_ticks.load(std::memory_order_relaxed);
+  }
+  return totals;
+}
+
+}  // namespace quartz::rt

@@ -1,0 +1,90 @@
+#include "sampler/calibration.h"
+
+#include <sys/mman.h>
+#include <time.h>
+
+#include <algorithm>
+
+#include "runtime/clock.h"
+#include "runtime/mapped_memory.h"
+#include "runtime/runtime.h"
+#include "runtime/trace_events.h"
+
+extern "C" void __cyg_profile_func_enter(void*, void*);
+extern "C" void __cyg_profile_func_exit(void*, void*);
+
+namespace quartz::sampler {
+namespace {
+
+__attribute__((noinline, no_instrument_function)) void calibration_procedure() {}
+__attribute__((noinline, no_instrument_function)) void calibration_caller() {}
+
+}  // namespace
+
+double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
+  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
+  if (!memory) return 0;
+  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, geometry);
+  // Through volatile pointers, as the program reaches them: a real call each time.
+  void (*volatile enter)(void*, void*) = &__cyg_profile_func_enter;
+  void (*volatile exit)(void*, void*) = &__cyg_profile_func_exit;
+  void* caller = reinterpret_cast<void*>(&calibration_caller);
+  void* callee = reinterpret_cast<void*>(&calibration_procedure);
+  rt::t_local.block = scratch;
+  enter(caller, nullptr);
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    constexpr int kPairs = 20000;
+    const uint64_t begin = rt::monotonic_ns();
+    for (int i = 0; i < kPairs; ++i) {
+      enter(callee, nullptr);
+      exit(callee, nullptr);
+    }
+    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / kPairs;
+    if (ns < best) best = ns;
+  }
+  exit(caller, nullptr);
+  rt::t_local.block = nullptr;
+  munmap(memory, rt::ThreadBlock::bytes_for(geometry));
+  return best;
+}
+
+double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
+  rt::BlockGeometry g = geometry;
+  g.trace_capacity = 4096;
+  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(g));
+  if (!memory) return 0;
+  rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, g);
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    const uint64_t begin = rt::monotonic_ns();
+    for (uint32_t i = 0; i < g.trace_capacity; ++i) {
+      rt::record_event(*scratch, trace::Type::lock_acquire, rt::EntryKind::mutex, i, i, 0,
+                       rt::ticks());
+    }
+    const double ns = static_cast<double>(rt::monotonic_ns() - begin) / g.trace_capacity;
+    if (ns < best) best = ns;
+    scratch->trace->drain([](const rt::TraceEvent&) {});
+  }
+  munmap(memory, rt::ThreadBlock::bytes_for(g));
+  return best;
+}
+
+double calibrate_cpu_read_ns() {
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    constexpr int kReads = 200;
+    const uint64_t begin = rt::monotonic_ns();
+    for (int i = 0; i < kReads; ++i) own_cpu_ns();
+    best = std::min(best, static_cast<double>(rt::monotonic_ns() - begin) / kReads);
+  }
+  return best;
+}
+
+uint64_t own_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace quartz::sampler
