@@ -178,7 +178,8 @@ std::string predictions_json(const Predictions& p) {
                 {"peak_window", q.peak_window},
                 {"seconds", q.seconds},
                 {"records_per_second", q.records_per_second}};
-  return j.dump(2);
+  // Names come from the program (thread names, symbols) and need not be UTF-8.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Predictions predictions_from_json(const std::string& text) {

@@ -293,7 +293,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                         {"question", w.question},
                         {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
-  out << j.dump(2) << "\n";
+  // Names come from the program (its path, thread names) and need not be UTF-8.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace quartz::analysis

@@ -1,5 +1,6 @@
 #include "profile/trace_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -93,6 +94,21 @@ class Cursor {
   size_t at_ = 0;
 };
 
+// Reads a chunk's payload; false if the trace ends first. A piece at a time, so that a
+// damaged length costs only the bytes the trace really has, not the 4 GB it may claim (found
+// by fuzz/trace_reader_fuzzer).
+bool read_payload(TraceSource& source, uint32_t bytes, std::vector<unsigned char>& payload) {
+  constexpr size_t kPieceBytes = size_t{1} << 20;
+  payload.clear();
+  while (payload.size() < bytes) {
+    const size_t at = payload.size();
+    const size_t piece = std::min(kPieceBytes, bytes - at);
+    payload.resize(at + piece);
+    if (source.read(payload.data() + at, piece) != piece) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<TraceSource> open_trace_file(const std::string& path) {
@@ -137,8 +153,7 @@ bool TraceReader::next_chunk(std::vector<TraceRecord>& out) {
       return false;
     }
     if (header.magic != trace::kChunkMagic) fail(offset_, "bad chunk magic");
-    payload_.resize(header.bytes);
-    if (source_->read(payload_.data(), header.bytes) != header.bytes) {
+    if (!read_payload(*source_, header.bytes, payload_)) {
       ended_ = true;  // torn while written
       return false;
     }

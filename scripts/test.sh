@@ -3,8 +3,9 @@
 #   build/       gcc, Release as users build it: every test; benchmarks built, not run;
 #   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code);
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
-#                the preloaded runtime's interposition; offline code is single-threaded).
-# Warnings are errors in all three (scripts/build.sh); every C and C++ file is formatted by
+#                the preloaded runtime's interposition; offline code is single-threaded);
+#   build-fuzz/  clang, libFuzzer: a short run of each reader's fuzzer (scripts/fuzz.sh).
+# Warnings are errors in all four (scripts/build.sh); every C and C++ file is formatted by
 # .clang-format (scripts/check-format.sh).
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,4 +30,5 @@ CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests" \
   -DQUARTZ_BUILD_VIEWER=OFF
 # Only those two are built: -L unit leaves out the other test programs' not-built markers.
 ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
+./scripts/fuzz.sh  # 20 s per reader (docs/performance.md "Fuzzing")
 echo "all tests passed"

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "tests/analysis/trace_builder.h"
 
@@ -131,6 +132,26 @@ TEST(TraceReader, ATornLastChunkEndsTheTraceEarly) {
     EXPECT_LT(got, all);
     EXPECT_FALSE(totals.complete);
   }
+}
+
+// Found by fuzz/trace_reader_fuzzer: a damaged length made the reader allocate (and fill) the
+// 4 GB it claimed before finding the trace ended. The kernel's count of the test's peak memory
+// says what it took.
+TEST(TraceReader, AChunkLongerThanTheTraceCostsOnlyWhatIsThere) {
+  std::vector<unsigned char> bytes = small_trace(false);
+  const size_t whole = read_all(bytes).size();
+  const trace::ChunkHeader huge{trace::kChunkMagic, 1, 0xfffffff0u, 0};
+  const auto* h = reinterpret_cast<const unsigned char*>(&huge);
+  bytes.insert(bytes.end(), h, h + sizeof huge);
+  bytes.insert(bytes.end(), 100, 0);
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  TraceTotals totals;
+  EXPECT_EQ(read_all(bytes, &totals).size(), whole);
+  EXPECT_FALSE(totals.complete);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024);  // kB
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Fuzzes what Quartz reads from disk: captures, traces and stores (fuzz/, libFuzzer).
+#   scripts/fuzz.sh [SECONDS]      each target for SECONDS (default 20; CI runs the default)
+# Builds the targets with clang in build-fuzz/, makes a seed corpus from two sample runs
+# (build/'s quartz and samples: built here if missing) and runs each target on it. New
+# inputs the fuzzer finds are kept in build-fuzz/corpus/TARGET, so a later run goes on from
+# there; a crash leaves its input in build-fuzz/crash-* and fails the script.
+set -eu
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+
+if ! [ -x build/bin/quartz ] || ! [ -x build/samples/lock_contention ] ||
+  ! [ -x build/samples/pipeline ]; then
+  # A new build/ without the viewer (no Qt needed); an existing one keeps its options.
+  options=""
+  [ -f build/CMakeCache.txt ] || options="-DQUARTZ_BUILD_VIEWER=OFF -DQUARTZ_BUILD_BENCH=OFF"
+  # shellcheck disable=SC2086
+  QUARTZ_TARGETS="quartz_cli quartz lock_contention pipeline" ./scripts/build.sh build $options
+fi
+CC=clang CXX=clang++ QUARTZ_TARGETS=fuzzers ./scripts/build.sh build-fuzz \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARTZ_FUZZ=ON -DQUARTZ_BUILD_BENCH=OFF \
+  -DQUARTZ_BUILD_VIEWER=OFF
+
+# Seeds: a mutex sample's and a condition-variable sample's capture and trace, short runs.
+seeds=build-fuzz/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds/capture_fuzzer" "$seeds/trace_reader_fuzzer" "$seeds/store_fuzzer"
+run_sample() {  # NAME ARGS...
+  name=$1
+  shift
+  build/bin/quartz run -q --trace --no-import -o "$seeds/$name.capture" -- \
+    "build/samples/$name" "$@" >/dev/null
+  cp "$seeds/$name.capture" "$seeds/capture_fuzzer/$name"
+  cp "$seeds/$name.capture.trace" "$seeds/trace_reader_fuzzer/$name"
+  # store_fuzzer.cpp's input: u32 length, capture, u32 length, trace (little-endian).
+  {
+    u32le "$(wc -c <"$seeds/$name.capture")"
+    cat "$seeds/$name.capture"
+    u32le "$(wc -c <"$seeds/$name.capture.trace")"
+    cat "$seeds/$name.capture.trace"
+  } >"$seeds/store_fuzzer/$name"
+}
+u32le() {
+  # shellcheck disable=SC2059  # the format is the bytes
+  printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+    $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+run_sample lock_contention --threads 3 --iterations 200
+run_sample pipeline --items 100 --item-us 200
+
+for target in capture_fuzzer trace_reader_fuzzer store_fuzzer; do
+  corpus=build-fuzz/corpus/$target
+  mkdir -p "$corpus"
+  echo "fuzzing $target for ${seconds}s"
+  # A damaged length must not cost a reader a gigabyte, nor any input 10 s.
+  (cd build-fuzz && "bin/$target" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 \
+    -print_final_stats=1 "corpus/$target" "seeds/$target" 2>"$target.log") ||
+    { tail -n 60 "build-fuzz/$target.log"; echo "$target failed: build-fuzz/$target.log" >&2; exit 1; }
+  grep -E 'stat::number_of_executed_units|stat::new_units_added' "build-fuzz/$target.log" |
+    tr '\n' ' '
+  echo
+done
+echo "fuzzing found nothing"

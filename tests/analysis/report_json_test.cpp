@@ -1,0 +1,51 @@
+// JSON output of names that are not UTF-8 (a program in a Latin-1 directory, a thread named
+// with arbitrary bytes): found by fuzz/capture_fuzzer, where `quartz report --json` ended
+// with nlohmann's "invalid UTF-8 byte" instead of a report. A JSON parser must read the
+// output, with U+FFFD where a byte was invalid.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/prediction_report.h"
+#include "analysis/profile_view.h"
+#include "analysis/report.h"
+
+namespace quartz::analysis {
+namespace {
+
+// An all-zero record of a run on one processor, of the lengths a capture gives.
+profile::FullRecord empty_record(const profile::Run& run) {
+  profile::FullRecord r;
+  for (auto* bins :
+       {&r.processor_self, &r.processor_behalf, &r.normalized_self, &r.normalized_behalf}) {
+    bins->assign(run.processors + 1, 0.0);
+  }
+  for (auto& runnable : r.runnable) runnable.assign(run.runnable_bins, 0.0);
+  return r;
+}
+
+TEST(ReportJson, NamesThatAreNotUtf8) {
+  profile::Run run;
+  run.info[capture::run_keys::kProgram] = "/home/caf\xe9/app";
+  run.program = empty_record(run);
+  profile::ThreadInfo thread;
+  thread.name = "worker\xff";
+  thread.record = empty_record(run);
+  run.threads.push_back(thread);
+  std::ostringstream out;
+  print_json_report(out, analyze(run));
+  const auto json = nlohmann::json::parse(out.str());
+  EXPECT_EQ(json["program"], "/home/caf\xEF\xBF\xBD/app");
+  EXPECT_EQ(json["threads"][0]["name"], "worker\xEF\xBF\xBD");
+}
+
+TEST(PredictionJson, NamesThatAreNotUtf8) {
+  Predictions predictions;
+  predictions.critical_path.threads.push_back({"worker\xff", 1.0});
+  const auto json = nlohmann::json::parse(predictions_json(predictions));
+  EXPECT_NE(json.dump().find("worker\xEF\xBF\xBD"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace quartz::analysis
