@@ -54,7 +54,7 @@ bool configure_placement(const char* spec) {
   p.active = false;
   p.members = 0;
   const format::PlacementSyntax syntax =
-      format::parse_placement(std::string_view(spec, strlen(spec)), [&p](const PlacementMember& m) {
+      format::parse_placement(std::string_view(spec, strlen(spec)), [&](const PlacementMember& m) {
         StoredMember& stored = p.member[p.members++];
         memcpy(stored.text, m.text.data(), m.text.size());
         stored.text[m.text.size()] = '\0';
