@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/open_run.h"
 #include "profile/run.h"
 #include "profile/trace_reader.h"
 
@@ -90,7 +91,7 @@ struct Predictions {
 };
 
 // Opens the run's trace from its start (called once per pass).
-using TraceOpener = std::function<std::unique_ptr<profile::TraceSource>()>;
+using TraceOpener = profile::TraceOpener;
 
 // Throws PredictionError for a question that cannot be asked of this run (an unknown
 // procedure, a bad grouping, a trace that lost events without allow_drops); TraceError

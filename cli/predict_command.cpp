@@ -1,5 +1,4 @@
 // `quartz predict`: what-if predictions from a traced run, stored with it.
-#include <filesystem>
 #include <iostream>
 
 #include "analysis/prediction.h"
@@ -77,22 +76,10 @@ int predict_command(const std::vector<std::string>& args) {
     throw UsageError(std::string("predict: ") + e.what());
   }
   analysis::TraceOpener open;
-  if (opened.id) {
-    const int64_t id = *opened.id;
-    profile::Store store(store_path);
-    if (!store.has_trace(id)) {
-      throw UsageError("predict: " + opened.label +
-                       " has no trace: record it with 'quartz run --trace'");
-    }
-    open = [store_path, id] { return profile::Store(store_path).open_trace(id); };
-  } else {
-    const std::string trace = which + ".trace";
-    std::error_code error;
-    if (!std::filesystem::exists(trace, error)) {
-      throw UsageError("predict: no trace next to " + which + " (" + trace +
-                       "): record with 'quartz run --trace'");
-    }
-    open = [trace] { return profile::open_trace_file(trace); };
+  try {
+    open = profile::trace_opener(opened, store_path);
+  } catch (const profile::OpenRunError& e) {
+    throw UsageError(std::string("predict: ") + e.what());
   }
   analysis::Predictions predictions;
   try {

@@ -36,20 +36,11 @@ void to_output(const std::string& path, std::ios::openmode mode, Write write) {
 
 std::unique_ptr<profile::TraceSource> open_trace(const profile::OpenedRun& opened,
                                                  const std::string& store_path) {
-  if (opened.id) {
-    profile::Store store(store_path);
-    if (!store.has_trace(*opened.id)) {
-      throw ExportError(opened.label + " has no trace: record it with 'quartz run --trace'");
-    }
-    return store.open_trace(*opened.id);
+  try {
+    return profile::trace_opener(opened, store_path)();
+  } catch (const profile::OpenRunError& e) {
+    throw ExportError(e.what());
   }
-  const std::string trace = opened.label + ".trace";  // a capture file's label is its path
-  std::error_code error;
-  if (!std::filesystem::exists(trace, error)) {
-    throw ExportError("no trace next to " + opened.label + " (" + trace +
-                      "): record it with 'quartz run --trace'");
-  }
-  return profile::open_trace_file(trace);
 }
 
 void write_csv_tables(const ExportRequest& request, const analysis::ProfileView& view) {

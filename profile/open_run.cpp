@@ -51,6 +51,23 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
   return opened;
 }
 
+TraceOpener trace_opener(const OpenedRun& opened, const std::string& store_path) {
+  if (opened.id) {
+    const int64_t id = *opened.id;
+    if (!Store(store_path).has_trace(id)) {
+      throw OpenRunError(opened.label + " has no trace: record it with 'quartz run --trace'");
+    }
+    return [store_path, id] { return Store(store_path).open_trace(id); };
+  }
+  const std::string trace = opened.label + ".trace";  // a capture file's label is its path
+  std::error_code error;
+  if (!std::filesystem::exists(trace, error)) {
+    throw OpenRunError("no trace next to " + opened.label + " (" + trace +
+                       "): record it with 'quartz run --trace'");
+  }
+  return [trace] { return open_trace_file(trace); };
+}
+
 std::string default_store_path() {
   if (const char* path = std::getenv("QUARTZ_STORE")) return path;
   return "quartz.db";

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "profile/run.h"
+#include "profile/trace_reader.h"
 
 namespace quartz::profile {
 
@@ -26,6 +29,12 @@ struct OpenedRun {
 // Throws OpenRunError for a name that is neither, a missing store, or an empty one;
 // CaptureError or StoreError for unreadable files.
 OpenedRun open_run(const std::string& which, const std::string& store_path);
+
+// What opens a run's trace, each time it is called (a prediction reads it more than once):
+// the trace stored with the run, or CAPTURE.trace next to a capture file. Throws
+// OpenRunError, saying how to record one, when the run has none.
+using TraceOpener = std::function<std::unique_ptr<TraceSource>()>;
+TraceOpener trace_opener(const OpenedRun& opened, const std::string& store_path);
 
 // The store a command uses when none is named: $QUARTZ_STORE, else ./quartz.db.
 std::string default_store_path();

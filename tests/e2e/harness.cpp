@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,45 +106,55 @@ std::map<std::string, std::string> printed_values(const std::string& out) {
   return values;
 }
 
-CommandResult run_command(const std::vector<std::string>& argv_in,
-                          const std::map<std::string, std::string>& env_in, int timeout_s,
-                          void (*started)(int pid)) {
+CommandResult launch(const Launch& l) {
   CommandResult result;
-  char out_template[] = "/tmp/quartz-e2e-out-XXXXXX";
-  char err_template[] = "/tmp/quartz-e2e-err-XXXXXX";
-  const int out_fd = mkstemp(out_template);
-  const int err_fd = mkstemp(err_template);
-  std::vector<std::string> argv_storage = argv_in;
+  char out_path[] = "/tmp/quartz-reliability-out-XXXXXX";
+  char err_path[] = "/tmp/quartz-reliability-err-XXXXXX";
+  const int out_fd = mkostemp(out_path, O_CLOEXEC);  // the program gets them as 1 and 2 only
+  const int err_fd = mkostemp(err_path, O_CLOEXEC);
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
     const std::string key = entry.substr(0, entry.find('='));
-    if (env_in.count(key) || key == "LD_PRELOAD" || key.rfind("QUARTZ_", 0) == 0) continue;
+    if (l.env.count(key) || key == "LD_PRELOAD" || key.rfind("QUARTZ_", 0) == 0) continue;
     env_storage.push_back(entry);
   }
-  for (const auto& [k, v] : env_in) env_storage.push_back(k + "=" + v);
+  for (const auto& [k, v] : l.env) env_storage.push_back(k + "=" + v);
+  std::vector<std::string> argv_storage = l.argv;
+  std::vector<char*> argv, envp;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int broken[2] = {-1, -1};
+  if (l.broken_stderr && pipe2(broken, O_CLOEXEC) == 0) close(broken[0]);
 
   const pid_t pid = fork();
   if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
     setpgid(0, 0);
-    std::vector<char*> argv, envp;
-    for (auto& a : argv_storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : env_storage) envp.push_back(e.data());
-    envp.push_back(nullptr);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(l.broken_stderr ? broken[1] : err_fd, STDERR_FILENO);
+    const rlimit no_core{0, 0};  // a program killed by SIGQUIT or SIGABRT leaves no core here
+    setrlimit(RLIMIT_CORE, &no_core);
+    if (l.file_size_limit >= 0) {
+      const rlimit size{static_cast<rlim_t>(l.file_size_limit),
+                        static_cast<rlim_t>(l.file_size_limit)};
+      setrlimit(RLIMIT_FSIZE, &size);
+    }
+    signal(SIGINT, l.ignore_sigint ? SIG_IGN : SIG_DFL);
+    if (!l.cwd.empty() && chdir(l.cwd.c_str()) != 0) _exit(126);
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
-  if (started) started(pid);
+  if (broken[1] >= 0) close(broken[1]);
+  if (l.while_running) l.while_running(pid);
   int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(l.timeout_s);
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
-      ADD_FAILURE() << argv_in[0] << " timed out (deadlock?)";
+      ADD_FAILURE() << l.argv[0] << " timed out (blocked?)";
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -156,13 +167,24 @@ CommandResult run_command(const std::vector<std::string>& argv_in,
     text << in.rdbuf();
     return text.str();
   };
-  result.out = slurp(out_template);
-  result.err = slurp(err_template);
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
   close(out_fd);
   close(err_fd);
-  unlink(out_template);
-  unlink(err_template);
+  unlink(out_path);
+  unlink(err_path);
   return result;
+}
+
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env, int timeout_s,
+                          void (*started)(int pid)) {
+  Launch l;
+  l.argv = argv;
+  l.env = env;
+  l.timeout_s = timeout_s;
+  if (started) l.while_running = started;
+  return launch(l);
 }
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,

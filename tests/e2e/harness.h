@@ -3,8 +3,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +54,23 @@ struct CommandResult {
   int signal = 0;
   std::string out, err;
 };
+
+// How a process is started: its arguments and environment (added to this process's,
+// without LD_PRELOAD and QUARTZ_*), and the conditions it inherits.
+struct Launch {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  long long file_size_limit = -1;  // bytes (RLIMIT_FSIZE, as `ulimit -f`); -1: unlimited
+  bool broken_stderr = false;      // stderr is a pipe whose reader has gone
+  bool ignore_sigint = false;      // started with SIGINT ignored (as by nohup or `cmd &`)
+  std::string cwd;
+  int timeout_s = 60;
+  std::function<void(pid_t)> while_running;  // runs in the test once the process started
+};
+
+// Starts `l`, waits for it (failing the current test on timeout, and killing it) and returns
+// what it printed and how it ended.
+CommandResult launch(const Launch& l);
 
 // Runs argv[0] (a path) with `argv` and `env` added to (or replacing) this process's
 // environment. Calls `started(pid)` once the process runs, if given. Fails the current test
