@@ -1,10 +1,12 @@
 #!/bin/sh
 # Fuzzes what Quartz reads from disk: captures, traces and stores (fuzz/, libFuzzer).
-#   scripts/fuzz.sh [SECONDS]      each target for SECONDS (default 20; CI runs the default)
-# Builds the targets with clang in build-fuzz/, makes a seed corpus from two sample runs
-# (build/'s quartz and samples: built here if missing) and runs each target on it. New
-# inputs the fuzzer finds are kept in build-fuzz/corpus/TARGET, so a later run goes on from
-# there; a crash leaves its input in build-fuzz/crash-* and fails the script.
+#   scripts/fuzz.sh [SECONDS]      the three targets at once for SECONDS (default 20; CI
+#                                  runs the default)
+# Builds the targets in the clang ASan tree, build-asan/ (scripts/build-asan.sh), makes a
+# seed corpus from two sample runs (build/'s quartz and samples: built here if missing) and
+# runs the targets on it. New inputs the fuzzer finds are kept in build-asan/corpus/TARGET,
+# so a later run goes on from there; a crash leaves its input in build-asan/crash-* and
+# fails the script.
 set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
@@ -17,12 +19,10 @@ if ! [ -x build/bin/quartz ] || ! [ -x build/samples/lock_contention ] ||
   # shellcheck disable=SC2086
   QUARTZ_TARGETS="quartz_cli quartz lock_contention pipeline" ./scripts/build.sh build $options
 fi
-CC=clang CXX=clang++ QUARTZ_TARGETS=fuzzers ./scripts/build.sh build-fuzz \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARTZ_FUZZ=ON -DQUARTZ_BUILD_BENCH=OFF \
-  -DQUARTZ_BUILD_VIEWER=OFF
+QUARTZ_TARGETS=fuzzers ./scripts/build-asan.sh
 
 # Seeds: a mutex sample's and a condition-variable sample's capture and trace, short runs.
-seeds=build-fuzz/seeds
+seeds=build-asan/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds/capture_fuzzer" "$seeds/trace_reader_fuzzer" "$seeds/store_fuzzer"
 run_sample() {  # NAME ARGS...
@@ -48,16 +48,28 @@ u32le() {
 run_sample lock_contention --threads 3 --iterations 200
 run_sample pipeline --items 100 --item-us 200
 
-for target in capture_fuzzer trace_reader_fuzzer store_fuzzer; do
-  corpus=build-fuzz/corpus/$target
-  mkdir -p "$corpus"
-  echo "fuzzing $target for ${seconds}s"
+# The three at once: each gets two thirds of a 2-processor machine for the time given.
+targets="capture_fuzzer trace_reader_fuzzer store_fuzzer"
+for target in $targets; do
+  mkdir -p "build-asan/corpus/$target"
   # A damaged length must not cost a reader a gigabyte, nor any input 10 s.
-  (cd build-fuzz && "bin/$target" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 \
-    -print_final_stats=1 "corpus/$target" "seeds/$target" 2>"$target.log") ||
-    { tail -n 60 "build-fuzz/$target.log"; echo "$target failed: build-fuzz/$target.log" >&2; exit 1; }
-  grep -E 'stat::number_of_executed_units|stat::new_units_added' "build-fuzz/$target.log" |
-    tr '\n' ' '
-  echo
+  (cd build-asan && exec "bin/$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
+    -timeout=10 -print_final_stats=1 "corpus/$target" "seeds/$target" 2>"$target.log") &
+  eval "pid_$target=$!"
 done
+echo "fuzzing $targets for ${seconds}s"
+failed=""
+for target in $targets; do
+  if wait "$(eval echo "\$pid_$target")"; then
+    printf '%s: ' "$target"
+    grep -E 'stat::number_of_executed_units|stat::new_units_added' "build-asan/$target.log" |
+      tr '\n' ' '
+    echo
+  else
+    tail -n 60 "build-asan/$target.log"
+    echo "$target failed: build-asan/$target.log" >&2
+    failed="$failed $target"
+  fi
+done
+[ -z "$failed" ] || exit 1
 echo "fuzzing found nothing"

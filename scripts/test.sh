@@ -1,11 +1,13 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test, with both compilers:
 #   build/       gcc, Release as users build it: every test; benchmarks built, not run;
-#   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code);
+#                a unity build (CMAKE_UNITY_BUILD), which halves its compile time;
+#   build-asan/  clang, ASan+UBSan, one file per unit as users build (so a missing include
+#                fails here): every test but the viewer's (single-threaded Qt code), then
+#                a short run of the readers' fuzzers, built in the same tree (scripts/fuzz.sh);
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
-#                the preloaded runtime's interposition; offline code is single-threaded);
-#   build-fuzz/  clang, libFuzzer: a short run of each reader's fuzzer (scripts/fuzz.sh).
-# Warnings are errors in all four (scripts/build.sh); every C and C++ file is formatted by
+#                the preloaded runtime's interposition; offline code is single-threaded).
+# Warnings are errors in all three (scripts/build.sh); every C and C++ file is formatted by
 # .clang-format (scripts/check-format.sh).
 set -eu
 cd "$(dirname "$0")/.."
@@ -13,22 +15,21 @@ cd "$(dirname "$0")/.."
 ./scripts/check-format.sh
 jobs=$(nproc)
 
-./scripts/build.sh build
+./scripts/build.sh build -DCMAKE_UNITY_BUILD=ON
 # The profile tests measure time: let the kernel write the build out before they run.
 sync
 ctest --test-dir build -j "$jobs" --output-on-failure
 
-CC=clang CXX=clang++ ./scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
-  -DQUARTZ_SANITIZE=address -DQUARTZ_BUILD_BENCH=OFF -DQUARTZ_BUILD_VIEWER=OFF
+./scripts/build-asan.sh
 sync
 # The preloaded runtime comes before the program's own ASan runtime in the library list.
 ASAN_OPTIONS=verify_asan_link_order=0 \
   ctest --test-dir build-asan -j "$jobs" --output-on-failure
+./scripts/fuzz.sh  # 20 s, the three readers at once (docs/performance.md "Fuzzing")
 
 CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests" \
   ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF \
   -DQUARTZ_BUILD_VIEWER=OFF
 # Only those two are built: -L unit leaves out the other test programs' not-built markers.
 ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
-./scripts/fuzz.sh  # 20 s per reader (docs/performance.md "Fuzzing")
 echo "all tests passed"
