@@ -49,17 +49,21 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
   return 2;
 }
 
-// What a command printed must have reached standard output (`quartz report > /dev/full`, a
-// pipe whose reader failed): else the command failed, whatever it returned.
-int check_standard_output(const std::string& command, int status) {
-  errno = 0;
-  std::cout.flush();
-  const bool flushed = std::fflush(stdout) == 0;
-  const int error = errno;
-  if (flushed && std::cout.good() && !std::ferror(stdout)) return status;
+// What a command printed must have reached standard output (`quartz report > /dev/full`):
+// else the command failed, whatever it returned. `error`: the errno of the failed write.
+int standard_output_failed(const std::string& command, int error) {
+  std::cout.exceptions(std::ios::goodbit);  // nothing more to say there, even at exit
   std::cerr << "quartz: " << command << ": cannot write to standard output"
             << (error ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
   return 1;
+}
+
+int check_standard_output(const std::string& command, int status) {
+  std::cout.exceptions(std::ios::goodbit);
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  return standard_output_failed(command, errno);
 }
 
 }  // namespace
@@ -74,11 +78,19 @@ int main(int argc, char** argv) {
   const std::string command = args.front();
   args.erase(args.begin());
   int status = 2;
+  // A failed write to standard output ends the command at once, its errno still known.
+  std::cout.exceptions(std::ios::badbit);
   try {
     status = dispatch(command, args);
+  } catch (const std::ios_base::failure&) {
+    return standard_output_failed(command, errno);
   } catch (const HelpRequested&) {
-    std::cout << command_help(command);
-    status = 0;
+    try {
+      std::cout << command_help(command) << std::flush;
+      status = 0;
+    } catch (const std::ios_base::failure&) {
+      return standard_output_failed(command, errno);
+    }
   } catch (const UsageError& e) {
     std::cerr << "quartz: " << e.what() << "\n";
   } catch (const quartz::profile::CaptureError& e) {
