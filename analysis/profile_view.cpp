@@ -309,6 +309,28 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
   return rows;
 }
 
+// Each limit that dropped data, with the flag that raises it. Objects count both the
+// runtime's registry (QUARTZ_OBJECTS_LOG2) and the sampler's tables, which hold 2^18 and
+// are only reached past that.
+std::vector<LimitReached> limits_reached(const Run& run, const Quality& q) {
+  using namespace capture::run_keys;
+  const auto count = [&](const char* key) { return static_cast<uint64_t>(run.number(key)); };
+  const LimitReached all[] = {
+      {"object table", count(kObjectsDropped), "objects not registered", "--objects-log2"},
+      {"call-graph table", count(kCallsDropped), "calls not counted by edge", "--call-graph-log2"},
+      {"calling-context table", count(kContextsDropped), "samples charged to a context's parent",
+       ""},
+      {"profile stack depth", q.stack_overflows, "entries past the stack's capacity",
+       "--stack-capacity"},
+      {"trace queues", q.trace_dropped, "trace events dropped", "--trace-capacity"},
+  };
+  std::vector<LimitReached> reached;
+  for (const LimitReached& limit : all) {
+    if (limit.lost > 0) reached.push_back(limit);
+  }
+  return reached;
+}
+
 Quality quality_of(const Run& run) {
   Quality q;
   using namespace capture::run_keys;
@@ -332,6 +354,7 @@ Quality quality_of(const Run& run) {
   q.trace_events = static_cast<uint64_t>(run.number(kTraceEvents));
   q.trace_dropped = static_cast<uint64_t>(run.number(kTraceDropped));
   q.trace_bytes = static_cast<uint64_t>(run.number(kTraceBytes));
+  q.limits_reached = limits_reached(run, q);
   return q;
 }
 

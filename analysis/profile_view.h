@@ -84,6 +84,15 @@ struct ThreadRow {
   Totals totals;
 };
 
+// A limit of the runtime that this run reached, so data was lost: which, how much, and the
+// `quartz run` flag that raises it ("" when none does).
+struct LimitReached {
+  std::string limit;  // "object table", "call-graph table", ...
+  uint64_t lost = 0;
+  std::string lost_what;  // "objects not registered", ...
+  std::string flag;       // "--objects-log2"
+};
+
 struct Quality {
   uint64_t samples = 0;
   uint64_t thread_samples = 0;
@@ -99,6 +108,7 @@ struct Quality {
   bool final = true;     // false: the run ended abnormally; data up to a checkpoint
   bool traced = false;   // recorded with --trace (quartz predict can use it)
   uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
+  std::vector<LimitReached> limits_reached;  // the one list of them: report and viewer
 };
 
 struct ProfileView {

@@ -140,13 +140,15 @@ void print_quality(std::ostream& out, const ProfileView& v) {
       << seconds(q.sampler_cpu_s) << " CPU (" << percent(q.sampler_cpu_s, v.elapsed_s)
       << " of elapsed); hook overhead removed " << seconds(q.dilation_removed_s) << " ("
       << format("%.1f", q.hook_pair_ns) << " ns per call)";
-  if (q.stack_overflows) out << "; " << q.stack_overflows << " stack overflows";
-  if (q.dropped) out << "; " << q.dropped << " entries dropped (tables full)";
   out << "\n";
+  for (const LimitReached& l : q.limits_reached) {
+    out << "LIMIT REACHED: " << l.limit << ", " << l.lost << " " << l.lost_what << " ("
+        << (l.flag.empty() ? "no flag raises it" : "raise it with 'quartz run " + l.flag + "'")
+        << ")\n";
+  }
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
-    if (q.trace_dropped)
-      out << ", " << q.trace_dropped << " DROPPED (queues full: raise --trace-capacity)";
+    if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED";
     out << "; ask 'quartz predict' what-ifs\n";
   }
 }
@@ -283,6 +285,11 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                    {"stack_overflows", q.stack_overflows},
                    {"unmatched_exits", q.unmatched_exits},
                    {"dropped", q.dropped}};
+  auto& limits = j["sampling"]["limits_reached"] = nlohmann::json::array();
+  for (const LimitReached& l : q.limits_reached) {
+    limits.push_back(
+        {{"limit", l.limit}, {"lost", l.lost}, {"lost_what", l.lost_what}, {"flag", l.flag}});
+  }
   if (q.traced) {
     j["trace"] = {
         {"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};

@@ -46,6 +46,7 @@ bool Arguments::number(const std::string& flag, uint64_t lo, uint64_t hi, uint64
 }
 
 void Arguments::unknown() const {
+  if (args_[at_] == "--help" || args_[at_] == "-h") throw HelpRequested();
   throw UsageError(command_ + ": unknown option '" + args_[at_] + "' (see quartz help " + command_ +
                    ")");
 }

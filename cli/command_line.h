@@ -15,6 +15,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `quartz CMD --help` (or -h) where a flag is expected: main() prints the command's help.
+class HelpRequested {};
+
 // Walks a command's arguments: flags first, then operands.
 class Arguments {
  public:
@@ -29,6 +32,8 @@ class Arguments {
   // The value after `flag` if the next argument is `flag` (or "flag=value").
   bool value(const std::string& flag, std::string* out);
   bool number(const std::string& flag, uint64_t lo, uint64_t hi, uint64_t* out);
+  // The next argument is no flag of the command: throws HelpRequested for --help and -h,
+  // else UsageError.
   [[noreturn]] void unknown() const;
   std::vector<std::string> rest();
 

@@ -15,21 +15,43 @@ std::string command_help(const std::string& command) {
            "  -o, --output FILE       capture file (default: quartz-captures/ next to the store)\n"
            "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --no-import             write the capture only\n"
+           "  -q, --quiet             no messages from quartz\n"
+           "  The runtime's options (each also read from its QUARTZ_* variable when it is in\n"
+           "  the environment; a flag overrides it):\n"
            "  --period-us N           time between samples, microseconds (default: 1000 with a\n"
            "                          reserved core, 2000 when sharing the processors)\n"
+           "                          (QUARTZ_PERIOD_US)\n"
            "  --checkpoint-ms N       rewrite the capture this often (default 1000)\n"
-           "  --reserve, --no-reserve reserve a core for the sampler (default: with 8+ processors)\n"
+           "                          (QUARTZ_CHECKPOINT_MS)\n"
+           "  --reserve, --no-reserve reserve a core for the sampler (default: with 8+\n"
+           "                          processors) (QUARTZ_RESERVE)\n"
            "  --reserved-cores LIST   the cores to reserve (e.g. 7 or 6-7; implies --reserve)\n"
+           "                          (QUARTZ_RESERVED_CORES)\n"
            "  --stack-capacity N      profile stack entries per thread (default 512)\n"
-           "  --follow-exec           also profile programs PROGRAM executes\n"
+           "                          (QUARTZ_STACK_CAPACITY)\n"
+           "  --objects-log2 N        synchronization objects the process can register: 2^N\n"
+           "                          (default 14, up to 24) (QUARTZ_OBJECTS_LOG2)\n"
+           "  --call-graph-log2 N     process-wide call edges: 2^N (default 16, up to 24)\n"
+           "                          (QUARTZ_CALL_GRAPH_LOG2)\n"
+           "  --thread-edges-log2 N   call edges counted per thread before the process-wide\n"
+           "                          table: 2^N (default 10) (QUARTZ_THREAD_EDGES_LOG2)\n"
+           "  --thread-objects-log2 N objects counted per thread before the process-wide\n"
+           "                          table: 2^N (default 8) (QUARTZ_THREAD_OBJECTS_LOG2)\n"
+           "  --follow-exec           also profile programs PROGRAM executes (QUARTZ_FOLLOW_EXEC)\n"
            "  --trace                 also record synchronization events for 'quartz predict'\n"
            "                          (written to CAPTURE.trace and stored with the run)\n"
-           "  --trace-capacity N      events queued per thread between drains (default 16384)\n"
+           "                          (QUARTZ_TRACE)\n"
+           "  --trace-capacity N      events queued per thread between drains (default 16384;\n"
+           "                          implies --trace) (QUARTZ_TRACE_CAPACITY)\n"
+           "  --trace-cpu-us N        a traced thread reads its CPU clock at most this often\n"
+           "                          (default 50; implies --trace) (QUARTZ_TRACE_CPU_US)\n"
            "  --placement SPEC        pin threads to cores: groups separated by '|', members\n"
            "                          by ',': thread indices, names (NAME* matches a prefix)\n"
            "                          or '*' for the rest; group i runs on the i-th processor\n"
+           "                          (QUARTZ_PLACEMENT)\n"
            "  --no-profile            run with --placement only: no sampling, no capture\n"
-           "  -q, --quiet             no messages from quartz\n"
+           "  --disable               load the runtime but leave it idle: no capture, no\n"
+           "                          placement (QUARTZ_DISABLE)\n"
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
   if (command == "report") {
@@ -39,9 +61,15 @@ std::string command_help(const std::string& command) {
            "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
            "               csv (every table into the directory -o DIR, or --table NAME:\n"
            "               parallelism, procedures, call_graph, locks, threads, contexts)\n"
-           "  -o, --output PATH  write there instead of to standard output\n";
+           "  -o, --output PATH  write there instead of to standard output\n"
+           "  --top N      rows per table (default 20)\n"
+           "  --store FILE the store (default: ./quartz.db or $QUARTZ_STORE)\n";
   }
-  if (command == "import") return "usage: quartz import CAPTURE... [--store FILE]\n";
+  if (command == "import") {
+    return "usage: quartz import CAPTURE... [--store FILE]\n"
+           "  Stores capture files (and CAPTURE.trace next to one) as runs. A capture already\n"
+           "  stored is not stored again: its run is named, and the status is 1.\n";
+  }
   if (command == "predict") {
     return "usage: quartz predict [RUN] [questions] [--json] [--store FILE]\n"
            "  Predicts from a run recorded with 'quartz run --trace' (RUN: a run number,\n"
@@ -58,7 +86,10 @@ std::string command_help(const std::string& command) {
            "  --allow-drops           predict even if the trace lost events\n"
            "  --no-save               do not store the predictions with the run\n";
   }
-  if (command == "list") return "usage: quartz list [--store FILE]\n";
+  if (command == "list") {
+    return "usage: quartz list [--store FILE]\n"
+           "  The runs in the store, one a line. Reads a read-only store too.\n";
+  }
   throw UsageError("help: unknown command '" + command + "'");
 }
 

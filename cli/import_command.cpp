@@ -69,11 +69,20 @@ int import_command(const std::vector<std::string>& args) {
     captures.push_back(a.next());
   }
   if (captures.empty()) throw UsageError("import: no capture file given");
+  int status = 0;
   for (const std::string& capture : captures) {
-    const int64_t id = import_capture(capture, store_path, "");
-    std::cout << "run " << id << ": " << capture << "\n";
+    try {
+      const int64_t id = import_capture(capture, store_path, "");
+      std::cout << "run " << id << ": " << capture << "\n";
+    } catch (const profile::DuplicateCaptureError& e) {
+      // The others are still imported: a directory's captures imported again add the new.
+      std::cerr << "quartz: import: " << capture << " is already run " << e.existing_run << " of "
+                << store_path << " (see 'quartz report " << e.existing_run
+                << "'); not stored again\n";
+      status = 1;
+    }
   }
-  return 0;
+  return status;
 }
 
 }  // namespace quartz::cli

@@ -20,7 +20,7 @@ int list_command(const std::vector<std::string>& args) {
   if (!std::filesystem::exists(store_path, error)) {
     throw UsageError("list: no store at " + store_path);
   }
-  profile::Store store(store_path);
+  const profile::Store store(store_path, profile::StoreAccess::read_only);
   std::cout << "  run  started              elapsed  P  samples  program\n";
   for (const profile::RunSummary& r : store.list()) {
     char line[128];

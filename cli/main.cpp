@@ -1,4 +1,7 @@
 // The `quartz` command: run a program under the profiler, store, report.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,7 +25,46 @@ const char kUsage[] =
     "  predict [RUN] [questions]            what-if predictions from a run made with --trace\n"
     "  help [COMMAND]                       show this, or a command's options\n"
     "\n"
+    "'quartz COMMAND --help' shows a command's options; 'quartz --version' the version.\n"
     "The store is ./quartz.db unless --store FILE or QUARTZ_STORE says otherwise.\n";
+
+int dispatch(const std::string& command, const std::vector<std::string>& args) {
+  using namespace quartz::cli;
+  if (command == "run") return run_command(args);
+  if (command == "report") return report_command(args);
+  if (command == "import") return import_command(args);
+  if (command == "list") return list_command(args);
+  if (command == "predict") return predict_command(args);
+  if (command == "help" || command == "--help" || command == "-h") {
+    const bool about_help = !args.empty() && (args.front() == "--help" || args.front() == "-h" ||
+                                              args.front() == "help");
+    std::cout << (args.empty() || about_help ? kUsage : command_help(args.front()));
+    return 0;
+  }
+  if (command == "--version" || command == "-V") {
+    std::cout << "quartz " << QUARTZ_VERSION << "\n";
+    return 0;
+  }
+  std::cerr << "quartz: unknown command '" << command << "' (see quartz help)\n";
+  return 2;
+}
+
+// What a command printed must have reached standard output (`quartz report > /dev/full`):
+// else the command failed, whatever it returned. `error`: the errno of the failed write.
+int standard_output_failed(const std::string& command, int error) {
+  std::cout.exceptions(std::ios::goodbit);  // nothing more to say there, even at exit
+  std::cerr << "quartz: " << command << ": cannot write to standard output"
+            << (error ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
+  return 1;
+}
+
+int check_standard_output(const std::string& command, int status) {
+  std::cout.exceptions(std::ios::goodbit);
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  return standard_output_failed(command, errno);
+}
 
 }  // namespace
 
@@ -35,22 +77,20 @@ int main(int argc, char** argv) {
   }
   const std::string command = args.front();
   args.erase(args.begin());
+  int status = 2;
+  // A failed write to standard output ends the command at once, its errno still known.
+  std::cout.exceptions(std::ios::badbit);
   try {
-    if (command == "run") return run_command(args);
-    if (command == "report") return report_command(args);
-    if (command == "import") return import_command(args);
-    if (command == "list") return list_command(args);
-    if (command == "predict") return predict_command(args);
-    if (command == "help" || command == "--help" || command == "-h") {
-      if (!args.empty()) {
-        std::cout << command_help(args.front());
-      } else {
-        std::cout << kUsage;
-      }
-      return 0;
+    status = dispatch(command, args);
+  } catch (const std::ios_base::failure&) {
+    return standard_output_failed(command, errno);
+  } catch (const HelpRequested&) {
+    try {
+      std::cout << command_help(command) << std::flush;
+      status = 0;
+    } catch (const std::ios_base::failure&) {
+      return standard_output_failed(command, errno);
     }
-    std::cerr << "quartz: unknown command '" << command << "' (see quartz help)\n";
-    return 2;
   } catch (const UsageError& e) {
     std::cerr << "quartz: " << e.what() << "\n";
   } catch (const quartz::profile::CaptureError& e) {
@@ -62,5 +102,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "quartz: " << e.what() << "\n";
   }
-  return 2;
+  return check_standard_output(command, status);
 }

@@ -89,8 +89,13 @@ int predict_command(const std::vector<std::string>& args) {
   }
   const std::string text = analysis::predictions_json(predictions);
   if (save && opened.id) {
-    profile::Store(store_path)
-        .add_prediction(*opened.id, question.empty() ? "(critical path)" : question, text);
+    try {
+      profile::Store(store_path)
+          .add_prediction(*opened.id, question.empty() ? "(critical path)" : question, text);
+    } catch (const profile::ReadOnlyStoreError& e) {
+      // What was asked is answered; only the keeping of it failed.
+      std::cerr << "quartz: predict: not stored with the run: " << e.what() << "\n";
+    }
   }
   if (json) {
     std::cout << text << "\n";

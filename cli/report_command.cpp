@@ -55,7 +55,8 @@ int report_command(const std::vector<std::string>& args) {
   options.top = top;
   options.run_label = opened.label;
   if (opened.id) {
-    for (auto& p : profile::Store(store_path).predictions(*opened.id)) {
+    for (auto& p :
+         profile::Store(store_path, profile::StoreAccess::read_only).predictions(*opened.id)) {
       options.what_ifs.push_back({p.made, p.question, p.json});
     }
   }
@@ -78,6 +79,10 @@ int report_command(const std::vector<std::string>& args) {
     analysis::print_json_report(out, view, options);
   } else {
     analysis::print_text_report(out, view, options);
+  }
+  if (!output.empty()) {  // standard output is checked by main()
+    file.close();
+    if (!file) throw UsageError("report: " + output + ": cannot write: " + std::strerror(errno));
   }
   return 0;
 }

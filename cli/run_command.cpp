@@ -19,114 +19,13 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "format/placement_syntax.h"
+#include "cli/run_options.h"
 #include "profile/store.h"
 
 extern char** environ;
 
 namespace quartz::cli {
 namespace {
-
-struct RunOptions {
-  std::string output;
-  std::string store = default_store();
-  bool import = true;
-  bool quiet = false;
-  bool profile = true;                     // --no-profile: the runtime only places threads
-  std::map<std::string, std::string> env;  // QUARTZ_* for the runtime
-  std::vector<std::string> program;
-};
-
-// The runtime reads the placement; here it is only checked, so that a typo is an error
-// before the program runs rather than a warning while it does.
-void check_placement(const std::string& spec) {
-  const format::PlacementSyntax syntax = format::check_placement(spec);
-  if (syntax.error != format::PlacementSyntaxError::none) {
-    std::string what = format::describe(syntax.error);
-    if (!syntax.where.empty()) what += " ('" + std::string(syntax.where) + "')";
-    throw UsageError("run: --placement '" + spec + "' has " + what);
-  }
-  if (syntax.groups > sysconf(_SC_NPROCESSORS_ONLN)) {
-    throw UsageError("run: --placement has " + std::to_string(syntax.groups) +
-                     " groups but there are " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
-                     " processors");
-  }
-}
-
-RunOptions parse(const std::vector<std::string>& args) {
-  RunOptions o;
-  Arguments a(args, "run");
-  while (!a.done()) {
-    std::string text;
-    uint64_t n = 0;
-    if (a.flag("--")) break;
-    if (a.value("--output", &o.output) || a.value("-o", &o.output)) continue;
-    if (a.value("--store", &o.store)) continue;
-    if (a.flag("--no-import")) {
-      o.import = false;
-      continue;
-    }
-    if (a.flag("--quiet") || a.flag("-q")) {
-      o.quiet = true;
-      continue;
-    }
-    if (a.number("--period-us", 50, 1000000, &n)) {
-      o.env["QUARTZ_PERIOD_US"] = std::to_string(n);
-      continue;
-    }
-    if (a.number("--checkpoint-ms", 10, 3600000, &n)) {
-      o.env["QUARTZ_CHECKPOINT_MS"] = std::to_string(n);
-      continue;
-    }
-    if (a.number("--stack-capacity", 16, 65536, &n)) {
-      o.env["QUARTZ_STACK_CAPACITY"] = std::to_string(n);
-      continue;
-    }
-    if (a.flag("--reserve")) {
-      o.env["QUARTZ_RESERVE"] = "yes";
-      continue;
-    }
-    if (a.flag("--no-reserve")) {
-      o.env["QUARTZ_RESERVE"] = "no";
-      continue;
-    }
-    if (a.value("--reserved-cores", &text)) {
-      o.env["QUARTZ_RESERVED_CORES"] = text;
-      o.env["QUARTZ_RESERVE"] = "yes";
-      continue;
-    }
-    if (a.flag("--follow-exec")) {
-      o.env["QUARTZ_FOLLOW_EXEC"] = "1";
-      continue;
-    }
-    if (a.flag("--trace")) {
-      o.env["QUARTZ_TRACE"] = "1";
-      continue;
-    }
-    if (a.number("--trace-capacity", 64, 1u << 24, &n)) {
-      o.env["QUARTZ_TRACE_CAPACITY"] = std::to_string(n);
-      o.env["QUARTZ_TRACE"] = "1";
-      continue;
-    }
-    if (a.value("--placement", &text)) {
-      check_placement(text);
-      o.env["QUARTZ_PLACEMENT"] = text;
-      continue;
-    }
-    if (a.flag("--no-profile")) {
-      o.profile = false;
-      continue;
-    }
-    if (a.peek().rfind("-", 0) == 0) a.unknown();
-    break;  // the program
-  }
-  o.program = a.rest();
-  if (o.program.empty())
-    throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
-  if (!o.profile && o.env.count("QUARTZ_TRACE"))
-    throw UsageError("run: --trace needs profiling (drop --no-profile)");
-  return o;
-}
 
 // Where execvp would find the program. Fills `reason` and returns 127 (not found) or 126
 // (found, cannot be executed) as a shell would; 0 when found.
@@ -225,7 +124,7 @@ std::vector<std::string> child_environment(const RunOptions& o, const std::strin
     std::string entry = *e;
     if (entry.rfind("LD_PRELOAD=", 0) == 0) {
       preload += ":" + entry.substr(11);
-    } else if (entry.rfind("QUARTZ_", 0) != 0) {
+    } else if (entry.rfind("QUARTZ_", 0) != 0) {  // the runtime's are in o.env
       env.push_back(entry);
     }
   }
@@ -485,7 +384,12 @@ std::string import_hint(const RunOptions& o) {
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
-  RunOptions o = parse(args);
+  RunOptions o = parse_run_options(args);
+  if (!o.inherited.empty() && !o.quiet) {
+    std::cerr << "quartz: run: from the environment:";
+    for (const std::string& variable : o.inherited) std::cerr << " " << variable;
+    std::cerr << " (a flag overrides each)\n";
+  }
   std::string program, reason;
   if (const int status = find_program(o.program.front(), &program, &reason)) {
     std::cerr << "quartz: run: " << reason << "\n";
@@ -495,7 +399,11 @@ int run_command(const std::vector<std::string>& args) {
   InheritedSignals inherited;
   inherited.ignore_write_signals();
   if (o.profile && o.import) {
-    profile::Store check(o.store);  // before the program, not after: a bad store is known now
+    try {  // before the program, not after: a bad store is known now
+      profile::Store check(o.store);
+    } catch (const profile::ReadOnlyStoreError& e) {
+      throw UsageError(std::string("run: ") + e.what() + ": give another --store, or --no-import");
+    }
   }
   if (o.profile && o.output.empty()) o.output = default_output(o);
   std::optional<OutputClaim> claim;

@@ -32,7 +32,7 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
   if (!std::filesystem::exists(store_path, error)) {
     throw OpenRunError("no store at " + store_path + " (run 'quartz run' first, or give --store)");
   }
-  Store store(store_path);
+  Store store(store_path, StoreAccess::read_only);
   int64_t id = 0;
   if (numbered) {
     try {
@@ -54,10 +54,10 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
 TraceOpener trace_opener(const OpenedRun& opened, const std::string& store_path) {
   if (opened.id) {
     const int64_t id = *opened.id;
-    if (!Store(store_path).has_trace(id)) {
+    if (!Store(store_path, StoreAccess::read_only).has_trace(id)) {
       throw OpenRunError(opened.label + " has no trace: record it with 'quartz run --trace'");
     }
-    return [store_path, id] { return Store(store_path).open_trace(id); };
+    return [store_path, id] { return Store(store_path, StoreAccess::read_only).open_trace(id); };
   }
   const std::string trace = opened.label + ".trace";  // a capture file's label is its path
   std::error_code error;

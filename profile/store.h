@@ -19,9 +19,11 @@
 //   locks      (run_id, name, kind, normalized_s, wait_s, hold_s, acquisitions, contended)
 //   threads    (run_id, thread_index, name, normalized_s, busy_s, spinning_s, blocked_s,
 //               ready_s)
-// Version 2 adds (a version-1 store is upgraded when opened):
+// Version 2 adds (an older store is upgraded when opened for writing):
 //   traces      (run_id PRIMARY KEY, bytes BLOB)   the trace file of a traced run
 //   predictions (run_id, made_realtime_ns, question, json)   `quartz predict` results
+// Version 3 adds runs.capture_crc32 (indexed): the CRC-32 of the capture's bytes, which finds
+// a capture imported twice (the bytes are then compared).
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
 // run_id and by name. Example: the normalized time of procedure "solve" in every run:
 //   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
@@ -79,15 +81,23 @@ struct StoredPrediction {
   std::string json;      // analysis/prediction_json.h
 };
 
+// How a store is opened. Reading never creates, upgrades or locks out anything, and works
+// on a read-only file, directory or file system (where SQLite cannot make its shared-memory
+// file, the store is opened as immutable: nobody can be writing it).
+enum class StoreAccess { read_write, read_only };
+
 // One open store. Every failure throws StoreError with a one-line message starting with the
-// store's path. Not thread-safe: use one Store per thread (several processes may share the
-// file; SQLite's locking and a busy timeout serialize their writes).
+// store's path. Not thread-safe: use one Store per thread. Several processes may share the
+// file: a writer waits for another's transaction (saying so once on stderr after a second:
+// "quartz: PATH is locked by another process; waiting for it"), up to 10 minutes.
 class Store {
  public:
-  // Opens the store at `path`, creating it (and its schema) if needed. Throws StoreError
-  // ("PATH: not a Quartz store", "PATH: cannot open: ...", "PATH: store schema version N,
-  // this Quartz reads version M"). Another SQLite database is refused, never modified.
-  explicit Store(const std::string& path);
+  // Opens the store at `path`. For writing, creates it (and its schema) if needed and
+  // upgrades an older schema; throws ReadOnlyStoreError when it can only be read. Throws
+  // StoreError ("PATH: not a Quartz store", "PATH: cannot open: ...", "PATH: store schema
+  // version N, this Quartz reads version M"). Another SQLite database is refused, never
+  // modified.
+  explicit Store(const std::string& path, StoreAccess access = StoreAccess::read_write);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -95,7 +105,8 @@ class Store {
   // Stores one run in one transaction: the capture's bytes exactly as read, `run`'s symbols,
   // and summary columns from run.info and run's fields. `run` must be what parse_capture()
   // gives for `capture_bytes` (load() returns the parsed bytes, not `run`). Returns the new
-  // run's id.
+  // run's id. The same bytes already stored throw DuplicateCaptureError ("PATH: this capture
+  // is already run N") with N.
   int64_t add_run(const std::vector<unsigned char>& capture_bytes, const Run& run,
                   const std::string& capture_path, const std::string& options);
   // Sets a run's metrics, replacing any it had. Throws "PATH: no run N" when absent.
@@ -126,10 +137,21 @@ class Store {
   struct Close {
     void operator()(sqlite3* db) const;
   };
-  void open();
+  void open(StoreAccess access);
+  // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
+  std::optional<int64_t> run_with_capture(const std::vector<unsigned char>& capture_bytes,
+                                          int64_t crc) const;
+  // Opens the connection (`name`: the path or a file: URI) with its error codes and busy
+  // handler; throws "PATH: cannot open: ...".
+  void connect(const std::string& name, int flags);
+  // SQLite's busy handler: waits for another process's lock, saying so once.
+  static int wait_for_lock(void* store, int attempt);
 
   std::string path_;
   std::unique_ptr<sqlite3, Close> db_;  // closed even when the constructor throws
+  int64_t waiting_since_ms_ = 0;        // steady clock, when the current wait began
+  bool said_waiting_ = false;
+  bool immutable_ = false;  // read as a file nobody changes (see StoreAccess)
 };
 
 }  // namespace quartz::profile

@@ -1,7 +1,9 @@
 // What every failure of the experiment store throws (profile/store.h).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace quartz::profile {
 
@@ -9,6 +11,21 @@ namespace quartz::profile {
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A store opened for writing that can only be read (a read-only file, directory or file
+// system): "PATH: read-only (...)".
+class ReadOnlyStoreError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// A capture already stored, byte for byte, as run `existing_run`.
+class DuplicateCaptureError : public StoreError {
+ public:
+  DuplicateCaptureError(const std::string& message, int64_t existing_run)
+      : StoreError(message), existing_run(existing_run) {}
+  int64_t existing_run;
 };
 
 }  // namespace quartz::profile

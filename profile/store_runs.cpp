@@ -64,12 +64,19 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   }
   const uint64_t start_ns = unsigned_value(run, kStartRealtimeNs);
 
+  const int64_t crc = capture_crc32(capture_bytes.data(), capture_bytes.size());
+
   Transaction transaction(db, path_, what);
+  // Inside the transaction: two imports of one capture at once store it once.
+  if (const auto existing = run_with_capture(capture_bytes, crc)) {
+    throw DuplicateCaptureError(path_ + ": this capture is already " + run_name(*existing),
+                                *existing);
+  }
   Statement insert(db, path_,
                    "INSERT INTO runs (program, arguments, start_realtime_ns, host, topology, "
                    "elapsed_s, period_s, torn_rate, dilation_removed_s, sampler_cpu_s, "
-                   "processors, samples, reserved_core, final, capture_path, options, capture) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "processors, samples, reserved_core, final, capture_path, options, capture, "
+                   "capture_crc32) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    what);
   insert.bind(1, run.text(kProgram));
   insert.bind(2, arguments);
@@ -89,6 +96,7 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   insert.bind(15, capture_path);
   insert.bind(16, options);
   insert.bind_blob(17, capture_bytes);
+  insert.bind(18, crc);
   insert.step();
   const int64_t run_id = sqlite3_last_insert_rowid(db);
 
@@ -108,6 +116,19 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   }
   transaction.commit();
   return run_id;
+}
+
+std::optional<int64_t> Store::run_with_capture(const std::vector<unsigned char>& capture_bytes,
+                                               int64_t crc) const {
+  Statement same(db_.get(), path_,
+                 "SELECT id, capture FROM runs WHERE capture_crc32 = ? AND length(capture) = ?",
+                 "cannot add a run");
+  same.bind(1, crc);
+  same.bind(2, static_cast<int64_t>(capture_bytes.size()));
+  while (same.step()) {
+    if (same.blob(1) == capture_bytes) return same.integer(0);
+  }
+  return std::nullopt;
 }
 
 void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& procedures,

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "format/capture_format.h"
 #include "profile/sqlite.h"
 
 namespace quartz::profile {
@@ -15,7 +16,8 @@ using sqlite::Transaction;
 
 namespace {
 
-constexpr int64_t kSchemaVersion = 2;
+constexpr int64_t kSchemaVersion = 3;
+constexpr int64_t kOldestReadableVersion = 2;  // has every table the readers use
 constexpr const char* kApplication = "quartz";
 
 // Real-valued columns have no NOT NULL: SQLite stores NaN as NULL, read back as 0.
@@ -39,8 +41,10 @@ CREATE TABLE runs (
   final INTEGER NOT NULL,
   capture_path TEXT NOT NULL,
   options TEXT NOT NULL,
-  capture BLOB NOT NULL
+  capture BLOB NOT NULL,
+  capture_crc32 INTEGER
 );
+CREATE INDEX runs_by_capture_crc32 ON runs(capture_crc32);
 CREATE TABLE symbols (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   address INTEGER NOT NULL,
@@ -102,7 +106,35 @@ CREATE TABLE predictions (
 CREATE INDEX predictions_by_run ON predictions(run_id);
 )sql";
 
+// Version 3 adds each capture's CRC-32, to find a capture imported twice.
+constexpr const char* kUpgradeTo3Sql = R"sql(
+ALTER TABLE runs ADD COLUMN capture_crc32 INTEGER;
+UPDATE runs SET capture_crc32 = quartz_capture_crc32(capture);
+CREATE INDEX runs_by_capture_crc32 ON runs(capture_crc32);
+)sql";
+
+// quartz_capture_crc32(blob), for the upgrade of the runs stored before version 3.
+void crc32_function(sqlite3_context* context, int, sqlite3_value** arguments) {
+  const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(arguments[0]));
+  const int size = sqlite3_value_bytes(arguments[0]);
+  sqlite3_result_int64(context, capture_crc32(bytes, static_cast<size_t>(size)));
+}
+
+void upgrade_to_3(sqlite3* db, const std::string& path) {
+  const std::string what = "cannot upgrade the store";
+  if (sqlite3_create_function(db, "quartz_capture_crc32", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                              nullptr, crc32_function, nullptr, nullptr) != SQLITE_OK) {
+    fail(db, path, what);
+  }
+  exec(db, path, kUpgradeTo3Sql, what);
+  exec(db, path, "UPDATE meta SET value = 3 WHERE key = 'schema_version'", what);
+}
+
 }  // namespace
+
+int64_t capture_crc32(const unsigned char* bytes, size_t size) {
+  return size == 0 ? 0 : capture::crc32_update(0, bytes, size);
+}
 
 std::string run_name(int64_t run_id) {
   return "run " + std::to_string(run_id);
@@ -119,12 +151,13 @@ std::string local_time(int64_t realtime_ns) {
   return std::string(text, n);
 }
 
-void open_schema(sqlite3* db, const std::string& path) {
+void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
   const auto table_count = [&](const char* sql) {
     Statement count(db, path, sql, "cannot open");
     return count.step() ? count.integer(0) : 0;
   };
-  if (table_count("SELECT count(*) FROM sqlite_master") == 0) {
+  const bool writable = access == StoreAccess::read_write;
+  if (writable && table_count("SELECT count(*) FROM sqlite_master") == 0) {
     Transaction transaction(db, path, "cannot create the store");
     // Another process may have created it while we waited for the lock.
     if (table_count("SELECT count(*) FROM sqlite_master") == 0) {
@@ -153,28 +186,39 @@ void open_schema(sqlite3* db, const std::string& path) {
   if (prepared == SQLITE_ERROR) throw not_a_store;  // a "meta" table of another shape
   if (prepared != SQLITE_OK) fail(db, path, "cannot open");
 
-  Statement meta(db, path, sql, "cannot open");
-  std::string application;
-  std::optional<int64_t> version;
-  while (meta.step()) {
-    const std::string key = meta.text(0);
-    if (key == "application") {
-      application = meta.text(1);
-    } else if (meta.is_integer(1)) {
-      version = meta.integer(1);
+  // The application and version stored, read again inside an upgrade's transaction: another
+  // process may have upgraded the store while this one waited for the lock.
+  const auto stored_version = [&]() -> std::optional<int64_t> {
+    Statement meta(db, path, sql, "cannot open");
+    std::string application;
+    std::optional<int64_t> version;
+    while (meta.step()) {
+      const std::string key = meta.text(0);
+      if (key == "application") {
+        application = meta.text(1);
+      } else if (meta.is_integer(1)) {
+        version = meta.integer(1);
+      }
     }
+    if (application != kApplication || !version) throw not_a_store;
+    return version;
+  };
+  int64_t version = *stored_version();
+  if (!writable && version >= kOldestReadableVersion && version <= kSchemaVersion) return;
+  if (!writable && version < kOldestReadableVersion) {
+    throw StoreError(path + ": store schema version " + std::to_string(version) +
+                     ": open it once for writing (quartz import) to upgrade it");
   }
-  if (application != kApplication || !version) throw not_a_store;
-  if (*version == 1) {
+  if (writable && version < kSchemaVersion && version >= 1) {
     Transaction transaction(db, path, "cannot upgrade the store");
-    exec(db, path, kSchemaSql2, "cannot upgrade the store");
-    exec(db, path, "UPDATE meta SET value = 2 WHERE key = 'schema_version'",
-         "cannot upgrade the store");
+    version = *stored_version();
+    if (version == 1) exec(db, path, kSchemaSql2, "cannot upgrade the store");
+    if (version <= 2) upgrade_to_3(db, path);
     transaction.commit();
-    version = 2;
+    version = kSchemaVersion;
   }
-  if (*version != kSchemaVersion) {
-    throw StoreError(path + ": store schema version " + std::to_string(*version) +
+  if (version != kSchemaVersion) {
+    throw StoreError(path + ": store schema version " + std::to_string(version) +
                      ", this Quartz reads version " + std::to_string(kSchemaVersion));
   }
 }

@@ -7,12 +7,18 @@
 #include <cstdint>
 #include <string>
 
+#include "profile/store.h"
+
 namespace quartz::profile {
 
-// Creates the schema in an empty database, upgrades an older store to the current
-// version, and refuses anything else: StoreError "PATH: not a Quartz store", "PATH: store
-// schema version N, this Quartz reads version M".
-void open_schema(sqlite3* db, const std::string& path);
+// For writing: creates the schema in an empty database, upgrades an older store to the
+// current version. For reading: changes nothing, and reads the versions whose tables the
+// readers need (2 and later). Refuses anything else: StoreError "PATH: not a Quartz store",
+// "PATH: store schema version N, this Quartz reads version M".
+void open_schema(sqlite3* db, const std::string& path, StoreAccess access);
+
+// The CRC-32 that identifies a capture's bytes in runs.capture_crc32 (format/'s CRC).
+int64_t capture_crc32(const unsigned char* bytes, size_t size);
 
 // "run 3", for messages.
 std::string run_name(int64_t run_id);

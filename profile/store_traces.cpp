@@ -66,10 +66,13 @@ namespace {
 // A stored trace read in pieces, through a connection of its own.
 class StoredTrace : public TraceSource {
  public:
-  StoredTrace(const std::string& path, int64_t run_id)
+  // `immutable`: opened as the store was (Store::immutable_).
+  StoredTrace(const std::string& path, int64_t run_id, bool immutable)
       : name_(path + ": " + run_name(run_id) + ": trace") {
     sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+    const std::string file = immutable ? sqlite::immutable_uri(path) : path;
+    const int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
+    if (sqlite3_open_v2(file.c_str(), &db, flags, nullptr) != SQLITE_OK ||
         sqlite3_blob_open(db, "main", "traces", "bytes", run_id, 0, &blob_) != SQLITE_OK) {
       const std::string message = db ? sqlite::describe(db) : "cannot open";
       sqlite3_close_v2(db);
@@ -100,7 +103,7 @@ class StoredTrace : public TraceSource {
 
 std::unique_ptr<TraceSource> Store::open_trace(int64_t run_id) const {
   if (!has_trace(run_id)) throw StoreError(path_ + ": " + run_name(run_id) + " has no trace");
-  return std::make_unique<StoredTrace>(path_, run_id);
+  return std::make_unique<StoredTrace>(path_, run_id, immutable_);
 }
 
 void Store::add_prediction(int64_t run_id, const std::string& question, const std::string& json) {

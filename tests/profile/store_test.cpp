@@ -8,15 +8,19 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "profile/capture.h"
@@ -109,6 +113,13 @@ struct Imported {
   Run run;
 };
 
+// The sample run as process `pid` made it: a capture of its own.
+Run sample_run_of(int pid) {
+  Run run = test_support::sample_run();
+  run.info[capture::run_keys::kPid] = std::to_string(pid);
+  return run;
+}
+
 Imported imported(const Run& source, bool with_symbols = true) {
   Imported i;
   i.bytes = CaptureBuilder::of(source).bytes();
@@ -191,7 +202,7 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_TRUE(Store::looks_like_store(path_));
   Database db(path_);
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
 }
 
@@ -289,11 +300,12 @@ TEST_F(StoreTest, SeveralRunsAndReopening) {
 
 // Two processes importing into one store at once get distinct ids.
 TEST_F(StoreTest, TwoConnections) {
-  const Imported run = imported(test_support::sample_run());
+  const Imported first = imported(sample_run_of(1));
+  const Imported second = imported(sample_run_of(2));
   Store a(path_);
   Store b(path_);
-  EXPECT_EQ(a.add_run(run.bytes, run.run, "a.qz", ""), 1);
-  EXPECT_EQ(b.add_run(run.bytes, run.run, "b.qz", ""), 2);
+  EXPECT_EQ(a.add_run(first.bytes, first.run, "a.qz", ""), 1);
+  EXPECT_EQ(b.add_run(second.bytes, second.run, "b.qz", ""), 2);
   EXPECT_EQ(a.latest(), 2);
   EXPECT_EQ(a.list().size(), 2u);
 }
@@ -412,10 +424,12 @@ TEST_F(StoreTest, RefusesANewerSchema) {
   { Store store(path_); }
   {
     Database db(path_);
-    db.exec("UPDATE meta SET value = 3 WHERE key = 'schema_version'");
+    db.exec("UPDATE meta SET value = 4 WHERE key = 'schema_version'");
   }
   EXPECT_EQ(store_error([&] { Store store(path_); }),
-            path_ + ": store schema version 3, this Quartz reads version 2");
+            path_ + ": store schema version 4, this Quartz reads version 3");
+  EXPECT_EQ(store_error([&] { Store store(path_, StoreAccess::read_only); }),
+            path_ + ": store schema version 4, this Quartz reads version 3");
 }
 
 TEST_F(StoreTest, UpgradesAVersionOneStore) {
@@ -428,6 +442,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   {
     Database db(path_);  // as version 1 left it
     db.exec("DROP TABLE traces; DROP TABLE predictions;");
+    db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
   }
   Store store(path_);
@@ -437,7 +452,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   EXPECT_EQ(store.load(id).threads.size(), run.run.threads.size());
   Database db(path_);
   EXPECT_EQ(db.rows("SELECT value FROM meta WHERE key = 'schema_version'"),
-            (std::vector<std::vector<std::string>>{{"2"}}));
+            (std::vector<std::vector<std::string>>{{"3"}}));
 }
 
 TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
@@ -467,10 +482,11 @@ TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
 }
 
 TEST_F(StoreTest, PredictionsAreKeptWithTheirRun) {
-  const Imported run = imported(test_support::sample_run());
+  const Imported first = imported(sample_run_of(1));
+  const Imported second = imported(sample_run_of(2));
   Store store(path_);
-  const int64_t a = store.add_run(run.bytes, run.run, "", "");
-  const int64_t b = store.add_run(run.bytes, run.run, "", "");
+  const int64_t a = store.add_run(first.bytes, first.run, "", "");
+  const int64_t b = store.add_run(second.bytes, second.run, "", "");
   store.add_prediction(a, "--cores 1", "{\"x\": 1}");
   store.add_prediction(a, "--zero f", "{\"x\": 2}");
   const auto predictions = store.predictions(a);
@@ -500,9 +516,10 @@ TEST_F(StoreTest, LoadingAMissingRun) {
 
 TEST_F(StoreTest, CorruptStoredCapture) {
   Store store(path_);
-  const Imported run = imported(test_support::sample_run());
-  store.add_run(run.bytes, run.run, "", "");
-  store.add_run(run.bytes, run.run, "", "");
+  for (int pid : {1, 2}) {
+    const Imported run = imported(sample_run_of(pid));
+    store.add_run(run.bytes, run.run, "", "");
+  }
   {
     Database db(path_);
     std::vector<unsigned char> bytes = db.capture(1);
@@ -526,9 +543,10 @@ TEST_F(StoreTest, CorruptStoredCapture) {
 TEST_F(StoreTest, DeletingARunDeletesItsRows) {
   {
     Store store(path_);
-    const Imported run = imported(test_support::sample_run());
-    store.add_run(run.bytes, run.run, "", "");
-    store.add_run(run.bytes, run.run, "", "");
+    for (int pid : {1, 2}) {
+      const Imported run = imported(sample_run_of(pid));
+      store.add_run(run.bytes, run.run, "", "");
+    }
     for (int64_t id : {1, 2}) {
       store.add_metrics(id, {{"f", "", 1, 1, 1, 1}}, {{"m", "mutex", 1, 1, 1, 1, 1}},
                         {{0, "main", 1, 1, 0, 0, 0}});
@@ -545,8 +563,162 @@ TEST_F(StoreTest, DeletingARunDeletesItsRows) {
   db.exec("DELETE FROM runs WHERE id = 2");
   Store store(path_);
   EXPECT_EQ(store.latest(), std::nullopt);
-  const Imported run = imported(test_support::sample_run());
+  const Imported run = imported(sample_run_of(3));
   EXPECT_EQ(store.add_run(run.bytes, run.run, "", ""), 3);
+}
+
+// "The same capture" is the same bytes: refused with the run that holds them; another
+// capture of the same program is a run of its own.
+TEST_F(StoreTest, TheSameCaptureTwiceIsRefusedWithItsRun) {
+  const Imported run = imported(sample_run_of(1));
+  Store store(path_);
+  EXPECT_EQ(store.add_run(run.bytes, run.run, "a.qcap", ""), 1);
+  const Imported other = imported(sample_run_of(2));
+  EXPECT_EQ(store.add_run(other.bytes, other.run, "b.qcap", ""), 2);
+  try {
+    Store(path_).add_run(run.bytes, run.run, "copy-of-a.qcap", "");
+    ADD_FAILURE() << "stored twice";
+  } catch (const DuplicateCaptureError& e) {
+    EXPECT_EQ(e.existing_run, 1);
+    EXPECT_EQ(std::string(e.what()), path_ + ": this capture is already run 1");
+  }
+  Database db(path_);
+  EXPECT_EQ(db.value("SELECT count(*) FROM runs"), "2");
+  EXPECT_EQ(db.value("SELECT count(*) FROM symbols WHERE run_id > 2"), "0");
+}
+
+// A version-2 store (no CRC column) learns the CRCs of the captures it already holds.
+TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
+  const Imported run = imported(sample_run_of(1));
+  {
+    Store store(path_);
+    store.add_run(run.bytes, run.run, "", "");
+  }
+  {
+    Database db(path_);  // as version 2 left it
+    db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
+    db.exec("UPDATE meta SET value = 2 WHERE key = 'schema_version'");
+  }
+  // Read-only, it stays as it is.
+  EXPECT_EQ(Store(path_, StoreAccess::read_only).list().size(), 1u);
+  EXPECT_EQ(Database(path_).value("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+
+  Store store(path_);
+  EXPECT_THROW(store.add_run(run.bytes, run.run, "", ""), DuplicateCaptureError);
+  Database db(path_);
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(db.value("SELECT count(*) FROM runs WHERE capture_crc32 IS NULL"), "0");
+}
+
+// Reading creates nothing and changes nothing: no store where there was none, no schema in
+// an empty file, no upgrade of a version-1 store.
+TEST_F(StoreTest, ReadingChangesNothing) {
+  const std::string missing = dir_ + "/missing.qdb";
+  EXPECT_THAT(store_error([&] { Store store(missing, StoreAccess::read_only); }),
+              StartsWith(missing + ": cannot open: "));
+  EXPECT_FALSE(std::filesystem::exists(missing));
+
+  const std::string empty = dir_ + "/empty.qdb";
+  write_file(empty, "");
+  EXPECT_EQ(store_error([&] { Store store(empty, StoreAccess::read_only); }),
+            empty + ": not a Quartz store");
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+
+  {
+    Store store(path_);
+    const Imported run = imported(sample_run_of(1));
+    store.add_run(run.bytes, run.run, "", "");
+  }
+  {
+    Database db(path_);
+    db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
+  }
+  EXPECT_EQ(store_error([&] { Store store(path_, StoreAccess::read_only); }),
+            path_ +
+                ": store schema version 1: open it once for writing (quartz import) to "
+                "upgrade it");
+  EXPECT_EQ(Database(path_).value("SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+}
+
+// A store on a read-only file system (a read-only bind mount of its directory): everything
+// reads, traces included; writing says why it cannot.
+class ReadOnlyStoreTest : public StoreTest {
+ protected:
+  void TearDown() override {
+    if (!mounted_.empty()) umount2(mounted_.c_str(), MNT_DETACH);
+    StoreTest::TearDown();
+  }
+  // The directory `from` seen read-only at dir_/ro; "" when this process may not mount.
+  std::string read_only_view(const std::string& from) {
+    const std::string at = dir_ + "/ro";
+    std::filesystem::create_directory(at);
+    if (mount(from.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return "";
+    mounted_ = at;
+    if (mount(nullptr, at.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
+      return "";
+    }
+    return at;
+  }
+  std::string mounted_;
+};
+
+TEST_F(ReadOnlyStoreTest, ReadsAndRefusesToWrite) {
+  const std::string source = dir_ + "/rw";
+  std::filesystem::create_directory(source);
+  const Imported run = imported(sample_run_of(1));
+  const std::string trace = dir_ + "/run.qcap.trace";
+  write_file(trace, "trace bytes");
+  {
+    Store store(source + "/runs.qdb");
+    const int64_t id = store.add_run(run.bytes, run.run, "", "");
+    store.add_trace(id, trace);
+    store.add_prediction(id, "--cores 1", "{}");
+  }
+  const std::string ro = read_only_view(source);
+  if (ro.empty()) GTEST_SKIP() << "cannot bind-mount read-only here (needs root)";
+  const std::string path = ro + "/runs.qdb";
+
+  Store store(path, StoreAccess::read_only);
+  ASSERT_EQ(store.list().size(), 1u);
+  test_support::expect_same_run(run.run, store.load(1));
+  EXPECT_EQ(store.predictions(1).size(), 1u);
+  auto source_trace = store.open_trace(1);
+  char bytes[64];
+  const size_t n = source_trace->read(bytes, sizeof bytes);
+  EXPECT_EQ(std::string(bytes, n), "trace bytes");
+
+  try {
+    Store writer(path);
+    ADD_FAILURE() << "opened for writing";
+  } catch (const ReadOnlyStoreError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": read-only (Read-only file system)");
+  }
+}
+
+// A writer that finds the store locked says so once and waits for it, rather than failing.
+TEST_F(StoreTest, ALockedStoreIsWaitedFor) {
+  { Store created(path_); }
+  const Imported run = imported(sample_run_of(1));
+  Database holder(path_);
+  holder.exec("BEGIN IMMEDIATE");
+  std::atomic<bool> released{false};
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    released = true;
+    holder.exec("COMMIT");
+  });
+  ::testing::internal::CaptureStderr();
+  int64_t id = 0;
+  {
+    Store store(path_);
+    id = store.add_run(run.bytes, run.run, "", "");
+  }
+  const bool waited_for_the_holder = released;
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  release.join();
+  EXPECT_EQ(id, 1);
+  EXPECT_TRUE(waited_for_the_holder);
+  EXPECT_EQ(said, "quartz: " + path_ + " is locked by another process; waiting for it\n");
 }
 
 }  // namespace

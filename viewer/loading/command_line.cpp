@@ -66,7 +66,7 @@ std::vector<profile::RunSummary> list_runs(const std::string& store_path) {
   if (!std::filesystem::exists(store_path, error)) throw LoadError(store_path + ": no such file");
   std::vector<profile::RunSummary> runs;
   try {
-    runs = profile::Store(store_path).list();
+    runs = profile::Store(store_path, profile::StoreAccess::read_only).list();
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
   }

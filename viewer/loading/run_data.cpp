@@ -54,7 +54,7 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     // The profile is open: predictions that cannot be listed are the What-ifs view's
     // problem, not a reason to refuse the run.
     try {
-      const profile::Store store(store_path);
+      const profile::Store store(store_path, profile::StoreAccess::read_only);
       data->has_trace = store.has_trace(*data->store_id);
       data->what_ifs = read_what_ifs(store.predictions(*data->store_id));
     } catch (const std::exception& e) {
