@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "format/version.h"
 #include "profile/capture.h"
 #include "profile/store.h"
 #include "profile/trace_reader.h"
@@ -42,7 +43,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
     return 0;
   }
   if (command == "--version" || command == "-V") {
-    std::cout << "quartz " << QUARTZ_VERSION << "\n";
+    std::cout << "quartz " << quartz::kVersion << "\n";
     return 0;
   }
   std::cerr << "quartz: unknown command '" << command << "' (see quartz help)\n";

@@ -1,4 +1,5 @@
 // quartz-view [STORE | RUN] [--store FILE] [--screenshot FILE [--view VIEW]]
+//             [--export FORMAT --output PATH]
 // The command line is checked and the run read before any window exists, so bad input
 // gives one line on stderr and exit status 2, with or without a display.
 #include <QApplication>
@@ -7,8 +8,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "format/version.h"
 #include "viewer/loading/command_line.h"
 #include "viewer/loading/run_data.h"
+#include "viewer/loading/run_export.h"
 #include "viewer/main_window.h"
 
 using namespace quartz::viewer;
@@ -23,12 +26,22 @@ int main(int argc, char** argv) {
       std::cout << usage();
       return 0;
     }
+    if (options.version) {
+      std::cout << "quartz-view " << quartz::kVersion << "\n";
+      return 0;
+    }
     request = resolve_request(options, default_store());
     if (request.kind == OpenRequest::kRun) run = load_run(request.which, request.store);
-  } catch (const std::exception& e) {  // UsageError, LoadError
+    if (!options.export_format.empty()) {
+      export_run(*run, options.export_format, options.output);
+      return 0;
+    }
+  } catch (const std::exception& e) {  // UsageError, LoadError, exports::ExportError
     std::cerr << "quartz-view: " << one_line(e.what()) << "\n";
     return 2;
   }
+  // Said before anything else (a missing display, say): the window says it too.
+  if (!request.no_store.empty()) std::cerr << "quartz-view: " << request.no_store << "\n";
   const bool screenshot = !options.screenshot.empty();
   if (screenshot) {
     // The offscreen platform warns about what it cannot do (window hints); stderr stays for
@@ -75,6 +88,8 @@ int main(int argc, char** argv) {
   }
 
   MainWindow window(settings);
+  if (!request.no_store.empty())
+    window.show_no_run_reason(QString::fromStdString(request.no_store));
   if (run) {
     window.set_run(run);
     window.add_recent(QString::fromStdString(run->source));

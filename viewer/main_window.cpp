@@ -94,6 +94,14 @@ void MainWindow::build_menus() {
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
+  // The run as `quartz report --format F` writes it, for other tools.
+  export_menu_ = file->addMenu(tr("&Export"));
+  export_menu_->setToolTipsVisible(true);
+  for (const ExportFormat& format : kExportFormats) {
+    QAction* a = export_menu_->addAction(tr(format.title), this,
+                                         [this, &format] { export_with_dialog(format); });
+    a->setData(QString::fromLatin1(format.name));
+  }
   QAction* csv = file->addAction(tr("Export &table as CSV…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export table"), QStringLiteral("table.csv"), tr("CSV (*.csv)"));
@@ -134,7 +142,7 @@ void MainWindow::build_menus() {
   });
   next->setShortcut(QKeySequence(Qt::Key_F3));
   QAction* refresh = view->addAction(tr("Re&load the run"), this, [this] {
-    if (!run_ || !run_->store_id)
+    if (!run_ || !run_->id)
       statusBar()->showMessage(tr("Only a run of a store can be reloaded"), 5000);
     else
       this->reload();
@@ -192,8 +200,25 @@ void MainWindow::set_run(std::shared_ptr<const RunData> run) {
     setWindowTitle(tr("quartz-view"));
     run_summary_->setText(tr("No run open: File ▸ Open (Ctrl+O)"));
   }
+  update_export_actions();
   update_details();
   current_tab()->main_widget()->setFocus();
+}
+
+void MainWindow::show_no_run_reason(const QString& reason) {
+  if (!run_) run_summary_->setText(tr("No run open: %1. File ▸ Open (Ctrl+O)").arg(reason));
+}
+
+void MainWindow::update_export_actions() {
+  for (QAction* a : export_menu_->actions()) {
+    const ExportFormat* format = export_format_named(a->data().toString().toStdString());
+    const bool possible = run_ && can_export(*run_, *format);
+    a->setEnabled(possible);
+    a->setToolTip(run_ && !possible ? tr("This run has no trace: record it with 'quartz run "
+                                         "--trace'")
+                                    : QString());
+  }
+  export_menu_->setEnabled(run_ != nullptr);
 }
 
 bool MainWindow::open_run(const QString& which, const QString& store) {
@@ -206,16 +231,15 @@ bool MainWindow::open_run(const QString& which, const QString& store) {
     report_error(QString::fromStdString(e.what()));
     return false;
   }
-  add_recent(run_->store_id ? store : which);
+  add_recent(run_->id ? store : which);
   return true;
 }
 
 bool MainWindow::reload() {
-  if (!run_ || !run_->store_id) return false;
+  if (!run_ || !run_->id) return false;
   const View view = current_view();
   const QVariant key = current_tab()->current_key();
-  if (!open_run(QString::number(*run_->store_id), QString::fromStdString(run_->source)))
-    return false;
+  if (!open_run(QString::number(*run_->id), QString::fromStdString(run_->source))) return false;
   show_view(view);
   current_tab()->select_key(key);
   return true;
@@ -379,6 +403,39 @@ void MainWindow::open_lock(uint64_t address) {
 bool MainWindow::export_table(const QString& path, QString* error) const {
   const QAbstractItemModel* model = current_tab()->export_model();
   return model && write_csv_file(*model, path, error);
+}
+
+void MainWindow::export_with_dialog(const ExportFormat& format) {
+  const bool directory = *format.file_name == '\0';
+  const QString path =
+      directory
+          ? QFileDialog::getExistingDirectory(this, tr("Export every table as CSV into"))
+          : QFileDialog::getSaveFileName(this, tr("Export the run"),
+                                         QString::fromLatin1(format.file_name), tr(format.filter));
+  if (path.isEmpty()) return;
+  QString error;
+  if (export_run_as(QString::fromLatin1(format.name), path, &error)) {
+    statusBar()->showMessage(tr("Exported to %1").arg(path), 5000);
+  } else {
+    report_error(error);
+  }
+}
+
+bool MainWindow::export_run_as(const QString& format, const QString& path, QString* error) const {
+  if (!run_) {
+    *error = tr("No run open");
+    return false;
+  }
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  try {
+    export_run(*run_, format.toStdString(), path.toStdString());
+  } catch (const std::exception& e) {  // exports::ExportError, or a run that cannot be read
+    QApplication::restoreOverrideCursor();
+    *error = QString::fromStdString(one_line(e.what()));
+    return false;
+  }
+  QApplication::restoreOverrideCursor();
+  return true;
 }
 
 bool MainWindow::export_histogram(const QString& path, QString* error) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "viewer/loading/run_data.h"
+#include "viewer/loading/run_export.h"
 
 class QDockWidget;
 class QLabel;
@@ -62,6 +63,12 @@ class MainWindow : public QMainWindow {
   bool save_screenshot(const QString& path);
   bool export_table(const QString& path, QString* error) const;  // the current view's table
   bool export_histogram(const QString& path, QString* error);    // PNG or SVG by suffix
+  // The run in a format of `quartz report --format` (File ▸ Export, without its dialog):
+  // `path` is a file, or for csv a directory.
+  bool export_run_as(const QString& format, const QString& path, QString* error) const;
+  QMenu* export_menu() const { return export_menu_; }  // one action per format, data: its name
+  // Says, while no run is open, why (no store found) and what to do.
+  void show_no_run_reason(const QString& reason);
   QStringList recent_files() const { return recent_; }
   void add_recent(const QString& path);  // a capture or store just opened
   void save_layout();
@@ -89,6 +96,8 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void restore_layout();
   void report_error(const QString& message);
+  void export_with_dialog(const ExportFormat& format);
+  void update_export_actions();
   void rebuild_recent_menu();
   void update_details();
   void remember_place();
@@ -114,6 +123,7 @@ class MainWindow : public QMainWindow {
   DetailPanel* details_;
   QDockWidget* dock_;
   QMenu* recent_menu_ = nullptr;
+  QMenu* export_menu_ = nullptr;
   QLabel* run_summary_;
   QStringList recent_;
   std::vector<Place> back_, forward_;

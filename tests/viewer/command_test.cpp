@@ -1,7 +1,8 @@
 // The quartz-view command: bad input gives one line on stderr and exit status 2, never a
 // crash or a window (missing file, corrupt capture, not a store, no such run, bad options,
-// no display); --help; --screenshot of each view, from a capture and from a store (the
-// What-ifs view from a store with a stored prediction).
+// no display, no store); --help and --version; --screenshot of each view, from a capture
+// and from a store (the What-ifs view from a store with a stored prediction).
+#include <QDir>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -26,15 +27,18 @@ struct Result {
   QString out, err;
 };
 
-// Runs quartz-view without a display: offscreen unless `display` is false (then with none).
-Result run_viewer(const QStringList& args, bool offscreen = true) {
+// Runs quartz-view without a display: offscreen unless `display` is false (then with none),
+// in `directory` (empty: this one), with no $QUARTZ_STORE.
+Result run_viewer(const QStringList& args, bool offscreen = true, const QString& directory = {}) {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove("QUARTZ_STORE");
   env.remove("DISPLAY");
   env.remove("WAYLAND_DISPLAY");
   env.remove("QT_QPA_PLATFORM");
   if (offscreen) env.insert("QT_QPA_PLATFORM", "offscreen");
   p.setProcessEnvironment(env);
+  if (!directory.isEmpty()) p.setWorkingDirectory(directory);
   p.start(QUARTZ_VIEW, args);
   Result r;
   if (!p.waitForFinished(60000)) {
@@ -122,6 +126,16 @@ class CommandTest : public QObject {
     QTest::newRow("nothing to select")
         << QStringList{capture_, "--screenshot", dir_.filePath("x.png"), "--select", "nope"}
         << "--select: no 'nope' in the hierarchy view" << true;
+    QTest::newRow("unknown export")
+        << QStringList{capture_, "--export", "svg", "--output", "x.svg"}
+        << "--export: 'svg' is not one of pprof, collapsed, chrome-trace, csv" << true;
+    QTest::newRow("export without output")
+        << QStringList{capture_, "--export", "pprof"} << "--export needs --output PATH" << true;
+    QTest::newRow("output without export")
+        << QStringList{capture_, "--output", "x"} << "--output goes with --export" << true;
+    QTest::newRow("unwritable export")
+        << QStringList{capture_, "--export", "collapsed", "--output", "/nonexistent/dir/x"}
+        << "/nonexistent/dir/x: cannot write: No such file or directory" << true;
     QTest::newRow("no display") << QStringList{capture_}
                                 << "no display (set DISPLAY, or use --screenshot FILE)" << false;
   }
@@ -147,7 +161,36 @@ class CommandTest : public QObject {
     const Result r = run_viewer({"--help"});
     QCOMPARE(r.status, 0);
     QVERIFY(r.out.startsWith("usage: quartz-view [STORE | RUN]"));
+    for (const char* option : {"--export FORMAT", "--output PATH", "--version"}) {
+      QVERIFY2(r.out.contains(option), option);
+    }
     QVERIFY(r.err.isEmpty());
+  }
+
+  void versionIsTheProjects() {
+    const Result r = run_viewer({"--version"});
+    QCOMPARE(r.status, 0);
+    QCOMPARE(r.out, "quartz-view " QUARTZ_PROJECT_VERSION "\n");  // project(VERSION) in CMake
+    QVERIFY(r.err.isEmpty());
+  }
+
+  // With no operand and no store ($QUARTZ_STORE unset, no ./quartz.db) the viewer says so
+  // first; here, with no display either, it then stops.
+  void noStoreIsSaid() {
+    QTemporaryDir empty;
+    const Result r = run_viewer({}, false, empty.path());
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QCOMPARE(r.status, 2);
+    QCOMPARE(r.err,
+             "quartz-view: no store at quartz.db (profile a program with 'quartz run -- PROGRAM', "
+             "or open a capture or store)\n"
+             "quartz-view: no display (set DISPLAY, or use --screenshot FILE)\n");
+    const Result batch = run_viewer({"--screenshot", "x.png"}, true, empty.path());
+    QCOMPARE(batch.status, 2);
+    QCOMPARE(batch.err,
+             "quartz-view: no run given, and no store at quartz.db (profile a program with "
+             "'quartz run -- PROGRAM', or open a capture or store)\n");
+    QVERIFY(!QFile::exists(QDir(empty.path()).filePath("x.png")));
   }
 
   void screenshotOfEachView_data() {

@@ -1,9 +1,11 @@
-// quartz-view's command line and how it finds what to open: options, stores and runs,
-// missing files named.
+// quartz-view's command line and how it finds what to open: options, stores and runs (with
+// no operand, the default store's latest run), missing files named.
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "profile/store.h"
+#include "tests/profile/capture_builder.h"
+#include "tests/viewer/synthetic_run.h"
 #include "viewer/loading/command_line.h"
 #include "viewer/loading/run_data.h"
 
@@ -26,6 +28,16 @@ class LoadingTest : public QObject {
     QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"a", "b"}));
     QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--view", "flames"}));
     QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--store"}));
+    QVERIFY(parse_command_line({"--version"}).version);
+    o = parse_command_line({"1", "--export", "pprof", "--output=p.pb.gz"});
+    QCOMPARE(o.export_format, "pprof");
+    QCOMPARE(o.output, "p.pb.gz");
+    QVERIFY(o.batch());
+    QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--export", "svg", "--output", "x"}));
+    QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--export", "csv"}));
+    QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--output", "x"}));
+    QVERIFY_THROWS_EXCEPTION(UsageError, parse_command_line({"--export", "csv", "--output", "d",
+                                                             "--screenshot", "x.png"}));
   }
 
   void requestsResolveStoresAndRuns() {
@@ -36,10 +48,17 @@ class LoadingTest : public QObject {
     QCOMPARE(r.kind, OpenRequest::kRun);
     QCOMPARE(r.which, "7");
     QCOMPARE(r.store, store);
+    // No operand and no store: an empty window that says why, or an error in a batch mode.
     r = resolve_request(parse_command_line({}), absent);
     QCOMPARE(r.kind, OpenRequest::kNothing);
+    QCOMPARE(r.no_store, "no store at " + absent +
+                             " (profile a program with 'quartz run -- PROGRAM', or open a "
+                             "capture or store)");
     QVERIFY_THROWS_EXCEPTION(
         UsageError, resolve_request(parse_command_line({"--screenshot", "x.png"}), absent));
+    QVERIFY_THROWS_EXCEPTION(
+        UsageError,
+        resolve_request(parse_command_line({"--export", "csv", "--output", "d"}), absent));
     { profile::Store created(store); }  // empty
     QVERIFY_THROWS_EXCEPTION(LoadError, resolve_request(parse_command_line({}), store));
     QVERIFY_THROWS_EXCEPTION(LoadError,
@@ -50,6 +69,21 @@ class LoadingTest : public QObject {
     } catch (const LoadError& e) {
       QCOMPARE(QString(e.what()), QString::fromStdString(store + " holds no runs"));
     }
+    const profile::Run run = test::small_run();
+    profile::Store(store).add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
+                                  "run.qcap", "");
+    // No operand: the default store's latest run, without asking.
+    r = resolve_request(parse_command_line({}), store);
+    QCOMPARE(r.kind, OpenRequest::kRun);
+    QCOMPARE(r.which, "latest");
+    QCOMPARE(r.store, store);
+    // A store named: its runs to pick from, or its latest in a batch mode.
+    r = resolve_request(parse_command_line({"--store", store}), absent);
+    QCOMPARE(r.kind, OpenRequest::kPickRun);
+    QCOMPARE(r.store, store);
+    r = resolve_request(parse_command_line({store, "--export", "csv", "--output", "d"}), absent);
+    QCOMPARE(r.kind, OpenRequest::kRun);
+    QCOMPARE(r.which, "latest");
   }
 
   void missingFilesAreNamed() {

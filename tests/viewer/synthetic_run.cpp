@@ -256,7 +256,7 @@ std::shared_ptr<const RunData> with_what_ifs(const std::vector<profile::StoredPr
   auto data = std::make_shared<RunData>();
   data->label = "run 1 (runs.db)";
   data->source = "runs.db";
-  data->store_id = 1;
+  data->id = 1;
   data->run = small_run();
   data->view = analysis::analyze(data->run);
   data->has_trace = has_trace;

@@ -378,7 +378,7 @@ class WidgetTest : public QObject {
     answer.start(20);
     QVERIFY(window_->open_path(store));
     QCOMPARE(offered, 2);
-    QCOMPARE(window_->run()->store_id, std::optional<int64_t>(1));
+    QCOMPARE(window_->run()->id, std::optional<int64_t>(1));
     QCOMPARE(window_->run()->view.elapsed_s, 0.861);
   }
 

@@ -6,12 +6,29 @@
 
 #include "profile/open_run.h"
 #include "viewer/loading/run_data.h"
+#include "viewer/loading/run_export.h"
 
 namespace quartz::viewer {
+
+namespace {
+
+// "pprof, collapsed, chrome-trace, csv"
+std::string export_format_names() {
+  std::string names;
+  for (const ExportFormat& format : kExportFormats) {
+    names += (names.empty() ? "" : ", ") + std::string(format.name);
+  }
+  return names;
+}
+
+}  // namespace
 
 std::string usage() {
   return "usage: quartz-view [STORE | RUN] [--store FILE]\n"
          "                   [--screenshot FILE.png [--view VIEW] [--select NAME]]\n"
+         "                   [--export FORMAT --output PATH]\n"
+         "       quartz-view --help | --version\n"
+         "  (nothing): the latest run of $QUARTZ_STORE, else ./quartz.db.\n"
          "  STORE: an experiment store: pick one of its runs.\n"
          "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
          "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
@@ -20,7 +37,14 @@ std::string usage() {
          "                     what-ifs\n"
          "  --select NAME      select the procedure, object or thread named NAME (in the\n"
          "                     hierarchy: its heaviest calling context; in what-ifs: on\n"
-         "                     the newest prediction's critical path)\n";
+         "                     the newest prediction's critical path)\n"
+         "  --export FORMAT    write the run as File > Export does and exit (no display\n"
+         "                     needed): " +
+         export_format_names() +
+         ", the files of\n"
+         "                     'quartz report --format FORMAT'\n"
+         "  --output PATH      where --export writes (csv: a directory)\n"
+         "  --version          print quartz-view's version\n";
 }
 
 ViewerOptions parse_command_line(const std::vector<std::string>& args) {
@@ -37,6 +61,16 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
     auto is = [&](const std::string& flag) { return arg == flag || arg.rfind(flag + "=", 0) == 0; };
     if (arg == "-h" || arg == "--help") {
       options.help = true;
+    } else if (arg == "--version") {
+      options.version = true;
+    } else if (is("--export")) {
+      options.export_format = value("--export");
+      if (!export_format_named(options.export_format)) {
+        throw UsageError("--export: '" + options.export_format + "' is not one of " +
+                         export_format_names());
+      }
+    } else if (is("--output")) {
+      options.output = value("--output");
     } else if (is("--store")) {
       options.store = value("--store");
     } else if (is("--screenshot")) {
@@ -58,6 +92,15 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
       options.target = arg;
     }
   }
+  if (!options.export_format.empty() && options.output.empty()) {
+    throw UsageError("--export needs --output PATH");
+  }
+  if (options.export_format.empty() && !options.output.empty()) {
+    throw UsageError("--output goes with --export");
+  }
+  if (!options.export_format.empty() && !options.screenshot.empty()) {
+    throw UsageError("--export and --screenshot: one at a time");
+  }
   return options;
 }
 
@@ -76,7 +119,6 @@ std::vector<profile::RunSummary> list_runs(const std::string& store_path) {
 
 OpenRequest resolve_request(const ViewerOptions& options, const std::string& default_store) {
   OpenRequest request;
-  const bool screenshot = !options.screenshot.empty();
   if (!options.target.empty() &&
       (!options.store.empty() || !profile::Store::looks_like_store(options.target))) {
     request.kind = OpenRequest::kRun;
@@ -84,16 +126,18 @@ OpenRequest resolve_request(const ViewerOptions& options, const std::string& def
     request.store = options.store.empty() ? default_store : options.store;
     return request;
   }
-  std::string store = !options.target.empty() ? options.target : options.store;
+  const std::string named = !options.target.empty() ? options.target : options.store;
   std::error_code error;
-  if (store.empty() && std::filesystem::exists(default_store, error)) store = default_store;
-  if (store.empty()) {
-    if (screenshot) throw UsageError("--screenshot: no run given and no store at " + default_store);
+  if (named.empty() && !std::filesystem::exists(default_store, error)) {
+    request.no_store = "no store at " + default_store +
+                       " (profile a program with 'quartz run -- PROGRAM', or open a capture or "
+                       "store)";
+    if (options.batch()) throw UsageError("no run given, and " + request.no_store);
     return request;
   }
-  list_runs(store);  // a missing, foreign or empty store is an error now, not in a dialog
-  request.store = store;
-  if (screenshot) {
+  request.store = named.empty() ? default_store : named;
+  list_runs(request.store);  // a missing, foreign or empty store is an error now, not in a dialog
+  if (named.empty() || options.batch()) {
     request.kind = OpenRequest::kRun;
     request.which = "latest";
   } else {

@@ -16,6 +16,20 @@ std::string one_line(const std::string& message) {
   return line;
 }
 
+namespace {
+
+// Whether the run has a trace, by the rule that finds it for predictions and exports.
+bool has_trace(const profile::OpenedRun& opened, const std::string& store_path) {
+  try {
+    profile::trace_opener(opened, store_path);
+    return true;
+  } catch (const std::exception&) {  // OpenRunError (none), or a store that cannot be read
+    return false;
+  }
+}
+
+}  // namespace
+
 std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& stored) {
   std::vector<WhatIf> out;
   out.reserve(stored.size());
@@ -41,22 +55,19 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
   }
   auto data = std::make_shared<RunData>();
   try {
-    profile::OpenedRun opened = profile::open_run(which, store_path);
-    data->label = opened.label;
-    data->store_id = opened.id;
-    data->source = opened.id ? store_path : which;
-    data->run = std::move(opened.run);
+    static_cast<profile::OpenedRun&>(*data) = profile::open_run(which, store_path);
+    data->source = data->id ? store_path : which;
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
   }
   data->view = analysis::analyze(data->run);
-  if (data->store_id) {
+  data->has_trace = has_trace(*data, store_path);
+  if (data->id) {
     // The profile is open: predictions that cannot be listed are the What-ifs view's
     // problem, not a reason to refuse the run.
     try {
       const profile::Store store(store_path, profile::StoreAccess::read_only);
-      data->has_trace = store.has_trace(*data->store_id);
-      data->what_ifs = read_what_ifs(store.predictions(*data->store_id));
+      data->what_ifs = read_what_ifs(store.predictions(*data->id));
     } catch (const std::exception& e) {
       data->what_ifs_error = one_line(e.what());
     }

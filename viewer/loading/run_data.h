@@ -1,5 +1,7 @@
-// One run as the viewer holds it: the run read through profile/ and the ProfileView the
-// analysis library derived from it. Models share it (shared_ptr) and never change it.
+// One run as the viewer holds it: the run as profile/ opened it (profile::OpenedRun: the
+// run, its label and its number in a store, as `quartz report` opens it, so the exports take
+// it as they are) and the ProfileView the analysis library derived from it. Models share it
+// (shared_ptr) and never change it.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 
 #include "analysis/prediction.h"
 #include "analysis/profile_view.h"
+#include "profile/open_run.h"
 #include "profile/run.h"
 #include "profile/store.h"
 
@@ -29,15 +32,18 @@ struct WhatIf {
   std::string error;                                 // then: why, in one line
 };
 
-struct RunData {
-  std::string label;                // "run 3 (quartz.db)" or the capture's path
-  std::string source;               // the capture file or the store it came from
-  std::optional<int64_t> store_id;  // the run's number in its store
-  profile::Run run;                 // for what is not a metric: host, topology, start routines
-  analysis::ProfileView view;       // every number the viewer shows
-  // Runs of a store only: whether a trace is stored with it (so `quartz predict` can be
-  // asked), its stored predictions, newest first, and why they could not be listed.
+// From profile::OpenedRun: `run` (for what is not a metric: host, topology, start routines),
+// `label` ("run 3 (quartz.db)" or the capture's path) and `id` (the run's number in its
+// store, for a run of a store).
+struct RunData : profile::OpenedRun {
+  std::string source;          // the capture file or the store it came from
+  analysis::ProfileView view;  // every number the viewer shows
+  // Whether the run has a trace (profile::trace_opener: stored with the run, or
+  // CAPTURE.trace next to a capture), so `quartz predict` can be asked and the trace
+  // exported.
   bool has_trace = false;
+  // Runs of a store only: its stored predictions, newest first, and why they could not be
+  // listed.
   std::vector<WhatIf> what_ifs;
   std::string what_ifs_error;
 };

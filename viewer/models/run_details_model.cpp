@@ -71,7 +71,7 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
         "Objects, calls or contexts that found no room in the tables");
   add("Ended normally", q.final, q.final ? "yes" : "no: this is the run's last checkpoint");
   add("Traced", q.traced,
-      q.traced ? (run_->store_id && !run_->has_trace ? "yes (no trace stored with the run)" : "yes")
+      q.traced ? (run_->id && !run_->has_trace ? "yes (no trace stored with the run)" : "yes")
                : "no (record with 'quartz run --trace' to ask 'quartz predict')",
       "Whether synchronization events were recorded for 'quartz predict' (the What-ifs view)");
   if (q.traced) {
@@ -81,7 +81,7 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
           "refuses the trace unless --allow-drops");
     count("Trace bytes", q.trace_bytes, "The trace's size on disk");
   }
-  if (run_->store_id) {
+  if (run_->id) {
     count("Stored predictions", run_->what_ifs.size(),
           "'quartz predict' answers (What-ifs, Ctrl+6)");
   }

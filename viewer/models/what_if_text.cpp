@@ -24,7 +24,7 @@ QString what_ifs_missing(const RunData* run) {
     return QObject::tr("The predictions stored with this run could not be read (%1).")
         .arg(QString::fromStdString(run->what_ifs_error));
   }
-  if (!run->store_id) {
+  if (!run->id) {
     return run->view.quality.traced
                ? QObject::tr(
                      "What-ifs are stored with runs in a store: import this capture "
@@ -36,7 +36,7 @@ QString what_ifs_missing(const RunData* run) {
                      "store to see the answers here.");
   }
   const QString store = QString::fromStdString(run->source);
-  const QString id = QString::number(*run->store_id);
+  const QString id = QString::number(*run->id);
   if (!run->has_trace) {
     return QObject::tr(
                "Run %1 has no trace: record the program again with 'quartz run "
