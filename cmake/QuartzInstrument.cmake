@@ -7,13 +7,17 @@
 # Builds `target` with -finstrument-functions so Quartz sees its procedures, and with -g so
 # it can name them by file and line (a Release build has no -g; -g changes no generated
 # code). LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
-include_guard(GLOBAL)
+# Once per directory: Quartz::instrument, like the package's imported targets, is seen in the
+# directory that found the package and below it.
+include_guard(DIRECTORY)
 
 # Code from these directories gets no hooks unless KEEP_SYSTEM: the C library's and the C++
 # standard library's headers, and the compilers' own, so that inlined std:: code costs
 # nothing. gcc matches them as substrings of each function's file. The wrappers quartz-cc
 # and quartz-c++ are configured from this same list.
-set(QUARTZ_SYSTEM_HEADER_DIRS /usr/include/ /usr/lib/gcc/ /usr/lib/llvm-)
+function(quartz_system_header_dirs out_var)
+  set(${out_var} /usr/include/ /usr/lib/gcc/ /usr/lib/llvm- PARENT_SCOPE)
+endfunction()
 
 # The compile options of an instrumented target, generator expressions included:
 #   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM])
@@ -22,7 +26,8 @@ function(quartz_instrument_options out_var)
   cmake_parse_arguments(ARG "KEEP_SYSTEM" "" "" ${ARGN})
   set(options -finstrument-functions -g)
   if(NOT ARG_KEEP_SYSTEM)
-    list(JOIN QUARTZ_SYSTEM_HEADER_DIRS "$<COMMA>" excluded)
+    quartz_system_header_dirs(dirs)
+    list(JOIN dirs "$<COMMA>" excluded)
     set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
     list(APPEND options "$<${is_gcc}:-finstrument-functions-exclude-file-list=${excluded}>")
   endif()
