@@ -7,6 +7,7 @@
 # Builds `target` with -finstrument-functions so Quartz sees its procedures, and with -g so
 # it can name them by file and line (a Release build has no -g; -g changes no generated
 # code). LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
+
 # Once per directory: Quartz::instrument, like the package's imported targets, is seen in the
 # directory that found the package and below it.
 include_guard(DIRECTORY)

@@ -20,7 +20,7 @@ command -v debootstrap >/dev/null || apt-get install -y -qq --no-install-recomme
 QUARTZ_TARGETS="quartz quartz_cli quartz_man_pages" ./scripts/build.sh "$build" \
   -DCMAKE_INSTALL_PREFIX=/usr -DQUARTZ_BUILD_BENCH=OFF >/dev/null
 # quartz-view too, when Qt 6 is here to build it.
-if cmake --build "$build" --target help | grep -q '^quartz-view:'; then
+if cmake --build "$build" --target help | grep '^quartz-view:' >/dev/null; then
   QUARTZ_TARGETS="quartz-view quartz_man_pages" ./scripts/build.sh "$build" >/dev/null
 fi
 rm -f "$build"/quartz_*.deb
@@ -28,10 +28,11 @@ rm -f "$build"/quartz_*.deb
 deb=$(ls "$build"/quartz_*.deb)
 echo "test-deb: $deb"
 dpkg-deb --field "$deb" Depends
+echo "test-deb: built in $(($(date +%s) - started)) s"
 
 # unmount_root: the file systems mounted into the root (also when a step fails).
 unmount_root() {
-  for mounted in proc sys dev; do
+  for mounted in proc sys dev/pts dev; do
     if mountpoint -q "$root/$mounted"; then umount "$root/$mounted"; fi
   done
 }
@@ -49,13 +50,14 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
 
 cp "$deb" "$root/tmp/"
 rm -rf "$root/root/install-tests"
 cp -r tests/install "$root/root/install-tests"
 # The package, with only its Depends, then a user's tools: compilers, make, cmake, pkg-config
-# (python3 reads the reports in the tests).
-chroot "$root" sh -eu -c "
+# (python3 reads the reports in the tests). Nothing of this machine's environment goes in.
+chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root sh -eu -c "
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") >/dev/null
   for program in /usr/bin/quartz /usr/bin/quartz-view; do
