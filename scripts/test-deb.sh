@@ -42,6 +42,7 @@ rm -rf "$root"
 
 # The Debian archive this machine's apt uses for bookworm.
 [ -n "$(apt-get indextargets)" ] || apt-get update -qq
+# shellcheck disable=SC2016 # $(REPO_URI) is apt's, not the shell's
 mirror=$(apt-get indextargets --format '$(REPO_URI)' 'RELEASE: bookworm' | head -n 1)
 debootstrap --variant=minbase bookworm "$root" "${mirror:-http://deb.debian.org/debian}" \
   >"$build/debootstrap.log"

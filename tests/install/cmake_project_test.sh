@@ -5,6 +5,7 @@
 # is profiled with the installed quartz only, and says which libquartz.so it loaded.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/install/common.sh
 . "$here/common.sh"
 prefix=$1 work=$2 cxx=$3 cxx_id=$4
 quartz="$prefix/bin/quartz"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the install tests (sourced): what a user's program says and where its source is.
 
 fail() {

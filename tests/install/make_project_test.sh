@@ -6,10 +6,12 @@
 # such option).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/install/common.sh
 . "$here/common.sh"
 prefix=$1 work=$2 cxx_id=$3
 quartz="$prefix/bin/quartz"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(echo "$prefix"/lib/*/pkgconfig | tr ' ' :)"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(echo "$prefix"/lib/*/pkgconfig | tr ' ' :)"
+export PKG_CONFIG_PATH
 rm -rf "$work"
 mkdir -p "$work/default" "$work/system"
 cd "$work"
