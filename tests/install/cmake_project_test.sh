@@ -7,7 +7,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/install/common.sh
 . "$here/common.sh"
-prefix=$1 work=$2 cxx=$3 cxx_id=$4
+prefix=$(realpath "$1") work=$2 cxx=$3 cxx_id=$4
 quartz="$prefix/bin/quartz"
 rm -rf "$work"
 mkdir -p "$work"

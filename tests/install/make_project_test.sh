@@ -8,7 +8,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/install/common.sh
 . "$here/common.sh"
-prefix=$1 work=$2 cxx_id=$3
+prefix=$(realpath "$1") work=$2 cxx_id=$3
 quartz="$prefix/bin/quartz"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(echo "$prefix"/lib/*/pkgconfig | tr ' ' :)"
 export PKG_CONFIG_PATH
