@@ -62,7 +62,9 @@ std::string runtime_library() {
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (!error) {
-    for (const char* relative : {"../lib/libquartz.so", "libquartz.so"}) {
+    // Installed (bin/ and the library directory of the same prefix), then this build tree.
+    for (const char* relative :
+         {QUARTZ_LIBDIR_FROM_BINDIR "/libquartz.so", "../lib/libquartz.so", "libquartz.so"}) {
       const auto candidate = self.parent_path() / relative;
       if (std::filesystem::exists(candidate, error)) {
         return std::filesystem::weakly_canonical(candidate, error).string();

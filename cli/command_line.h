@@ -43,7 +43,8 @@ class Arguments {
   size_t at_ = 0;
 };
 
-// libquartz.so next to this executable (../lib), or QUARTZ_LIBRARY.
+// libquartz.so in the library directory of this executable's prefix (an installed quartz)
+// or next to it (../lib, a build tree), or QUARTZ_LIBRARY.
 std::string runtime_library();
 // The store used when none is named: QUARTZ_STORE, or ./quartz.db.
 std::string default_store();

@@ -1,10 +1,60 @@
-# quartz_instrument(target): builds `target` with -finstrument-functions so Quartz sees its
-# procedures, and with -g so it can name them by file and line (a Release build has no -g;
-# -g changes no generated code). Link libquartz too (instead of preloading) with LINK_RUNTIME.
+# Instrumenting a target for Quartz, in this source tree and from the installed package
+# (QuartzConfig.cmake includes this file).
+#
+#   quartz_instrument(target [LINK_RUNTIME] [KEEP_SYSTEM])
+#   target_link_libraries(target PRIVATE Quartz::instrument)   # the same flags, as a target
+#
+# Builds `target` with -finstrument-functions so Quartz sees its procedures, and with -g so
+# it can name them by file and line (a Release build has no -g; -g changes no generated
+# code). LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
+
+# Once per directory: Quartz::instrument, like the package's imported targets, is seen in the
+# directory that found the package and below it.
+include_guard(DIRECTORY)
+
+# Code from these directories gets no hooks unless KEEP_SYSTEM: the C library's and the C++
+# standard library's headers, and the compilers' own, so that inlined std:: code costs
+# nothing. gcc matches them as substrings of each function's file. The wrappers quartz-cc
+# and quartz-c++ are configured from this same list.
+function(quartz_system_header_dirs out_var)
+  set(${out_var} /usr/include/ /usr/lib/gcc/ /usr/lib/llvm- PARENT_SCOPE)
+endfunction()
+
+# The compile options of an instrumented target, generator expressions included:
+#   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM])
+# clang has no exclusion list: it instruments system headers' code whatever the option.
+function(quartz_instrument_options out_var)
+  cmake_parse_arguments(ARG "KEEP_SYSTEM" "" "" ${ARGN})
+  set(options -finstrument-functions -g)
+  if(NOT ARG_KEEP_SYSTEM)
+    quartz_system_header_dirs(dirs)
+    list(JOIN dirs "$<COMMA>" excluded)
+    set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
+    list(APPEND options "$<${is_gcc}:-finstrument-functions-exclude-file-list=${excluded}>")
+  endif()
+  set(${out_var} ${options} PARENT_SCOPE)
+endfunction()
+
 function(quartz_instrument target)
-  cmake_parse_arguments(ARG "LINK_RUNTIME" "" "" ${ARGN})
-  target_compile_options(${target} PRIVATE -finstrument-functions -g)
+  cmake_parse_arguments(ARG "LINK_RUNTIME;KEEP_SYSTEM" "" "" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "quartz_instrument: unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(ARG_KEEP_SYSTEM)
+    quartz_instrument_options(options KEEP_SYSTEM)
+  else()
+    quartz_instrument_options(options)
+  endif()
+  target_compile_options(${target} PRIVATE ${options})
   if(ARG_LINK_RUNTIME)
-    target_link_libraries(${target} PRIVATE quartz)
+    target_link_libraries(${target} PRIVATE Quartz::runtime)
   endif()
 endfunction()
+
+if(NOT TARGET Quartz::instrument)
+  add_library(Quartz::instrument INTERFACE IMPORTED)
+  quartz_instrument_options(quartz_default_options)
+  set_target_properties(Quartz::instrument PROPERTIES
+                        INTERFACE_COMPILE_OPTIONS "${quartz_default_options}")
+  unset(quartz_default_options)
+endif()

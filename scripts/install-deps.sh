@@ -10,6 +10,7 @@ packages="
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils
   zlib1g-dev golang-go python3
+  go-md2man debootstrap
 "
 # From npm: Chrome DevTools' trace model, which loads the chrome-trace export in tests.
 npm_packages="@paulirish/trace_engine@0.0.65"

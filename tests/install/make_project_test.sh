@@ -1,0 +1,44 @@
+#!/bin/sh
+# make_project_test.sh PREFIX WORK_DIR CXX_ID: a Make project outside this tree (make_project/)
+# built with the wrappers and quartz.pc installed in PREFIX: `counter` linked to libquartz and
+# run without `quartz run`, `sorter` preloaded, with the standard library left out by default
+# and kept with QUARTZ_INSTRUMENT_SYSTEM=1 when the wrappers call gcc (CXX_ID GNU; clang has no
+# such option).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/install/common.sh
+. "$here/common.sh"
+prefix=$(realpath "$1") work=$2 cxx_id=$3
+quartz="$prefix/bin/quartz"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$(echo "$prefix"/lib/*/pkgconfig | tr ' ' :)"
+export PKG_CONFIG_PATH
+rm -rf "$work"
+mkdir -p "$work/default" "$work/system"
+cd "$work"
+make -s -C default -f "$here/make_project/Makefile" CC="$prefix/bin/quartz-cc" \
+  CXX="$prefix/bin/quartz-c++"
+QUARTZ_INSTRUMENT_SYSTEM=1 make -s -C system -f "$here/make_project/Makefile" sorter \
+  CXX="$prefix/bin/quartz-c++"
+
+QUARTZ_OUTPUT=counter.qcap default/counter >counter.out
+expect_runtime_under counter.out "$prefix"
+"$quartz" import --store counter.db counter.qcap >/dev/null
+"$quartz" report --store counter.db --json >counter.json
+"$here/check_report.py" counter.json --procedure count_primes \
+  "counter.c:$(definition_line "$here/make_project/counter.c" count_primes)"
+grep -q '"counter-main"' counter.json || fail "counter.json: no thread named counter-main"
+
+at="app.cpp:$(definition_line "$here/outside_project/app.cpp" sorted_values)"
+# Every std:: call hooked costs about ten times as much: fewer rounds (app.cpp).
+for build in default:40 system:4; do
+  rounds=${build#*:} build=${build%:*}
+  "$quartz" run -q --store "$build.db" -- "$build/sorter" "$rounds" >"$build.out"
+  expect_runtime_under "$build.out" "$prefix"
+  "$quartz" report --store "$build.db" --json >"$build.json"
+  standard_library=no
+  [ "$build" = default ] || standard_library=yes
+  [ "$cxx_id" = GNU ] || standard_library=""
+  "$here/check_report.py" "$build.json" --procedure "sorted_values(long)" "$at" \
+    ${standard_library:+--standard-library "$standard_library"}
+done
+echo "installed wrappers and quartz.pc: ok"
