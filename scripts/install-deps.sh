@@ -12,8 +12,10 @@ packages="
   zlib1g-dev golang-go python3
   go-md2man debootstrap
 "
-# From npm: Chrome DevTools' trace model, which loads the chrome-trace export in tests.
-npm_packages="@paulirish/trace_engine@0.0.65"
+# From npm, for the export tests: Chrome DevTools' trace model, which loads the chrome-trace
+# export, and flamegraph.pl's JavaScript port, which draws the collapsed stacks (Debian 12
+# packages no flame graph tool).
+npm_packages="@paulirish/trace_engine@0.0.65 flamegraph@0.1.0"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

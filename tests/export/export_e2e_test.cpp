@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "harness.h"
@@ -41,14 +42,14 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-// Where npm installed Chrome DevTools' trace engine globally, or "" when it did not.
-std::string devtools_trace_engine() {
+// Where npm installed a package globally (PACKAGE_DIR/FILE exists), or "" when it did not.
+std::string npm_package(const std::string& name, const std::string& file) {
   const std::string npm = find_program("npm");
   if (npm.empty() || find_program("node").empty()) return "";
   const CommandResult root = run_command({npm, "root", "-g"});
   if (root.exit_code != 0) return "";
-  const std::string dir = root.out.substr(0, root.out.find('\n')) + "/@paulirish/trace_engine";
-  return fs::exists(dir + "/models/trace/trace.js") ? dir : "";
+  const std::string dir = root.out.substr(0, root.out.find('\n')) + "/" + name;
+  return fs::exists(dir + "/" + file) ? dir : "";
 }
 
 // Processor time of this process's children that ended, and of theirs (getrusage).
@@ -197,41 +198,43 @@ TEST_F(ExportE2E, PprofTopMatchesReport) {
 }
 
 // Every line of the collapsed stacks is "frame;frame;... N", N the context's own normalized
-// nanoseconds; a flame graph renderer (Brendan Gregg's flamegraph.pl or inferno, when
-// installed) draws them: its total is the contexts' normalized time, and each procedure's
-// frames (lock_contention recurses nowhere) are as wide as its normalized time.
+// nanoseconds; a flame graph renderer (npm flamegraph@0.1.0, flamegraph.pl's JavaScript
+// port) draws them: its root frames add up to the contexts' normalized time, and each
+// procedure's frames (lock_contention recurses nowhere) are as wide as its normalized time.
 TEST_F(ExportE2E, CollapsedStacksRenderAsFlameGraph) {
+  const std::string renderer = npm_package("flamegraph", "lib/stackparse.js");
+  if (renderer.empty()) GTEST_SKIP() << "npm flamegraph@0.1.0 is not installed";
   ASSERT_NO_FATAL_FAILURE(record(false));
   const std::string stacks = exported({"--format", "collapsed"}, "stacks.folded");
   std::ifstream in(stacks);
   size_t lines = 0;
+  std::set<std::string> roots;
   const std::regex line_format(R"(^[^;\n]+(;[^;\n]+)* [0-9]+$)");
   for (std::string line; std::getline(in, line); ++lines) {
     ASSERT_TRUE(std::regex_match(line, line_format)) << line;
+    roots.insert(line.substr(0, line.find_first_of("; ")));
   }
   ASSERT_GT(lines, 0u);
   const double rounding_ns = static_cast<double>(lines);
 
-  std::string renderer = find_program("flamegraph.pl");
-  if (renderer.empty()) renderer = find_program("inferno-flamegraph");
-  if (renderer.empty())
-    GTEST_SKIP() << "no flame graph renderer (flamegraph.pl, inferno-flamegraph)";
-  const CommandResult svg = run_command({renderer, stacks});
+  const CommandResult svg =
+      run_command({find_program("node"), kChecks + "/render_flame_graph.js", renderer, stacks});
   ASSERT_EQ(svg.exit_code, 0) << svg.err;
-  // Each frame's tooltip: <title>NAME (N samples, P%)</title>; N may have thousands commas.
+  // Each frame's tooltip: <title>NAME (N samples), P%)</title>, N with thousands commas.
   std::map<std::string, double> width_ns;
-  const std::regex title(R"(<title>(.*?) \(([0-9,]+) samples?, [0-9.]+%\)</title>)");
+  const std::regex title(R"(<title>(.*?) \(([0-9,]+) samples?\)?, [0-9.]+%\)</title>)");
   for (auto it = std::sregex_iterator(svg.out.begin(), svg.out.end(), title);
        it != std::sregex_iterator(); ++it) {
     std::string digits = (*it)[2];
     digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
     width_ns[(*it)[1]] += std::stod(digits);
   }
-  ASSERT_TRUE(width_ns.count("all")) << svg.out.substr(0, 2000);
-  double contexts_ns = 0;
+  ASSERT_FALSE(width_ns.empty()) << svg.out.substr(0, 2000);
+  double contexts_ns = 0, roots_ns = 0;
   for (const json& c : report["contexts"])
     contexts_ns += c["normalized_self_s"].get<double>() * 1e9;
-  EXPECT_NEAR(width_ns["all"], contexts_ns, rounding_ns);
+  for (const std::string& root : roots) roots_ns += width_ns[root];
+  EXPECT_NEAR(roots_ns, contexts_ns, rounding_ns);
   for (const json& p : report["procedures"]) {
     const double normalized_ns = p["normalized_s"].get<double>() * 1e9;
     if (normalized_ns < rounding_ns) continue;  // no frame: the sampler never saw it
@@ -311,7 +314,7 @@ TEST_F(ExportE2E, ChromeTraceWaitsAndSpinsMatchTheProgramsClocks) {
 
   // Chrome DevTools' own trace model loads it: every slice on its thread, the spin waits
   // as long as the program measured.
-  const std::string engine = devtools_trace_engine();
+  const std::string engine = npm_package("@paulirish/trace_engine", "models/trace/trace.js");
   if (engine.empty())
     GTEST_SKIP() << "Chrome DevTools' trace engine (npm @paulirish/trace_engine) is not installed";
   const CommandResult d =
