@@ -11,25 +11,35 @@
 # .clang-format (scripts/check-format.sh).
 set -eu
 cd "$(dirname "$0")/.."
+started=$(date +%s)
+# Each stage's end and the time so far (docs/performance.md "CI time" is read from these).
+stage_done() { echo "test.sh: $1 done at $(($(date +%s) - started)) s"; }
 ./scripts/install-deps.sh
 ./scripts/check-format.sh
+stage_done "install and format checks"
 jobs=$(nproc)
 
 ./scripts/build.sh build -DCMAKE_UNITY_BUILD=ON
+stage_done "release build"
 # The profile tests measure time: let the kernel write the build out before they run.
 sync
 ctest --test-dir build -j "$jobs" --output-on-failure
+stage_done "release tests"
 
 ./scripts/build-asan.sh
+stage_done "ASan build"
 sync
 # The preloaded runtime comes before the program's own ASan runtime in the library list.
 ASAN_OPTIONS=verify_asan_link_order=0 \
   ctest --test-dir build-asan -j "$jobs" --output-on-failure
+stage_done "ASan tests"
 ./scripts/fuzz.sh  # 20 s, the three readers at once (docs/performance.md "Fuzzing")
+stage_done "fuzzing"
 
 CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests" \
   ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF \
   -DQUARTZ_BUILD_VIEWER=OFF
 # Only those two are built: -L unit leaves out the other test programs' not-built markers.
 ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
+stage_done "TSan build and tests"
 echo "all tests passed"
