@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
 
@@ -16,6 +17,8 @@ namespace quartz::test {
 namespace {
 
 namespace run_keys = capture::run_keys;
+using nlohmann::json;
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 struct Churn {
   int threads;
@@ -100,28 +103,52 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Churn{1, 10000, 1},    // one thread, several periods
                       Churn{250, 50, 1},     // the case: far shorter than a period
                       Churn{200, 100, 8},    // short, several at once
-                      Churn{40, 10000, 4},   // longer than a period, more than P at once
+                      Churn{16, 10000, 4},   // longer than a period, more than P at once
                       Churn{10000, 10, 1}),  // ten thousand of the shortest
     [](const ::testing::TestParamInfo<Churn>& info) {
       return std::to_string(info.param.threads) + "x" + std::to_string(info.param.life_us) + "us_" +
              std::to_string(info.param.at_once) + "_at_once";
     });
 
-// The root's normalized time is the run's one elapsed time, and that is the program's own
-// wall clock from main's start to its return, within 2% or two sampling periods (the
-// runtime starts before main and ends after it returns).
-TEST(ElapsedTime, IsTheProgramsOwnWallClock) {
-  const RunResult r = run_churn(Churn{400, 200, 2});
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  ASSERT_TRUE(r.capture);
-  const profile::Run& run = r.capture->run;
-  const Truth truth = printed_truth(r.out);
-  const double period_s = r.capture->info(run_keys::kPeriodNs) * 1e-9;
-  const double root_s = sum(run.program.normalized_self) + sum(run.program.normalized_behalf);
-  const double bound_s = std::max(0.02 * truth.wall_s, 2 * period_s);
-  EXPECT_NEAR(root_s, truth.wall_s, bound_s) << "the root's normalized time";
-  EXPECT_NEAR(run.elapsed_s(), truth.wall_s, bound_s) << "the elapsed time";
-  expect_possible_figures(run);
+// The run's one elapsed time is the program's own wall clock from main's start to its
+// return, within 2% or two sampling periods (the runtime starts before main and ends after
+// it returns), and it is the same figure everywhere: the root's normalized time, the
+// report's elapsed time and predict's "recorded".
+class ElapsedTime : public ScratchTest {
+ protected:
+  json command_json(const std::vector<std::string>& argv) {
+    const CommandResult r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  }
+};
+
+TEST_F(ElapsedTime, IsTheProgramsOwnWallClockEverywhere) {
+  const std::string capture_path = (dir / "churn.qcap").string();
+  const CommandResult run =
+      run_command({kQuartz, "run", "-q", "--trace", "--store", store, "-o", capture_path, "--",
+                   std::string(QUARTZ_E2E_DIR) + "/thread_churn", "400", "200", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const double wall_s = printed_truth(run.out).wall_s;
+  const json report = command_json({kQuartz, "report", "--store", store, "--json"});
+  const json predict = command_json({kQuartz, "predict", "--store", store, "--json"});
+  ASSERT_FALSE(report.is_discarded());
+  ASSERT_FALSE(predict.is_discarded());
+  const double period_s = report["sampling"]["period_s"];
+  const double bound_s = std::max(0.02 * wall_s, 2 * period_s);
+  const double elapsed_s = report["elapsed_s"];
+  EXPECT_NEAR(report["program_totals"]["normalized_s"].get<double>(), wall_s, bound_s)
+      << "the root's normalized time";
+  EXPECT_NEAR(elapsed_s, wall_s, bound_s) << "the report's elapsed time";
+  double histogram_s = 0;
+  for (double t : report["parallelism_s"]) histogram_s += t;
+  EXPECT_NEAR(histogram_s, wall_s, bound_s) << "the parallelism histogram";
+  EXPECT_DOUBLE_EQ(predict["observed_s"].get<double>(), elapsed_s) << "predict's recorded time";
+
+  // The same run's capture holds only possible figures.
+  const std::optional<Capture> capture = read_capture_file(capture_path);
+  ASSERT_TRUE(capture);
+  expect_possible_figures(capture->run);
 }
 
 }  // namespace
