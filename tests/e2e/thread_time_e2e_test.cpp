@@ -129,7 +129,7 @@ TEST_F(ElapsedTime, IsTheProgramsOwnWallClockEverywhere) {
   const std::string capture_path = (dir / "churn.qcap").string();
   const CommandResult run =
       run_command({kQuartz, "run", "-q", "--trace", "--store", store, "-o", capture_path, "--",
-                   std::string(QUARTZ_E2E_DIR) + "/thread_churn", "400", "200", "2"});
+                   std::string(QUARTZ_E2E_DIR) + "/thread_churn", "500", "1000", "2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const double wall_s = printed_truth(run.out).wall_s;
   const json report = command_json({kQuartz, "report", "--store", store, "--json"});
