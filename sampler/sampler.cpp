@@ -162,21 +162,20 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
 }
 
 // The share of this interval the thread ran, from its CPU clock (-1: unknown), by the
-// CPU-share rule (attribution.h).
-// A thread that has ended is read from the clock it left in its block.
+// CPU-share rule (attribution.h). A thread that has ended is read from the clock it left in
+// its block.
 QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock* block,
                                  bool active, bool ended, uint64_t duration_ns) {
   const bool was_active = track.active_sample != kNone;
-  uint64_t clock_ns = 0;
   if (!active && !was_active) return -1;
-  if (ended) {
-    clock_ns = end_cpu_ns(s, *block, track.has_clock ? track.last_clock_ns : 0);
-    if (clock_ns == 0) return -1;
-  } else if (!rt::read_thread_clock(track.tid, &clock_ns)) {
-    // Gone since its slot was read: it ended, and left its clock.
-    clock_ns = end_cpu_ns(s, *block, track.has_clock ? track.last_clock_ns : 0);
-    if (clock_ns == 0) return -1;
-  }
+  uint64_t clock_ns = ~uint64_t{0};
+  if (!ended) rt::read_thread_clock(track.tid, &clock_ns);
+  // Its end reading, once it has one, bounds the live one: a thread in its exit path (its
+  // slot still live) has ended its processor time there, as its lifetime, and one gone since
+  // its slot was read has only that.
+  const uint64_t end = end_cpu_ns(s, *block, track.has_clock ? track.last_clock_ns : 0);
+  if (end != 0 && end < clock_ns) clock_ns = end;
+  if (clock_ns == ~uint64_t{0}) return -1;
   const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
   const double used_ns = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
   track.last_clock_ns = clock_ns;
