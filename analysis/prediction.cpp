@@ -234,7 +234,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
   for (const auto& r : pass.results)
     out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
-  out.observed_s = pass.assembler.observed_end_ns / 1e9;
+  out.observed_s = run.elapsed_s();  // the run's one elapsed time, as the report shows it
   out.recorded_s = pass.results[0].elapsed_ns / 1e9;
   out.critical_path = describe_path(run, pass.results[1], out.observed_s);
   size_t next = 2;

@@ -81,7 +81,7 @@ struct TraceQuality {
 struct Predictions {
   std::string program;
   uint32_t processors = 1;
-  double observed_s = 0;  // the recording's elapsed time, to the program's end
+  double observed_s = 0;  // the run's elapsed time (profile::Run::elapsed_s), as reported
   double recorded_s = 0;  // the replay of the recorded configuration (the model's check)
   CriticalPath critical_path;
   std::vector<GroupingPrediction> groupings;

@@ -366,7 +366,7 @@ ProfileView analyze(const Run& run) {
   std::stringstream split(run.text(capture::run_keys::kArguments));
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);
   view.processors = run.processors;
-  view.elapsed_s = run.number(capture::run_keys::kElapsedNs) * 1e-9;
+  view.elapsed_s = run.elapsed_s();
   view.program_totals = totals_of(run.program);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);

@@ -189,14 +189,9 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
         sample(t, index, s);
       }
       break;
-    case Type::process_end:
-      totals_.observed_end_ns = time;
-      totals_.process_end_seen = true;
-      break;
     default:
       break;
   }
-  if (!totals_.process_end_seen) totals_.observed_end_ns = std::max(totals_.observed_end_ns, time);
 }
 
 // The segment that the event `r` ends: its readings vote for its path (the events that

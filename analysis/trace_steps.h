@@ -76,9 +76,7 @@ struct AssemblerTotals {
   uint64_t records = 0, events = 0, samples = 0, dropped = 0;
   uint64_t unpaired_waits = 0;  // waits whose partner is unknown: replayed as delays
   double compensated_ns = 0;    // overhead taken out of processor time
-  double observed_end_ns = 0;   // the recording's process end (or last event)
-  bool process_end_seen = false;
-  uint64_t peak_pending = 0;  // records held back at once (the assembler's window)
+  uint64_t peak_pending = 0;    // records held back at once (the assembler's window)
 };
 
 class StepAssembler {

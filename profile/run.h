@@ -107,6 +107,9 @@ struct Run {
   // A run-section value as a number (0 when absent or not a number).
   double number(const std::string& key) const;
   std::string text(const std::string& key) const;
+  // The run's elapsed time (docs/design.md "Elapsed time": from the runtime's start to the
+  // program's end), the one figure the report, predict, the store and the viewer show.
+  double elapsed_s() const { return number(capture::run_keys::kElapsedNs) * 1e-9; }
   // Torn stack copies per thread sample: one definition for the report's quality section
   // (analysis/profile_view.h) and the store's summary column, which is filled below analysis.
   double torn_rate() const {

@@ -84,7 +84,7 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   insert.bind(3, start_ns <= uint64_t{INT64_MAX} ? static_cast<int64_t>(start_ns) : int64_t{0});
   insert.bind(4, run.text(kHost));
   insert.bind(5, run.text(kTopology));
-  insert.bind(6, run.number(kElapsedNs) * 1e-9);
+  insert.bind(6, run.elapsed_s());
   insert.bind(7, run.number(kPeriodNs) * 1e-9);
   insert.bind(8, run.torn_rate());
   insert.bind(9, run.number(kDilationRemovedNs) * 1e-9);

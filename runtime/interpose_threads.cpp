@@ -18,7 +18,9 @@ QUARTZ_NOINSTR void* start_thread(void* argument) {
   void* (*routine)(void*) = block->start_routine;
   void* routine_argument = block->start_arg;
   start_child(slot);
-  return routine(routine_argument);
+  void* result = routine(routine_argument);
+  record_end_cpu(*block);
+  return result;
 }
 
 // The block of a thread other than the caller, found by walking the registry.

@@ -79,6 +79,7 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   block->index = is_main_thread() ? 0 : g_runtime.history.next_index();
   block->parent_index = kNoThread;
   block->tid.store(gettid(), std::memory_order_relaxed);
+  block->start_cpu_ns = read_own_clock();  // what it used before is not the run's
   record_thread_start(*block, kNoThread, 0);
   if (block->trace) {
     record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0,
@@ -88,6 +89,8 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   return block;
 }
 
+constexpr uint64_t kExitRunqueueMinLifeNs = 1'100'000;
+
 QUARTZ_NOINSTR void on_thread_exit(void* value) {
   auto* slot = static_cast<ThreadSlot*>(value);
   if (!slot || t_local.slot != slot) return;
@@ -95,13 +98,21 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
   if (block->trace)
     record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
-  ThreadCpu cpu;  // the sampler cannot ask the kernel once the thread is gone
-  if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire) &&
-      read_thread_cpu(gettid(), &cpu)) {
-    block->exit_cpu_ns.store(cpu.cpu_ns, std::memory_order_relaxed);
-    block->exit_runqueue_ns.store(cpu.runqueue_ns, std::memory_order_relaxed);
+  record_end_cpu(*block);  // ended through pthread_exit or cancellation: not read yet
+  ThreadRecord* record = g_runtime.history.at(block->index);
+  if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire)) {
+    // The run-queue time, from schedstat (an open, a read and a close: ~11 us), only for a
+    // thread that lived long enough for that to be at most 1% of its life.
+    const uint64_t created = record ? record->created_ns.load(std::memory_order_relaxed) : 0;
+    ThreadCpu cpu;
+    const bool long_lived = created && now_ns() - created >= kExitRunqueueMinLifeNs;
+    block->exit_runqueue_ns.store(
+        long_lived && read_thread_cpu(gettid(), &cpu) ? cpu.runqueue_ns : kExitRunqueueUnknown,
+        std::memory_order_relaxed);
   }
-  if (ThreadRecord* record = g_runtime.history.at(block->index)) {
+  if (record) {
+    // After the read above, which a loaded machine can stretch to milliseconds: the sampler
+    // counts the thread alive until this says otherwise.
     record->exited_ns.store(now_ns(), std::memory_order_relaxed);
     uint32_t running = 0;  // pthread_exit may have said how it ended already
     record->exit_kind.compare_exchange_strong(running, 1, std::memory_order_relaxed);
@@ -116,7 +127,6 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
 
 QUARTZ_NOINSTR void initialize() {
   Runtime& rt = g_runtime;
-  rt.clock.start();
   read_options(rt.options);
   // Resolve even when disabled: the wrappers always need the real functions.
   const bool resolved = real::resolve_real_functions();
@@ -128,6 +138,9 @@ QUARTZ_NOINSTR void initialize() {
   }
   rt.threads.configure(rt.options.geometry, fold_block);
   if (rt.options.placement[0]) configure_placement(rt.options.placement);
+  // The run starts once the runtime is ready: mapping its tables takes tens of
+  // milliseconds on a loaded machine, and is not the program's time.
+  rt.clock.start();
   rt.lifecycle.store(Lifecycle::running, std::memory_order_release);
 }
 
@@ -186,6 +199,15 @@ ThreadBlock* current_block_slow() {
   return register_current_thread();
 }
 
+void record_end_cpu(ThreadBlock& block) {
+  if (!g_runtime.exit_cpu_wanted.load(std::memory_order_acquire) ||
+      block.exit_cpu_ns.load(std::memory_order_relaxed) != 0) {
+    return;
+  }
+  ErrnoGuard errno_guard;
+  block.exit_cpu_ns.store(read_own_clock(), std::memory_order_relaxed);
+}
+
 void mark_runtime_thread() {
   t_local.block = nullptr;
   t_local.slot = nullptr;
@@ -201,6 +223,7 @@ void finish(void (*stop_readers)()) {
   ErrnoGuard errno_guard;
   const uint8_t was_in_runtime = t_local.in_runtime;
   t_local.in_runtime = 1;
+  g_runtime.end_ns.store(now_ns(), std::memory_order_relaxed);
   if (ThreadBlock* block = t_local.block; block && block->trace) {
     record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
   }
@@ -232,6 +255,7 @@ void after_fork_in_child() {
   }
   // Readers (the sampler thread) stayed in the parent.
   rt.exit_cpu_wanted.store(false, std::memory_order_relaxed);
+  rt.end_ns.store(0, std::memory_order_relaxed);
 }
 
 void fold_block(ThreadBlock& block) {
@@ -273,6 +297,7 @@ ThreadSlot* prepare_child(ThreadBlock* creator) {
   ThreadBlock* child = slot->block.load(std::memory_order_relaxed);
   child->index = rt.history.next_index();
   child->parent_index = creator ? creator->index : kNoThread;
+  child->clocks_from_birth = true;
   if (creator) child->stack.inherit(creator->stack);
   if (ThreadRecord* record = rt.history.at(child->index)) {
     record->phase.store(ThreadPhase::created, std::memory_order_relaxed);

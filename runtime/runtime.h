@@ -42,6 +42,9 @@ struct Runtime {
   // Set while a reader (the sampler) wants each thread's CPU clocks read as the thread
   // ends: the kernel forgets them once it is gone.
   std::atomic<bool> exit_cpu_wanted{false};
+  // When the program ended (exit, return from main: finish()), monotonic ns; 0 before.
+  // The run's elapsed time ends here (docs/design.md "Elapsed time").
+  std::atomic<uint64_t> end_ns{0};
 };
 
 // Process-wide state, constant-initialised static storage, never destroyed.
@@ -73,6 +76,12 @@ QUARTZ_NOINSTR bool ensure_initialized();
 
 // Monotonic nanoseconds, for thread lifetimes (waits use the cheaper ticks()).
 QUARTZ_NOINSTR uint64_t now_ns();
+
+// Reads the calling thread's CPU clock into its block as its work ends, once, when a reader
+// wants it: one system call. Called when the start routine returns (so the figure ends
+// where the thread's own work does) and, for the other ways out, by the exit key's
+// destructor.
+QUARTZ_NOINSTR void record_end_cpu(ThreadBlock& block);
 
 // Marks the calling thread as the runtime's own: never profiled, wrappers pass through.
 QUARTZ_NOINSTR void mark_runtime_thread();

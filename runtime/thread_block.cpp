@@ -52,6 +52,8 @@ void ThreadBlock::reuse() {
   self = pthread_t{};
   start_routine = nullptr;
   start_arg = nullptr;
+  start_cpu_ns = 0;
+  clocks_from_birth = false;
   exit_cpu_ns.store(0, std::memory_order_relaxed);
   exit_runqueue_ns.store(0, std::memory_order_relaxed);
   trace_cpu_ticks = 0;

@@ -25,6 +25,8 @@ namespace quartz::rt {
 // a busy thread actually has a processor is measured by the sampler from CPU clocks.
 enum class ThreadState : uint8_t { busy = 0, spinning, blocked };
 
+inline constexpr uint64_t kExitRunqueueUnknown = ~uint64_t{0};
+
 // Sizes of the per-thread arrays, fixed for the life of the process.
 struct BlockGeometry {
   uint32_t stack_capacity = 512;
@@ -59,7 +61,14 @@ struct alignas(kCacheLine) ThreadBlock {
   pthread_t self{};
   void* (*start_routine)(void*) = nullptr;
   void* start_arg = nullptr;
-  // Written as the thread ends, for a reader that can no longer ask the kernel.
+  // The thread's CPU clock when it joined the run: 0 for a thread created through our
+  // pthread_create (its clocks start with it, so all it uses is the run's); read at
+  // registration for one we did not see created (the main thread).
+  uint64_t start_cpu_ns = 0;
+  bool clocks_from_birth = false;  // its CPU and run-queue clocks started in the run
+  // Written as the thread ends, for a reader that can no longer ask the kernel: its own CPU
+  // clock (0: not read) and its run-queue time from schedstat (kExitRunqueueUnknown: not
+  // read, the thread was too short-lived to pay for it).
   std::atomic<uint64_t> exit_cpu_ns{0};
   std::atomic<uint64_t> exit_runqueue_ns{0};
 

@@ -55,4 +55,10 @@ bool read_thread_clock(pid_t tid, uint64_t* cpu_ns) {
   return true;
 }
 
+uint64_t read_own_clock() {
+  timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 }  // namespace quartz::rt

@@ -25,4 +25,8 @@ QUARTZ_NOINSTR bool read_thread_cpu(pid_t tid, ThreadCpu* out);
 // (~1.7 µs on the development VM), cheap enough for every snapshot. False when it is gone.
 QUARTZ_NOINSTR bool read_thread_clock(pid_t tid, uint64_t* cpu_ns);
 
+// The calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID): one system call, no tid needed.
+// 0 when it cannot be read.
+QUARTZ_NOINSTR uint64_t read_own_clock();
+
 }  // namespace quartz::rt

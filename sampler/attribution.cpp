@@ -122,18 +122,21 @@ QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const 
 // `*processor` is the processor time credited to the sample as a share of the interval:
 // the running share, except that a sample credited with time run just before a wait keeps
 // all of it (processor time adds up exactly; the share of the interval cannot exceed 1).
+// Every share is of the whole interval; running and ready never exceed the sample's
+// presence (the share of the interval the thread existed).
 QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, double model_run,
                                  double* run, double* ready, double* processor) {
+  const double present = s.present;
   if (s.run >= 0) {
     *processor = s.run * w.run_scale;
-    *run = std::fmin(1.0, *processor);
-    *ready = (1.0 - *run) * w.ready_ratio;
+    *run = std::fmin(present, *processor);
+    *ready = (present - *run) * w.ready_ratio;
   } else if (w.measured && w.active_ns > 0) {
-    *processor = *run = w.run;
-    *ready = w.ready;
+    *processor = *run = w.run * present;
+    *ready = w.ready * present;
   } else {
-    *processor = *run = model_run;
-    *ready = 1.0 - model_run;
+    *processor = *run = model_run * present;
+    *ready = (1.0 - model_run) * present;
   }
 }
 
@@ -151,16 +154,16 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
       const ThreadSample& s = window.sample(i);
       if (s.state != kBusy && s.state != kSpinning) continue;
       WindowThread& w = window.thread_at(s.window_thread);
-      w.active_ns += snap.duration_ns;
+      w.active_ns += s.present * duration;
       if (s.run >= 0) {
-        w.clocked_ns += duration;
+        w.clocked_ns += s.present * duration;
         w.clocked_run_ns += s.run * duration;
       }
     }
   }
   for (uint32_t i = 0; i < window.thread_count(); ++i) {
     WindowThread& w = window.thread_at(i);
-    const double active = static_cast<double>(w.active_ns);
+    const double active = w.active_ns;
     // Processor time: the window's measurement, else what the clock readings add up to.
     const double cpu = w.measured ? static_cast<double>(w.cpu_ns) : w.clocked_run_ns;
     const double hooks = std::fmin(cpu, static_cast<double>(w.hook_events) * config.hook_event_ns);
@@ -169,9 +172,12 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
     const double shortfall = w.clocked_ns - w.clocked_run_ns;
     const double runqueue = static_cast<double>(w.runqueue_ns);
     w.ready_ratio = w.measured && shortfall > 0 ? std::fmin(1.0, runqueue / shortfall) : 0.0;
+    // Samples without a clock reading share what the readings did not account for.
     w.run = w.ready = 0;
-    if (w.measured && active > 0) {
-      w.run = std::fmin(1.0, (cpu - hooks) / active);
+    const double unclocked = active - w.clocked_ns;
+    if (w.measured && unclocked > 0) {
+      const double rest = std::fmax(0.0, cpu - w.clocked_run_ns) * (cpu > 0 ? 1 - hooks / cpu : 1);
+      w.run = std::fmin(1.0, rest / unclocked);
       w.ready = std::fmin(1.0 - w.run, runqueue / active);
     }
   }
@@ -235,9 +241,11 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
 
     // First pass: the model's share, e and r.
     uint32_t active = 0;
+    double present = 0;
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const uint8_t state = window.sample(i).state;
       active += state == kBusy || state == kSpinning;
+      present += window.sample(i).present;
     }
     const double model_run = active > processors ? processors / active : 1.0;
     double e = 0, r = 0;
@@ -247,7 +255,7 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       double run, ready, processor;
       shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
       if (s.state == kBusy) e += run;
-      r += run + ready;
+      r += std::fmin(1.0, run + ready);  // a first sample may carry time before the interval
     }
     const uint32_t bin =
         e > 0 ? static_cast<uint32_t>(std::fmin(processors, std::fmax(1.0, std::round(e)))) : 0;
@@ -262,19 +270,20 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       c.runnable_bin = runnable_bin;
       c.runnable = r;
       if (s.state == kBlocked) {
-        c.state[kBlocked] = delta;
+        c.state[kBlocked] = s.present * delta;
       } else {
         double run, ready, processor;
         shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
         c.state[s.state] = run * delta;
         c.state[kReady] = ready * delta;
-        c.state[kBlocked] = std::fmax(0.0, 1.0 - run - ready) * delta;
+        c.state[kBlocked] = std::fmax(0.0, s.present - run - ready) * delta;
         if (s.state == kBusy) {
           c.processor = processor * delta;
           if (e > 0) c.normalized = run * delta / e;
         }
       }
-      if (e == 0) c.normalized = delta / snap.count;  // nobody busy: shared equally, bin 0
+      // Nobody busy: shared by the time each thread was there, bin 0.
+      if (e == 0) c.normalized = present > 0 ? delta * s.present / present : delta / snap.count;
       charge(tables, s, c, delta, ++totals.stamps, snapshot_id);
     }
 

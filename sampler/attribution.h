@@ -7,13 +7,14 @@
 //   - a busy thread j runs for a share f_j of the interval Δ: measured, f_j = its processor
 //     time in the interval / Δ; else, where only the window's processor time is known, that
 //     over the time it was sampled active (busy or spinning); else the model
-//     f = min(1, P / r). Of the rest, the window's run-queue time decides how much is
-//     "ready"; what remains is "blocked in the kernel" (I/O, sleep);
+//     f = min(1, P / r). Of the rest of the time it existed in the interval (all of it, but
+//     for a thread created or ended inside it), the window's run-queue time decides how much
+//     is "ready"; what remains is "blocked in the kernel" (I/O, sleep);
 //   - e = Σ f_j over busy threads; r = Σ (running + ready share) over busy and spinning
 //     threads;
 //   - a busy thread's processor time grows by Δ·f_j and its normalized processor time by
-//     Δ·f_j / e, in the histogram bin round(e) ∈ 1..P; when e = 0, Δ is split equally
-//     among the threads and recorded in bin 0;
+//     Δ·f_j / e, in the histogram bin round(e) ∈ 1..P; when e = 0, Δ is split among the
+//     threads in proportion to the time each existed in it, and recorded in bin 0;
 //   - those amounts go to the thread, the program, the thread's calling context (self), and
 //     every distinct procedure and object on its stack (the top one as self, the others on
 //     behalf; a recursive procedure once); elapsed time in each state, and the runnable
@@ -48,6 +49,9 @@ struct ThreadSample {
   // The thread's processor time credited to this sample (from its CPU clock), as a share
   // of the interval; may exceed 1 (time it ran just before it blocked). < 0: unknown.
   float run;
+  // The share of the interval the thread existed: less than 1 when it was created or ended
+  // inside it. Its state times add up to this, so a thread's add up to its lifetime.
+  float present = 1;
 };
 
 struct SnapshotRecord {
@@ -65,7 +69,7 @@ struct WindowThread {
   uint64_t cpu_ns;        // processor time during the window
   uint64_t runqueue_ns;   // time runnable but waiting for a processor
   uint64_t hook_events;   // hook calls during the window (overhead compensation)
-  uint64_t active_ns;     // derived: sampled busy or spinning
+  double active_ns;       // derived: sampled busy or spinning, while present
   double clocked_ns;      // derived: active time whose samples read the CPU clock
   double clocked_run_ns;  // derived: of it, time running
   double run;             // derived: running share of active time, for samples not measured

@@ -71,6 +71,7 @@ struct Sampler {
   uint64_t last_checkpoint_ns = 0;
   uint64_t last_trace_flush_ns = 0;
   uint32_t live_threads = 0;
+  uint64_t clock_read_ns = 0;  // a thread reading its own CPU clock, as it does at its end
 };
 
 alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
@@ -108,6 +109,16 @@ QUARTZ_NOINSTR void read_program(RunInfo& info) {
   info.pid = getpid();
 }
 
+// The CPU clock a thread left at its end (0: none), without the runtime's own reading of
+// it (overhead compensation), and never behind `last_ns`, the sampler's last reading of it
+// while it still ran (its end may have been read before).
+QUARTZ_NOINSTR uint64_t end_cpu_ns(Sampler& s, const rt::ThreadBlock& ended, uint64_t last_ns) {
+  const uint64_t read = ended.exit_cpu_ns.load(std::memory_order_relaxed);
+  if (read == 0) return 0;
+  const uint64_t compensated = read > s.clock_read_ns ? read - s.clock_read_ns : 0;
+  return compensated > last_ns ? compensated : last_ns;
+}
+
 // Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
 // that has ended, from what it left in its block.
 QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
@@ -115,9 +126,12 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
   rt::ThreadCpu cpu{};
   bool ok;
   if (ended) {
-    cpu.cpu_ns = ended->exit_cpu_ns.load(std::memory_order_relaxed);
+    // Its own clock at its end; its run-queue time when it lived long enough to read it,
+    // else as last read.
+    cpu.cpu_ns = end_cpu_ns(s, *ended, track.has_cpu ? track.last_cpu_ns : 0);
     cpu.runqueue_ns = ended->exit_runqueue_ns.load(std::memory_order_relaxed);
     ok = cpu.cpu_ns != 0;
+    if (cpu.runqueue_ns == rt::kExitRunqueueUnknown) cpu.runqueue_ns = track.last_runqueue_ns;
   } else {
     ok = rt::read_thread_cpu(track.tid, &cpu);
     if (ok && s.trace.is_open()) {
@@ -148,14 +162,20 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
 }
 
 // The share of this interval the thread ran, from its CPU clock (-1: unknown), by the
-// CPU-share rule (attribution.h).
-QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool live,
-                                 uint64_t duration_ns) {
+// CPU-share rule (attribution.h). A thread that has ended is read from the clock it left in
+// its block.
+QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock* block,
+                                 bool active, bool ended, uint64_t duration_ns) {
   const bool was_active = track.active_sample != kNone;
-  uint64_t clock_ns;
-  if (!live || (!active && !was_active) || !rt::read_thread_clock(track.tid, &clock_ns)) {
-    return -1;
-  }
+  if (!active && !was_active) return -1;
+  uint64_t clock_ns = ~uint64_t{0};
+  if (!ended) rt::read_thread_clock(track.tid, &clock_ns);
+  // Its end reading, once it has one, bounds the live one: a thread in its exit path (its
+  // slot still live) has ended its processor time there, as its lifetime, and one gone since
+  // its slot was read has only that.
+  const uint64_t end = end_cpu_ns(s, *block, track.has_clock ? track.last_clock_ns : 0);
+  if (end != 0 && end < clock_ns) clock_ns = end;
+  if (clock_ns == ~uint64_t{0}) return -1;
   const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
   const double used_ns = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
   track.last_clock_ns = clock_ns;
@@ -164,6 +184,52 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, bool active, bool liv
   if (!known) return -1;
   return share_processor_time(used_ns, was_active ? &s.window.sample(track.active_sample) : nullptr,
                               track.active_duration_ns, active, duration_ns);
+}
+
+// A thread seen for the first time: its clocks count from where it joined the run, so a
+// thread that lived between two snapshots, or before the first, is credited all it used.
+QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint32_t index,
+                                rt::SlotStatus status) {
+  track = Track{};
+  track.thread_index = index;
+  track.valid = 1;
+  track.tid = block.tid.load(std::memory_order_relaxed);
+  track.last_sequence = block.stack.sequence();
+  track.active_sample = kNone;
+  track.last_clock_ns = block.start_cpu_ns;
+  track.has_clock = 1;
+  if (block.clocks_from_birth) {
+    track.last_cpu_ns = 0;
+    track.last_runqueue_ns = 0;
+    track.has_cpu = 1;
+    return;
+  }
+  // Not seen created (the main thread): its run-queue time is known from now on.
+  rt::ThreadCpu cpu;
+  if (status == rt::SlotStatus::live && rt::read_thread_cpu(track.tid, &cpu)) {
+    track.last_cpu_ns = block.start_cpu_ns <= cpu.cpu_ns ? block.start_cpu_ns : cpu.cpu_ns;
+    track.last_runqueue_ns = cpu.runqueue_ns;
+    track.has_cpu = 1;
+  }
+}
+
+// The time the thread existed in the interval (`start_ns`, `now`], as a share of it: it
+// may have been created or have ended inside it. A thread's first sample (`first`) also
+// carries the time since its creation that no snapshot saw (it had not started running
+// yet), and its last the time it lived while the walk went on past `now`, so a share can
+// exceed 1; the thread's state times then add up to its lifetime.
+QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, uint32_t index, bool first,
+                              uint64_t start_ns, uint64_t now) {
+  const rt::ThreadRecord* record = runtime.history.find(index);
+  if (!record || now <= start_ns) return 1;
+  const uint64_t created = record->created_ns.load(std::memory_order_relaxed);
+  // Read even while the slot is live: a thread stores its end before its slot says so, and
+  // may be preempted in between.
+  const uint64_t exited = record->exited_ns.load(std::memory_order_relaxed);
+  const uint64_t from = created > start_ns || (first && created) ? created : start_ns;
+  const uint64_t to = exited ? exited : now;  // it may have ended while the walk went on
+  if (to <= from) return 0;
+  return static_cast<float>(static_cast<double>(to - from) / static_cast<double>(now - start_ns));
 }
 
 QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block) {
@@ -222,7 +288,24 @@ QUARTZ_NOINSTR void trace_thread(Sampler& s, const Track& track, rt::ThreadBlock
   s.trace.flush(kTraceChunkBytes);
 }
 
-QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
+// The time a snapshot taken `now` stands for: now, unless the program has ended (exit or
+// the return from main), where the run ends (docs/design.md "Elapsed time"); never before
+// the last snapshot.
+QUARTZ_NOINSTR uint64_t snapshot_time(const Sampler& s, uint64_t now) {
+  const uint64_t ended = s.runtime->end_ns.load(std::memory_order_relaxed);
+  const uint64_t end = ended && ended < now ? ended : now;
+  return end > s.last_snapshot_ns ? end : s.last_snapshot_ns;
+}
+
+// True for a thread created after `time`: created while the walk went on, it belongs to the
+// next snapshot's interval.
+QUARTZ_NOINSTR bool created_after(const rt::Runtime& runtime, uint32_t index, uint64_t time) {
+  const rt::ThreadRecord* record = runtime.history.find(index);
+  return record && record->created_ns.load(std::memory_order_relaxed) > time;
+}
+
+// The last snapshot (`last`) takes every thread: there is no next one.
+QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false) {
   if (s.window.full()) close_window(s);
   const uint64_t duration_ns = now - s.last_snapshot_ns;
   s.window.begin_snapshot(duration_ns);
@@ -234,27 +317,8 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
     Track& track = s.tracks[slot.ordinal];
     const uint32_t index = block->index;
     const bool fresh = !track.valid || track.thread_index != index;
-    if (fresh) {
-      track = Track{index,
-                    1,
-                    block->tid.load(std::memory_order_relaxed),
-                    0,
-                    0,
-                    0,
-                    block->stack.sequence(),
-                    0,
-                    0,
-                    0,
-                    kNone,
-                    0,
-                    0};
-      rt::ThreadCpu cpu;
-      if (rt::read_thread_cpu(track.tid, &cpu)) {
-        track.last_cpu_ns = cpu.cpu_ns;
-        track.last_runqueue_ns = cpu.runqueue_ns;
-        track.has_cpu = 1;
-      }
-    }
+    if (fresh && !last && created_after(*s.runtime, index, now)) return;
+    if (fresh) start_track(track, *block, index, status);
     const StackRead read = s.reader.read(s.tables, slot.ordinal, fresh, *block);
     if (read.torn) ++s.info.torn_samples;
     bool created;
@@ -266,8 +330,9 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
     }
     s.tables.thread(index);
     track.clock_fresh = 0;
-    const float run = clock_share(s, track, read.state != capture::kBlocked,
-                                  status == rt::SlotStatus::live, duration_ns);
+    const bool ended = status == rt::SlotStatus::exited;
+    const float run =
+        clock_share(s, track, block, read.state != capture::kBlocked, ended, duration_ns);
     if (s.trace.is_open()) trace_thread(s, track, *block, read, status, now);
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
@@ -276,9 +341,10 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now) {
       track.active_sample = kNone;
     }
     s.window.add_sample(ThreadSample{index, track.window_position, read.context, read.state,
-                                     read.top_role, 0, run});
+                                     read.top_role, 0, run,
+                                     presence(*s.runtime, index, fresh, now - duration_ns, now)});
     count_hook_events(track, *w, *block);
-    if (status == rt::SlotStatus::exited) {
+    if (ended) {
       measure(s, track, *w, block);
       w->track = kNone;
       track.valid = 0;
@@ -361,25 +427,29 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   Sampler& s = *g_sampler;
   const rt::Options& options = s.runtime->options;
   if (!prepare(s)) {
+    s.runtime->exit_cpu_wanted.store(false, std::memory_order_release);
     s.runtime->threads.detach_reader();
     return nullptr;
   }
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
   s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);
+  s.clock_read_ns = static_cast<uint64_t>(calibrate_cpu_read_ns());
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
   if (options.trace) {
     const double ns_per_tick = s.runtime->clock.ns_per_tick();
     rt::g_trace_cpu_interval_ticks =
         static_cast<uint64_t>(options.trace_cpu_us * 1000.0 / (ns_per_tick > 0 ? ns_per_tick : 1));
     s.info.trace_event_ns = calibrate_trace_event_ns(options.geometry);
-    s.info.trace_cpu_read_ns = calibrate_cpu_read_ns();
+    s.info.trace_cpu_read_ns = static_cast<double>(s.clock_read_ns);
     s.info.trace = s.trace.open(options.output, s.runtime->clock.start_ticks, ns_per_tick);
   }
 
   uint64_t now = rt::monotonic_ns();
-  s.last_snapshot_ns = s.window_start_ns = s.last_checkpoint_ns = now;
-  s.runtime->exit_cpu_wanted.store(true, std::memory_order_release);
+  // The first snapshot covers the run from its start: the sampler's own start-up
+  // (placement, calibration) is part of the program's elapsed time.
+  s.last_snapshot_ns = s.runtime->clock.start_ns;
+  s.window_start_ns = s.last_checkpoint_ns = now;
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
   while (!s.stop_requested.load(std::memory_order_acquire)) {
@@ -390,7 +460,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     }
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
-    take_snapshot(s, now);
+    take_snapshot(s, snapshot_time(s, now));
     // Every thread has ended, the main thread through pthread_exit: the process ends when
     // its last thread does, and that would be this one. Write the end and let it end.
     if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;
@@ -404,7 +474,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
       clock_gettime(CLOCK_MONOTONIC, &next);  // writing took time: do not catch up
     }
   }
-  take_snapshot(s, rt::monotonic_ns());
+  take_snapshot(s, snapshot_time(s, rt::monotonic_ns()), /*last=*/true);
   close_window(s, /*last=*/true);
   write_capture(s, true);
   s.runtime->threads.detach_reader();
@@ -420,6 +490,9 @@ bool start(rt::Runtime& runtime) {
   begin_run_info(s->info, runtime);
   g_sampler = s;
   runtime.threads.attach_reader();
+  // From now on threads that end leave their clocks: the sampler counts them all, even
+  // those that end before its first snapshot.
+  runtime.exit_cpu_wanted.store(true, std::memory_order_release);
   // The sampler starts with every signal blocked (a new thread inherits the mask): a signal
   // sent to the process must go to a thread of the program (one that sigwait()s for it, or
   // a profiling timer's handler that must run where the program expects), never run on
@@ -430,6 +503,7 @@ bool start(rt::Runtime& runtime) {
   const int created = rt::real::pthread_create(&s->thread, nullptr, sampler_main, nullptr);
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (created != 0) {
+    runtime.exit_cpu_wanted.store(false, std::memory_order_release);
     runtime.threads.detach_reader();
     g_sampler = nullptr;
     return false;

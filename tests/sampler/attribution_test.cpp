@@ -30,7 +30,8 @@ class AttributionTest : public ::testing::Test {
     uint32_t context;
     uint8_t state;
     uint8_t role = kRoleNone;
-    float run = -1;  // the sample's own CPU clock share; < 0: none
+    float run = -1;     // the sample's own CPU clock share; < 0: none
+    float present = 1;  // the share of the interval the thread existed
   };
   void snapshot(uint64_t duration_ns, std::vector<T> threads) {
     ASSERT_TRUE(window.begin_snapshot(duration_ns));
@@ -40,7 +41,7 @@ class AttributionTest : public ::testing::Test {
       WindowThread* w = window.thread(t.thread, &position, &created);
       ASSERT_NE(w, nullptr);
       ASSERT_TRUE(window.add_sample(
-          ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run}));
+          ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run, t.present}));
     }
   }
   // Gives a thread a measured window: `cpu` seconds of processor time.
@@ -111,6 +112,39 @@ TEST_F(AttributionTest, ParallelThenSerialPhase) {
   EXPECT_DOUBLE_EQ(state(thread(1), capture::kBusy), 1.0);
   const double* ctx_h = tables.context_record(h);
   EXPECT_DOUBLE_EQ(ctx_h[tables.shape().context_normalized() + 1], 1.0);
+}
+
+TEST_F(AttributionTest, AThreadShorterThanTheIntervalIsCreditedWhatItUsedWhileItLived) {
+  // 1 s: thread 0 runs throughout in f; thread 1 lives 100 ms of it in g and its clock says
+  // it used 50 ms (a model's share of the whole interval would give it up to 1 s).
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f},
+                     {1, g, capture::kBusy, kRoleNone, 0.05f, 0.1f}});
+  attribute_window(window, tables, config, totals);
+  const double e = 1.0 + 0.05f;
+  EXPECT_NEAR(processor(thread(1)), 0.05, 1e-6);
+  EXPECT_NEAR(state(thread(1), capture::kBusy), 0.05, 1e-6);
+  // Its states add up to the 100 ms it lived; thread 0's to the whole second.
+  double lived = 0, whole = 0;
+  for (uint32_t st = 0; st < capture::kStateCount; ++st) {
+    lived += state(thread(1), st);
+    whole += state(thread(0), st);
+  }
+  EXPECT_NEAR(lived, 0.1, 1e-6);
+  EXPECT_NEAR(whole, 1.0, 1e-6);
+  EXPECT_NEAR(normalized(procedure(kG), false), 0.05f / e, 1e-6);
+  EXPECT_NEAR(normalized_bin(tables.program_record(), 1), 1.0, 1e-6);  // e = 1.05: one busy
+}
+
+TEST_F(AttributionTest, SamplesWithoutAClockReadingShareOnlyWhatTheReadingsLeft) {
+  // 1 s read by the clock (0.5 s used), then 1 s without a reading; the window's
+  // measurement says 1.5 s in all: the second second gets the 1 s the reading left.
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 0.5f}});
+  snapshot(kSecond, {{0, g, capture::kBusy}});
+  measured(0, 1.5);
+  attribute_window(window, tables, config, totals);
+  EXPECT_NEAR(processor(procedure(kF)), 0.5, 1e-6);
+  EXPECT_NEAR(processor(procedure(kG)), 1.0, 1e-6);
+  EXPECT_NEAR(processor(thread(0)), 1.5, 1e-6);
 }
 
 TEST_F(AttributionTest, NobodyBusySplitsTheIntervalInBinZero) {
