@@ -117,6 +117,26 @@ std::vector<ProcedureRow> procedure_rows(const Run& run) {
     row.calls = calls.count(p.address) ? calls[p.address] : 0;
     row.totals = totals_of(p.record);
     rows.push_back(std::move(row));
+    calls.erase(p.address);
+  }
+  // Procedures the hooks counted but no sample ever found running (a program shorter than a
+  // period, a handler between two samples): listed with their calls and no time.
+  FullRecord unseen;
+  unseen.processor_self.assign(run.processors + 1, 0);
+  unseen.processor_behalf = unseen.normalized_self = unseen.normalized_behalf =
+      unseen.processor_self;
+  for (std::vector<double>& bins : unseen.runnable) bins.assign(run.runnable_bins, 0);
+  std::vector<std::pair<uint64_t, uint64_t>> unseen_calls(calls.begin(), calls.end());
+  std::sort(unseen_calls.begin(), unseen_calls.end());  // the same order on every run
+  for (const auto& [address, count] : unseen_calls) {
+    if (address == 0) continue;
+    ProcedureRow row;
+    row.address = address;
+    row.name = display_name(run, address);
+    row.location = location_of(run, address);
+    row.calls = count;
+    row.totals = totals_of(unseen);
+    rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const ProcedureRow& a, const ProcedureRow& b) {
     return a.totals.normalized_s > b.totals.normalized_s;
