@@ -4,5 +4,5 @@
 #   QUARTZ_TARGETS="a b" scripts/build-asan.sh      builds only those targets
 set -eu
 cd "$(dirname "$0")/.."
-CC=clang CXX=clang++ ./scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
+CC=clang CXX=clang++ ./scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_UNITY_BUILD=ON \
   -DQUARTZ_SANITIZE=address -DQUARTZ_FUZZ=ON -DQUARTZ_BUILD_BENCH=OFF -DQUARTZ_BUILD_VIEWER=OFF

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test, with both compilers:
 #   build/       gcc, Release as users build it: every test; benchmarks built, not run;
-#                a unity build (CMAKE_UNITY_BUILD), which halves its compile time;
-#   build-asan/  clang, ASan+UBSan, one file per unit as users build (so a missing include
-#                fails here): every test but the viewer's (single-threaded Qt code), then
-#                a short run of the readers' fuzzers, built in the same tree (scripts/fuzz.sh);
+#   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code),
+#                then a short run of the readers' fuzzers, built in the same tree
+#                (scripts/fuzz.sh);
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
 #                the preloaded runtime's interposition; offline code is single-threaded).
+# The first two are unity builds (CMAKE_UNITY_BUILD), which halves their compile time; the
+# TSan tree compiles the in-process code file by file, as a user's build does.
 # Warnings are errors in all three (scripts/build.sh); every C and C++ file is formatted by
 # .clang-format (scripts/check-format.sh).
 set -eu

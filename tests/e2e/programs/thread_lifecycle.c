@@ -1,8 +1,8 @@
 /* Thread creation, inheritance, naming and churn, one mode per run:
  *   inherit   spawner() creates 4 named threads running worker(): their work is on
  *             behalf of spawner (the worker's caller is spawner)
- *   churn     10000 threads created and joined one after another; prints the growth of
- *             resident memory in kB
+ *   churn [N] N threads (10000) created and joined one after another, after 200 to warm
+ *             up; prints the growth of resident memory in kB
  *   unseen    2 threads created through libc's own pthread_create (as if created before
  *             the runtime loaded): registered on their first event
  */
@@ -54,14 +54,14 @@ static long resident_kb(void) {
   return kb;
 }
 
-void churn(void) {
+void churn(int threads) {
   for (int i = 0; i < 200; i++) { /* warm up: first blocks, first chunks */
     pthread_t t;
     pthread_create(&t, NULL, short_life, NULL);
     pthread_join(t, NULL);
   }
   long before = resident_kb();
-  for (int i = 0; i < 10000; i++) {
+  for (int i = 0; i < threads; i++) {
     pthread_t t;
     if (pthread_create(&t, NULL, short_life, NULL) != 0) exit(2);
     pthread_join(t, NULL);
@@ -81,7 +81,7 @@ void unseen(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "inherit";
   if (strcmp(mode, "inherit") == 0) spawner();
-  if (strcmp(mode, "churn") == 0) churn();
+  if (strcmp(mode, "churn") == 0) churn(argc > 2 ? atoi(argv[2]) : 10000);
   if (strcmp(mode, "unseen") == 0) unseen();
   return 0;
 }
