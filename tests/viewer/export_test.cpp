@@ -99,7 +99,7 @@ class ExportTest : public QObject {
     capture_ = dir_.filePath("pairs.qcap");
     const Result r =
         run(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--trace", "--store", store_, "-o", capture_,
-                                       "--", QUARTZ_SAMPLES_DIR "/pairs", "--rounds", "50"});
+                                       "--", QUARTZ_SAMPLES_DIR "/pairs", "--rounds", "400"});
     QVERIFY2(r.status == 0, qPrintable(r.err));
     QVERIFY(QFile::exists(capture_ + ".trace"));
     // A run without a trace: the synthetic one, stored.
