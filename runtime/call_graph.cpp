@@ -15,6 +15,7 @@ void CallGraph::add(uintptr_t caller, uintptr_t callee, uint64_t calls) {
       r.callee.store(callee, std::memory_order_relaxed);
       r.calls.fetch_add(calls, std::memory_order_relaxed);
       r.state.store(kReady, std::memory_order_release);
+      table_.note_claimed(r);
       return Probe::found;
     }
     // (A record still being claimed is passed: the edge may then take two records.)

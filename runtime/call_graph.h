@@ -33,6 +33,11 @@ class CallGraph {
 
   QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
   QUARTZ_NOINSTR const CallGraphRecord& record(uint32_t i) const { return table_.record(i); }
+  // Calls visit(const CallGraphRecord&) on every record in use.
+  template <class Visit>
+  QUARTZ_NOINSTR void for_each(Visit&& visit) const {
+    table_.for_each_claimed(visit);
+  }
   QUARTZ_NOINSTR uint64_t dropped() const { return table_.dropped(); }
   // Forked child: the counts belong to the parent.
   QUARTZ_NOINSTR void reset_counters();

@@ -33,11 +33,13 @@ bool MergedCounts::reserve(const Runtime& runtime) {
 void MergedCounts::gather(Runtime& runtime) {
   // Forget the last gather: a thread folded since then answers from its record.
   for (size_t i = 0; i < threads_.size(); ++i) threads_[i] = GatheredThread{};
-  for (size_t i = 0; i < objects_.size(); ++i) objects_[i] = ObjectTotals{};
-  unregistered_.clear();
-  open_stack_entries_ = 0;
   const ObjectRecord* first_object =
       runtime.objects.capacity() ? &runtime.objects.record(0) : nullptr;
+  runtime.objects.for_each([&](const ObjectRecord& r) {
+    objects_[static_cast<size_t>(&r - first_object)] = ObjectTotals{};
+  });
+  unregistered_.clear();
+  open_stack_entries_ = 0;
   runtime.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
     const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
     if (!b) return;

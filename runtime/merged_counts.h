@@ -59,13 +59,12 @@ class MergedCounts {
   // (finished threads, spills), then each thread's own. An edge may come more than once.
   template <typename Visit>
   QUARTZ_NOINSTR static void for_each_edge(Runtime& runtime, Visit&& visit) {
-    for (uint32_t i = 0; i < runtime.call_graph.capacity(); ++i) {
-      const CallGraphRecord& r = runtime.call_graph.record(i);
+    runtime.call_graph.for_each([&](const CallGraphRecord& r) {
       const uint64_t calls = r.calls.load(std::memory_order_relaxed);
-      if (r.state.load(std::memory_order_acquire) != 2 || calls == 0) continue;
+      if (r.state.load(std::memory_order_acquire) != 2 || calls == 0) return;
       visit(r.caller.load(std::memory_order_relaxed), r.callee.load(std::memory_order_relaxed),
             calls);
-    }
+    });
     runtime.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
       const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
       if (!b) return;

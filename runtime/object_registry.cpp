@@ -14,6 +14,7 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
       r.kind.store(kind == kUnsetKind ? kKindUnset : static_cast<uint32_t>(kind),
                    std::memory_order_relaxed);
       r.first_site.store(site, std::memory_order_relaxed);
+      table_.note_claimed(r);
       return Probe::found;
     }
     if (key != address) return Probe::next;  // (or another thread inserted it first)

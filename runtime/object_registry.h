@@ -59,6 +59,11 @@ class ObjectRegistry {
 
   QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
   QUARTZ_NOINSTR const ObjectRecord& record(uint32_t i) const { return table_.record(i); }
+  // Calls visit(const ObjectRecord&) on every record in use, in the order first used.
+  template <class Visit>
+  QUARTZ_NOINSTR void for_each(Visit&& visit) const {
+    table_.for_each_claimed(visit);
+  }
   // Objects that found no room.
   QUARTZ_NOINSTR uint64_t dropped() const { return table_.dropped(); }
 
