@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -20,6 +21,9 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "cli/shared_capture.h"
+#include "format/capture_format.h"
+#include "profile/capture.h"
 #include "profile/store.h"
 
 extern char** environ;
@@ -117,7 +121,8 @@ std::string default_output(const RunOptions& o) {
 }
 
 std::vector<std::string> child_environment(const RunOptions& o, const std::string& library,
-                                           const std::string& status_path) {
+                                           const std::string& status_path,
+                                           const std::string& shared_path) {
   std::vector<std::string> env;
   std::string preload = library;
   for (char** e = environ; *e; ++e) {
@@ -132,6 +137,7 @@ std::vector<std::string> child_environment(const RunOptions& o, const std::strin
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   if (o.profile) env.push_back("QUARTZ_OUTPUT=" + o.output);
   if (!status_path.empty()) env.push_back("QUARTZ_STATUS=" + status_path);
+  if (!shared_path.empty()) env.push_back("QUARTZ_SHARED_CAPTURE=" + shared_path);
   return env;
 }
 
@@ -336,14 +342,58 @@ std::string describe_end(int status) {
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-// Says what became of the capture and why, from the program's end and the runtime's
-// status. True when there is a capture to store.
-bool explain_capture(const RunOptions& o, int status, const StatusFile& status_file) {
+// Writes the capture the program last published to `path` (through `<path>.tmp`, as the
+// runtime does); false, with the reason, when it cannot.
+bool write_published(const SharedCapture::Published& capture, const std::string& path,
+                     std::string* error) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(capture.data),
+              static_cast<std::streamsize>(capture.bytes));
+    out.close();
+    if (!out) {
+      *error = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+uint64_t realtime_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+// How much of the run's end the capture at `path` leaves out: the program ended at
+// `end_realtime_ns` (-1 when the capture cannot be read).
+double uncovered_ms(const std::string& path, uint64_t end_realtime_ns) {
+  try {
+    const profile::Run run = profile::read_capture(path);
+    const double covered_ns =
+        run.number(capture::run_keys::kStartRealtimeNs) + run.number(capture::run_keys::kElapsedNs);
+    return std::max(0.0, (static_cast<double>(end_realtime_ns) - covered_ns) * 1e-6);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// Says what became of the capture and why, from the program's end, the runtime's status
+// and what it published. True when there is a capture to store.
+bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
+                     const StatusFile& status_file, const SharedCapture& shared) {
   const bool known = !status_file.path().empty();
   RuntimeStatus runtime;
   const bool started = known && status_file.read(&runtime);
   std::error_code error;
-  const bool exists = std::filesystem::exists(o.output, error);
+  bool exists = std::filesystem::exists(o.output, error);
   const std::string checkpoint_ms =
       o.env.count("QUARTZ_CHECKPOINT_MS") ? o.env.at("QUARTZ_CHECKPOINT_MS") : "1000";
   if (runtime.trace_error) {
@@ -364,13 +414,29 @@ bool explain_capture(const RunOptions& o, int status, const StatusFile& status_f
     why = "the program " + describe_end(status) +
           " without running its exit handlers (_exit, quick_exit or an exec)";
   }
+  // What the runtime published is at least as recent as any checkpoint it wrote.
+  const std::optional<SharedCapture::Published> published = shared.latest();
+  std::string write_error;
+  if (published && published->path == o.output) {
+    if (write_published(*published, o.output, &write_error)) {
+      const double missing_ms = uncovered_ms(o.output, end_realtime_ns);
+      std::cerr << "quartz: run: the capture " << o.output << " covers the run to "
+                << (missing_ms < 0 ? std::string("?")
+                                   : std::to_string(static_cast<long long>(missing_ms + 0.5)))
+                << " ms before its end (from the figures the runtime last gave quartz run): " << why
+                << "\n";
+      return true;
+    }
+    why += "; quartz run could not write what the runtime gave it: " + write_error;
+    exists = std::filesystem::exists(o.output, error);
+  }
   if (exists) {
     std::cerr << "quartz: run: the capture " << o.output << " covers the run only up to its last "
               << "checkpoint (every " << checkpoint_ms << " ms): " << why << "\n";
   } else {
     std::cerr << "quartz: run: no capture was written (" << o.output << "): " << why;
-    if (started && !runtime.capture_error) {
-      std::cerr << ", before the first checkpoint (" << checkpoint_ms << " ms)";
+    if (started && !runtime.capture_error && write_error.empty()) {
+      std::cerr << ", before the runtime had sampled it";
     }
     std::cerr << "\n";
   }
@@ -408,15 +474,17 @@ int run_command(const std::vector<std::string>& args) {
   if (o.profile && o.output.empty()) o.output = default_output(o);
   std::optional<OutputClaim> claim;
   std::optional<StatusFile> status_file;
+  std::optional<SharedCapture> shared;
   if (o.profile) {
     claim.emplace(&o.output);
     std::error_code ignored;  // never report a stale capture or trace as this run's
     std::filesystem::remove(o.output, ignored);
     std::filesystem::remove(o.output + ".trace", ignored);
     status_file.emplace();
+    shared.emplace();
   }
-  std::vector<std::string> env =
-      child_environment(o, library, status_file ? status_file->path() : "");
+  std::vector<std::string> env = child_environment(
+      o, library, status_file ? status_file->path() : "", shared ? shared->path() : "");
   std::vector<char*> argv, envp;
   for (auto& a : o.program) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -431,6 +499,7 @@ int run_command(const std::vector<std::string>& args) {
   const pid_t child = fork();
   if (child < 0) throw UsageError(std::string("run: cannot fork: ") + std::strerror(errno));
   if (child == 0) {
+    if (shared) shared->claim_for_this_process();
     inherited.restore_all();
     execve(program.c_str(), argv.data(), envp.data());
     const int error = errno;
@@ -449,6 +518,7 @@ int run_command(const std::vector<std::string>& args) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  const uint64_t end_realtime_ns = realtime_ns();
   g_child = 0;
   inherited.stop_forwarding();
   if (got == sizeof exec_error) {
@@ -458,7 +528,7 @@ int run_command(const std::vector<std::string>& args) {
   }
 
   if (o.profile) {
-    const bool captured = explain_capture(o, status, *status_file);
+    const bool captured = explain_capture(o, status, end_realtime_ns, *status_file, *shared);
     if (captured && !o.import) {
       if (!o.quiet) {
         std::cerr << "quartz: capture written to " << o.output << "; store it with '"
@@ -482,6 +552,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   claim.reset();
   status_file.reset();
+  shared.reset();
   end_like(status);
 }
 

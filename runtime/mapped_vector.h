@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "runtime/attributes.h"
@@ -53,6 +54,13 @@ class MappedVector {
   QUARTZ_NOINSTR void clear() {
     if (data_ && size_) madvise(data_, size_ * sizeof(T), MADV_DONTNEED);
     size_ = 0;
+  }
+  // Becomes a copy of `other`'s elements; false when its reservation is too small.
+  QUARTZ_NOINSTR bool assign(const MappedVector& other) {
+    if (other.size_ > capacity_) return false;
+    if (other.size_) memcpy(static_cast<void*>(data_), other.data_, other.size_ * sizeof(T));
+    size_ = other.size_;
+    return true;
   }
   // Forgets the elements but keeps their pages, for a buffer refilled at once. Elements
   // appended later hold old values, not zeros.

@@ -23,6 +23,11 @@ void Window::clear() {
   threads_.reuse();
 }
 
+bool Window::assign(const Window& other) {
+  return snapshots_.assign(other.snapshots_) && samples_.assign(other.samples_) &&
+         threads_.assign(other.threads_);
+}
+
 void Window::carry_last_snapshot() {
   if (snapshots_.size() == 0) return;
   const SnapshotRecord last = snapshots_[snapshots_.size() - 1];

@@ -82,6 +82,8 @@ class Window {
  public:
   QUARTZ_NOINSTR bool init(uint32_t max_snapshots, uint32_t max_samples, uint32_t max_threads);
   QUARTZ_NOINSTR void clear();
+  // Becomes a copy of `other` (initialised with the same bounds).
+  QUARTZ_NOINSTR bool assign(const Window& other);
   // Starts a new window holding only the current one's last snapshot (its threads keep
   // their identities; their measurements start again). A sample's processor time is only
   // complete once the next snapshot is read, so the last snapshot waits for the next window.

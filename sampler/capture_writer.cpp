@@ -20,7 +20,7 @@ namespace {
 // no-op and ok() false.
 class Out {
  public:
-  QUARTZ_NOINSTR explicit Out(rt::MappedVector<unsigned char>& bytes) : bytes_(bytes) {}
+  QUARTZ_NOINSTR explicit Out(CaptureBuffer& bytes) : bytes_(bytes) {}
 
   QUARTZ_NOINSTR void raw(const void* data, size_t n) {
     const size_t at = bytes_.size();
@@ -70,7 +70,7 @@ class Out {
   QUARTZ_NOINSTR bool ok() const { return ok_; }
 
  private:
-  rt::MappedVector<unsigned char>& bytes_;
+  CaptureBuffer& bytes_;
   size_t section_start_ = 0;
   uint32_t sections_ = 0;
   bool ok_ = true;
@@ -143,19 +143,21 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
 struct ModuleWalk {
   Out* out;
   uint32_t count;
+  char* program;  // the program's path, read once (a readlink costs ~15 us)
 };
 
 QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
   auto* walk = static_cast<ModuleWalk*>(data);
-  char path[512];
-  if (walk->count == 0 && (!info->dlpi_name || !info->dlpi_name[0])) {
-    // The program. Through this thread: once the main thread has called pthread_exit,
-    // /proc/self/exe (the main thread's) cannot be read.
-    ssize_t n = readlink("/proc/thread-self/exe", path, sizeof(path) - 1);
-    if (n <= 0) n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-    path[n > 0 ? n : 0] = '\0';
-  } else {
-    snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
+  const char* path = info->dlpi_name ? info->dlpi_name : "";
+  if (walk->count == 0 && !path[0]) {
+    if (!walk->program[0]) {
+      // Through this thread: once the main thread has called pthread_exit, /proc/self/exe
+      // (the main thread's) cannot be read.
+      ssize_t n = readlink("/proc/thread-self/exe", walk->program, kMaxProgramPath - 1);
+      if (n <= 0) n = readlink("/proc/self/exe", walk->program, kMaxProgramPath - 1);
+      walk->program[n > 0 ? n : 0] = '\0';
+    }
+    path = walk->program;
   }
   if (!path[0]) return 0;  // the vDSO and other nameless objects: nothing to symbolize
   walk->out->u32(walk->count++);
@@ -164,11 +166,11 @@ QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-QUARTZ_NOINSTR void write_modules(Out& out) {
+QUARTZ_NOINSTR void write_modules(Out& out, char* program) {
   out.begin(SectionType::modules);
   const size_t count_at = out.position();
   out.u32(0);
-  ModuleWalk walk{&out, 0};
+  ModuleWalk walk{&out, 0, program};
   dl_iterate_phdr(add_module, &walk);
   out.patch_u32(count_at, walk.count);
   out.end();
@@ -265,16 +267,14 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
   out.u32(0);
   // Registered objects first, then those only the stacks showed (waited for, never yet
   // acquired when the capture was written).
-  for (uint32_t i = 0; i < runtime.objects.capacity(); ++i) {
-    const rt::ObjectRecord& r = runtime.objects.record(i);
+  runtime.objects.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
-    if (!address) continue;
     const uint32_t sampled = tables.find_object(address);
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
     if (kind == rt::kKindUnset && sampled != kNone) kind = tables.object_entry(sampled).kind;
     write_object(out, tables, runtime, counts, address, kind, &r, sampled, ns_per_tick);
     ++n;
-  }
+  });
   for (uint32_t i = 0; i < tables.object_count(); ++i) {
     const ObjectEntry& o = tables.object_entry(i);
     if (runtime.objects.find(o.address)) continue;
@@ -327,15 +327,12 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
 }  // namespace
 
 bool CaptureWriter::init(const rt::Runtime& runtime) {
-  // 4 GiB of address space, backed only as written.
-  return (bytes_.reserve(size_t{1} << 32) || bytes_.reserve(size_t{1} << 28)) &&
-         counts_.reserve(runtime);
+  return bytes_.init() && counts_.reserve(runtime);
 }
 
-bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
-                          const AttributionTotals& totals, ProfileTables& tables,
-                          rt::Runtime& runtime) {
-  bytes_.clear();
+bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTotals& totals,
+                          ProfileTables& tables, rt::Runtime& runtime) {
+  bytes_.begin();
   Out out(bytes_);
   FileHeader header{};
   memcpy(header.magic, kFileMagic, sizeof header.magic);
@@ -348,7 +345,7 @@ bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
   const double ns_per_tick = runtime.clock.ns_per_tick();
   counts_.gather(runtime);
   write_run(out, info, totals, tables, runtime, counts_);
-  write_modules(out);
+  write_modules(out, program_);
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
   write_objects(out, tables, runtime, counts_, ns_per_tick);
   write_procedures(out, tables);
@@ -367,6 +364,19 @@ bool CaptureWriter::write(const char* path, bool final, const RunInfo& info,
   footer.crc32 = crc32_update(0, bytes_.data(), bytes_.size());
   out.raw(&footer, sizeof footer);
   if (!out.ok()) return false;
+  bytes_.publish(runtime.options.output, rt::monotonic_ns());
+  return true;
+}
+
+bool CaptureWriter::publish(const RunInfo& info, const AttributionTotals& totals,
+                            ProfileTables& tables, rt::Runtime& runtime) {
+  return bytes_.shared() && build(false, info, totals, tables, runtime);
+}
+
+bool CaptureWriter::write(bool final, const RunInfo& info, const AttributionTotals& totals,
+                          ProfileTables& tables, rt::Runtime& runtime) {
+  if (!build(final, info, totals, tables, runtime)) return false;
+  const char* path = runtime.options.output;
   if (const int error = rt::replace_file(path, bytes_.data(), bytes_.size())) {
     rt::note_write_failed(rt::RunFile::capture, path, error);
     return false;

@@ -1,18 +1,21 @@
 // Writes the capture (format/capture_format.h) from the sampler's tables and the
 // runtime's counts (runtime/merged_counts.h): to `<path>.tmp`, then renamed over `path`, so a
 // reader (or a run killed at any moment) only ever sees a complete file. Builds the file in mapped
-// memory; never calls malloc.
+// memory (sampler/capture_buffer.h: under `quartz run`, memory the parent shares, where every
+// capture built is published); never calls malloc.
 #pragma once
 
 #include <cstdint>
 
 #include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "runtime/merged_counts.h"
 #include "sampler/attribution.h"
+#include "sampler/capture_buffer.h"
 #include "sampler/tables.h"
 
 namespace quartz::sampler {
+
+inline constexpr size_t kMaxProgramPath = 512;
 
 // What the run section says, besides what the tables hold.
 struct RunInfo {
@@ -43,15 +46,24 @@ struct RunInfo {
 class CaptureWriter {
  public:
   QUARTZ_NOINSTR bool init(const rt::Runtime& runtime);
-  // Writes everything sampled so far. `final` marks the run as ended. Returns false (and
-  // leaves the previous file in place) when the file cannot be written.
-  QUARTZ_NOINSTR bool write(const char* path, bool final, const RunInfo& info,
-                            const AttributionTotals& totals, ProfileTables& tables,
-                            rt::Runtime& runtime);
+  // Writes everything sampled so far to the runtime's output path. `final` marks the run as
+  // ended. Returns false (and leaves the previous file in place) when the file cannot be
+  // written.
+  QUARTZ_NOINSTR bool write(bool final, const RunInfo& info, const AttributionTotals& totals,
+                            ProfileTables& tables, rt::Runtime& runtime);
+  // Gives `quartz run` everything sampled so far, without writing a file; false when no
+  // parent shares memory with this process.
+  QUARTZ_NOINSTR bool publish(const RunInfo& info, const AttributionTotals& totals,
+                              ProfileTables& tables, rt::Runtime& runtime);
+  QUARTZ_NOINSTR bool shared() const { return bytes_.shared(); }
 
  private:
-  rt::MappedVector<unsigned char> bytes_;
+  QUARTZ_NOINSTR bool build(bool final, const RunInfo& info, const AttributionTotals& totals,
+                            ProfileTables& tables, rt::Runtime& runtime);
+
+  CaptureBuffer bytes_;
   rt::MergedCounts counts_;
+  char program_[kMaxProgramPath] = {};
 };
 
 }  // namespace quartz::sampler

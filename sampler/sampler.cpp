@@ -33,6 +33,9 @@ constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at mo
 constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
 constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
+// Publishing the figures to `quartz run` (each snapshot) takes at most 2% of a processor:
+// ~32 us a time for the samples' captures (docs/performance.md), so every 2 ms snapshot.
+constexpr uint64_t kPublishCostShare = 50;
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -70,6 +73,15 @@ struct Sampler {
   uint64_t window_ns = kMinWindowNs;
   uint64_t last_checkpoint_ns = 0;
   uint64_t last_trace_flush_ns = 0;
+  // Under `quartz run`: copies in which the open window is attributed for publishing.
+  ProfileTables published_tables;
+  Window published_window;
+  bool can_publish = false;
+  uint64_t last_publish_ns = 0;  // the snapshot time of the last publication
+  // What the last publications cost; the least stands for the next (the first ones touch
+  // new pages, a preempted one is slow).
+  uint64_t publish_costs[4] = {};
+  uint32_t publications = 0;
   uint32_t live_threads = 0;
   uint64_t clock_read_ns = 0;  // a thread reading its own CPU clock, as it does at its end
 };
@@ -373,7 +385,32 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   }
   s.info.sampler_cpu_ns = own_cpu_ns();
   ++s.info.checkpoints;
-  s.writer.write(s.runtime->options.output, final, s.info, s.totals, s.tables, *s.runtime);
+  s.writer.write(final, s.info, s.totals, s.tables, *s.runtime);
+}
+
+// Under `quartz run`, the figures so far go to the parent at every snapshot, so that a
+// program killed at any moment loses at most a period (DESIGN.md §3). The open window is
+// attributed in copies as if the run ended now; its threads' run-queue time is unread, so
+// their shortfall counts as blocked. A capture too big to publish that often is published
+// less often.
+QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
+  uint64_t cost = s.publish_costs[0];
+  for (uint64_t c : s.publish_costs) cost = c < cost ? c : cost;
+  // Half a period of slack: a publication due at this snapshot is not put off to the next
+  // by a late wake-up.
+  if (!s.can_publish || !s.writer.shared() ||
+      now + s.info.period_ns / 2 < s.last_publish_ns + kPublishCostShare * cost) {
+    return;
+  }
+  const uint64_t start = rt::monotonic_ns();
+  if (!s.published_tables.assign(s.tables) || !s.published_window.assign(s.window)) return;
+  AttributionTotals totals = s.totals;
+  attribute_window(s.published_window, s.published_tables, s.config, totals,
+                   s.published_window.snapshot_count());
+  s.info.sampler_cpu_ns = own_cpu_ns();
+  s.writer.publish(s.info, totals, s.published_tables, *s.runtime);
+  s.publish_costs[s.publications++ % 4] = rt::monotonic_ns() - start;
+  s.last_publish_ns = now;
 }
 
 // Run information known before the first snapshot.
@@ -416,10 +453,15 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
   s.info.window_snapshots = static_cast<uint32_t>(kMinWindowNs / s.info.period_ns + 1);
   const RecordShape shape{s.config.processors, kRunnableBins};
   constexpr uint32_t kMaxSnapshots = 4096;
-  return s.tables.init(shape, ProfileTables::Limits{}) &&
-         s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
-         s.reader.init(options.geometry.stack_capacity, kMaxSlots) && s.writer.init(*s.runtime) &&
-         s.tracks.reserve(kMaxSlots) && s.tracks.resize_at_least(kMaxSlots);
+  if (!s.tables.init(shape, ProfileTables::Limits{}) ||
+      !s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) ||
+      !s.reader.init(options.geometry.stack_capacity, kMaxSlots) || !s.writer.init(*s.runtime) ||
+      !s.tracks.reserve(kMaxSlots) || !s.tracks.resize_at_least(kMaxSlots)) {
+    return false;
+  }
+  s.can_publish = s.writer.shared() && s.published_tables.init(shape, ProfileTables::Limits{}) &&
+                  s.published_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots);
+  return true;
 }
 
 QUARTZ_NOINSTR void* sampler_main(void*) {
@@ -472,6 +514,8 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
       write_capture(s, false);
       s.last_checkpoint_ns = now;
       clock_gettime(CLOCK_MONOTONIC, &next);  // writing took time: do not catch up
+    } else {
+      publish_capture(s, now);
     }
   }
   take_snapshot(s, snapshot_time(s, rt::monotonic_ns()), /*last=*/true);

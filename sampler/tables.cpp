@@ -24,6 +24,14 @@ bool ProfileTables::IdTable::init(uint32_t capacity_log2) {
   return buckets_.resize_at_least(size_t{1} << capacity_log2);
 }
 
+bool ProfileTables::IdTable::assign(const IdTable& other) {
+  if (buckets_.capacity() < other.buckets_.size() && !buckets_.reserve(other.buckets_.size())) {
+    return false;
+  }
+  used_ = other.used_;
+  return buckets_.assign(other.buckets_);
+}
+
 template <typename HashOf>
 bool ProfileTables::IdTable::grow(HashOf hash_of) {
   MappedVector<uint32_t> bigger;
@@ -86,6 +94,21 @@ bool ProfileTables::init(const RecordShape& shape, const Limits& limits) {
          thread_records_.reserve(size_t{limits.threads} * shape.full_size()) &&
          program_record_.reserve(shape.full_size()) &&
          program_record_.resize_at_least(shape.full_size());
+}
+
+bool ProfileTables::assign(const ProfileTables& other) {
+  shape_ = other.shape_;
+  limits_ = other.limits_;
+  dropped_contexts_ = other.dropped_contexts_;
+  dropped_entities_ = other.dropped_entities_;
+  return contexts_.assign(other.contexts_) && context_records_.assign(other.context_records_) &&
+         context_ids_.assign(other.context_ids_) && procedures_.assign(other.procedures_) &&
+         procedure_records_.assign(other.procedure_records_) &&
+         procedure_ids_.assign(other.procedure_ids_) && objects_.assign(other.objects_) &&
+         object_records_.assign(other.object_records_) &&
+         object_queues_.assign(other.object_queues_) && object_ids_.assign(other.object_ids_) &&
+         threads_.assign(other.threads_) && thread_records_.assign(other.thread_records_) &&
+         program_record_.assign(other.program_record_);
 }
 
 uint32_t ProfileTables::procedure(uint64_t address) {

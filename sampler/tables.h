@@ -91,6 +91,9 @@ class ProfileTables {
   // Reserves all storage; false if address space is not available.
   QUARTZ_NOINSTR bool init(const RecordShape& shape, const Limits& limits);
   QUARTZ_NOINSTR const RecordShape& shape() const { return shape_; }
+  // Becomes a copy of `other` (initialised with the same shape and limits); false when out
+  // of address space.
+  QUARTZ_NOINSTR bool assign(const ProfileTables& other);
 
   // The child of `parent` (kNone: the root) for (address, kind); `parent` when full.
   QUARTZ_NOINSTR uint32_t context(uint32_t parent, uint64_t address, uint32_t kind);
@@ -145,6 +148,7 @@ class ProfileTables {
   class IdTable {
    public:
     QUARTZ_NOINSTR bool init(uint32_t capacity_log2);
+    QUARTZ_NOINSTR bool assign(const IdTable& other);
     // The id whose entry `matches`, or the one `create()` returns (kNone: full).
     template <typename Matches, typename Create, typename HashOf>
     QUARTZ_NOINSTR uint32_t find_or_add(uint64_t hash, Matches matches, Create create,

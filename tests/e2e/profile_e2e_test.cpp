@@ -323,9 +323,9 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
   EXPECT_TRUE(join_named) << r["locks"].dump();
 }
 
-// The program is killed with SIGKILL in the middle: the capture holds everything up to the
-// last checkpoint, is marked as such, and still reports.
-TEST_F(ProfileE2E, KilledRunLeavesItsLastCheckpoint) {
+// The program is killed with SIGKILL in the middle: the run is stored, marked as such,
+// and still reports (abrupt_end_e2e_test.cpp: how close to the end it goes).
+TEST_F(ProfileE2E, KilledRunIsStoredAndMarked) {
   const CommandResult r =
       run_command({kQuartz, "run", "--store", store, "--checkpoint-ms", "100", "--",
                    sample("imbalance"), "--unit-ms", "3000"},

@@ -1,0 +1,56 @@
+#include "cli/shared_capture.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace quartz::cli {
+
+using capture::SharedCaptureHeader;
+
+SharedCapture::SharedCapture() {
+  const int fd = memfd_create("quartz-capture", MFD_CLOEXEC);
+  if (fd < 0) return;
+  // Sized here, where SIGXFSZ is ignored: the program's runtime never resizes it. Sparse:
+  // memory is used only as the runtime writes captures.
+  void* region = MAP_FAILED;
+  if (ftruncate(fd, static_cast<off_t>(capture::kSharedRegionBytes)) == 0) {
+    region = mmap(nullptr, capture::kSharedRegionBytes, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_NORESERVE, fd, 0);
+  }
+  if (region == MAP_FAILED) {
+    close(fd);
+    return;
+  }
+  fd_ = fd;
+  header_ = static_cast<SharedCaptureHeader*>(region);
+  std::memcpy(header_->magic, capture::kSharedMagic, sizeof header_->magic);
+}
+
+SharedCapture::~SharedCapture() {
+  if (header_) munmap(header_, capture::kSharedRegionBytes);
+  if (fd_ >= 0) close(fd_);
+}
+
+std::string SharedCapture::path() const {
+  if (!active()) return "";
+  return "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(fd_);
+}
+
+void SharedCapture::claim_for_this_process() const {
+  if (header_) header_->pid = getpid();
+}
+
+std::optional<SharedCapture::Published> SharedCapture::latest() const {
+  if (!active()) return std::nullopt;
+  const uint32_t published = __atomic_load_n(&header_->published, __ATOMIC_ACQUIRE);
+  if (published != 1 && published != 2) return std::nullopt;
+  const capture::SharedSlot& slot = header_->slots[published - 1];
+  if (slot.bytes == 0 || slot.bytes > capture::kSlotBytes) return std::nullopt;
+  const auto* base = reinterpret_cast<const unsigned char*>(header_);
+  return Published{std::string(slot.path, strnlen(slot.path, sizeof slot.path)),
+                   base + capture::slot_offset(published - 1), slot.bytes};
+}
+
+}  // namespace quartz::cli

@@ -1,0 +1,82 @@
+// End-to-end: a program that ends abruptly under `quartz run` (SIGKILL, a fatal signal,
+// _exit, quick_exit, abort), before the runtime's first checkpoint or after one, still
+// leaves a stored run that covers its life to within one sampling period of its end
+// (issue 10 item 2). The truth is the program's own wall clock from main's start to the
+// instant before it ends, and the kernel's account of how it ended.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness.h"
+#include "invariants.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+
+struct Ending {
+  const char* mode;
+  int ms;      // how long the program works first (checkpoints: every 1,000 ms)
+  int signal;  // the signal that ends it; 0: it exits with status 0
+};
+
+std::ostream& operator<<(std::ostream& out, const Ending& e) {
+  return out << e.mode << " after " << e.ms << " ms";
+}
+
+class AbruptEnd : public ScratchTest, public ::testing::WithParamInterface<Ending> {};
+
+TEST_P(AbruptEnd, StoredRunCoversTheProgramToItsEnd) {
+  const Ending ending = GetParam();
+  const std::string capture = (dir / "run.qcap").string();
+  Launch l;
+  l.argv = {kQuartz,     "run",
+            "--store",   store,
+            "-o",        capture,
+            "--",        std::string(QUARTZ_E2E_DIR) + "/abrupt_end",
+            ending.mode, std::to_string(ending.ms)};
+  const CommandResult r = launch(l);
+  EXPECT_EQ(r.signal, ending.signal) << "quartz ends as the program did: " << r.err;
+  if (ending.signal == 0) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_NE(r.err.find("covers the run to"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no capture"), std::string::npos) << r.err;
+
+  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json run = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(run.is_discarded()) << report.out;
+  const double wall_s = std::stod(printed_values(r.out)["wall_ms"]) * 1e-3;
+  const double period_s = run["sampling"]["period_s"];
+  const double elapsed_s = run["elapsed_s"];
+  // Covered to within a period of its end; and nothing past it (the run also holds the
+  // runtime's start before main, ~0.5 ms).
+  EXPECT_LE(wall_s - elapsed_s, period_s) << "the stored run's end against the program's clock";
+  EXPECT_LE(elapsed_s - wall_s, 2 * period_s) << "nothing counted after the program's end";
+  EXPECT_NEAR(run["program_totals"]["normalized_s"].get<double>(), elapsed_s, period_s)
+      << "the root's normalized time";
+
+  const std::optional<Capture> kept = read_capture_file(capture);
+  ASSERT_TRUE(kept);
+  expect_possible_figures(kept->run);
+}
+
+INSTANTIATE_TEST_SUITE_P(Endings, AbruptEnd,
+                         ::testing::Values(Ending{"kill", 300, SIGKILL},
+                                           Ending{"segv", 300, SIGSEGV}, Ending{"_exit", 300, 0},
+                                           Ending{"quick_exit", 300, 0},
+                                           Ending{"abort", 300, SIGABRT},
+                                           Ending{"kill", 1300, SIGKILL}),
+                         [](const ::testing::TestParamInfo<Ending>& info) {
+                           std::string name = info.param.mode;
+                           if (name[0] == '_') name = "underscore" + name;
+                           return name + "_after_" + std::to_string(info.param.ms) + "ms";
+                         });
+
+}  // namespace
+}  // namespace quartz::test
