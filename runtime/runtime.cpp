@@ -224,8 +224,14 @@ void finish(void (*stop_readers)()) {
   const uint8_t was_in_runtime = t_local.in_runtime;
   t_local.in_runtime = 1;
   g_runtime.end_ns.store(now_ns(), std::memory_order_relaxed);
-  if (ThreadBlock* block = t_local.block; block && block->trace) {
-    record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
+  if (ThreadBlock* block = t_local.block) {
+    // The run ends here for this thread too: what it runs after (exit handlers, the wait
+    // for the sampler's last capture) is not the program's, and would make its processor
+    // time exceed its life in a short run.
+    record_end_cpu(*block);
+    if (block->trace) {
+      record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
+    }
   }
   stop_readers();
   t_local.in_runtime = was_in_runtime;

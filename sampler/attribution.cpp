@@ -96,7 +96,8 @@ namespace {
 // What one thread contributes at one snapshot, in seconds.
 struct Contribution {
   double processor;           // busy processor time
-  double normalized;          // normalized processor time
+  double normalized;          // normalized processor time, in `bin`
+  double normalized_idle;     // normalized time while no processor was busy: bin 0
   double state[kStateCount];  // thread-seconds per state
   uint32_t bin;               // processors busy, 0..P
   uint32_t runnable_bin;      // runnable threads, 0..R1-1
@@ -107,6 +108,7 @@ QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool beha
                              const Contribution& c) {
   record[shape.processor(behalf) + c.bin] += c.processor;
   record[shape.normalized(behalf) + c.bin] += c.normalized;
+  record[shape.normalized(behalf)] += c.normalized_idle;
   for (uint32_t s = 0; s < kStateCount; ++s) {
     record[shape.state(behalf) + s] += c.state[s];
     record[shape.runnable(s) + c.runnable_bin] += c.state[s];
@@ -116,6 +118,7 @@ QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool beha
 QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const Contribution& c) {
   record[shape.context_processor() + c.bin] += c.processor;
   record[shape.context_normalized() + c.bin] += c.normalized;
+  record[shape.context_normalized()] += c.normalized_idle;
   for (uint32_t s = 0; s < kStateCount; ++s) {
     record[shape.context_state() + s] += c.state[s];
     record[shape.context_runnable_sum() + s] += c.state[s] * c.runnable;
@@ -284,11 +287,17 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         c.state[kBlocked] = std::fmax(0.0, s.present - run - ready) * delta;
         if (s.state == kBusy) {
           c.processor = processor * delta;
-          if (e > 0) c.normalized = run * delta / e;
+          // Less than one processor's worth busy: each its own time (normalized never
+          // exceeds processor time); the rest of the interval nobody was busy.
+          if (e > 0) c.normalized = run * delta / std::fmax(1.0, e);
         }
       }
-      // Nobody busy: shared by the time each thread was there, bin 0.
-      if (e == 0) c.normalized = present > 0 ? delta * s.present / present : delta / snap.count;
+      // The time nobody was busy (all of it when e = 0): shared by the time each thread
+      // was there, bin 0.
+      if (e < 1) {
+        const double share = present > 0 ? s.present / present : 1.0 / snap.count;
+        c.normalized_idle = (1 - e) * delta * share;
+      }
       charge(tables, s, c, delta, ++totals.stamps, snapshot_id);
     }
 

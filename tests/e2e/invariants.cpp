@@ -38,6 +38,22 @@ double states_s(const profile::States& s) {
   return std::accumulate(s.begin(), s.end(), 0.0);
 }
 
+// With i >= 1 processors busy, normalized time is processor time divided by i: never more.
+void expect_normalized_within_processor(const std::vector<double>& normalized,
+                                        const std::vector<double>& processor,
+                                        const std::string& where) {
+  for (size_t i = 1; i < normalized.size() && i < processor.size(); ++i) {
+    EXPECT_LE(normalized[i], processor[i] * (1 + 1e-9) + 1e-12)
+        << where << ": normalized time above processor time with " << i << " busy";
+  }
+}
+
+void expect_normalized_within_processor(const profile::FullRecord& r, const std::string& where) {
+  expect_normalized_within_processor(r.normalized_self, r.processor_self, where + " (self)");
+  expect_normalized_within_processor(r.normalized_behalf, r.processor_behalf,
+                                     where + " (on behalf)");
+}
+
 }  // namespace
 
 void expect_possible_figures(const profile::Run& run) {
@@ -45,15 +61,27 @@ void expect_possible_figures(const profile::Run& run) {
   const double period_s = run.number(capture::run_keys::kPeriodNs) * 1e-9;
   EXPECT_GT(elapsed_s, 0);
   expect_real(run.program, "program");
-  for (const auto& p : run.procedures) expect_real(p.record, "procedure");
+  expect_normalized_within_processor(run.program, "program");
+  for (const auto& p : run.procedures) {
+    expect_real(p.record, "procedure");
+    expect_normalized_within_processor(p.record, "procedure");
+  }
+  // While one thread holds an object, at most all the others wait for it.
+  const size_t threads = run.threads.size();
   for (const auto& o : run.objects) {
     expect_real(o.record, "object " + o.name);
     expect_real(o.queue, "object queue " + o.name);
+    expect_normalized_within_processor(o.record, "object " + o.name);
+    for (size_t waiting = threads; waiting < o.queue.size(); ++waiting) {
+      EXPECT_EQ(o.queue[waiting], 0)
+          << "object " << o.name << ": " << waiting << " threads waiting, of " << threads;
+    }
   }
   for (const auto& c : run.contexts) {
     expect_real(c.record.processor, "context processor");
     expect_real(c.record.normalized, "context normalized");
     expect_real(c.record.state, "context state");
+    expect_normalized_within_processor(c.record.normalized, c.record.processor, "context");
   }
   // Every interval of the run is shared out in full: the bins add up to it exactly.
   const double bins_s = sum(run.program.normalized_self) + sum(run.program.normalized_behalf);

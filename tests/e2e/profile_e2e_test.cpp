@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "invariants.h"
 
 namespace quartz::test {
 namespace {
@@ -30,13 +31,18 @@ class ProfileE2E : public ScratchTest {
   // quartz run [flags] -- sample args; returns the run's output (the sample's own truths).
   CommandResult profile(const std::string& name, const std::vector<std::string>& args,
                         const std::vector<std::string>& flags = {}) {
-    std::vector<std::string> argv{kQuartz, "run", "--store", store};
+    const std::string capture = (dir / (name + ".qcap")).string();
+    std::vector<std::string> argv{kQuartz, "run", "--store", store, "-o", capture};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back("--");
     argv.push_back(sample(name));
     argv.insert(argv.end(), args.begin(), args.end());
     CommandResult r = run_command(argv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    // Whatever else the test asks, every sample's figures are possible ones.
+    if (const std::optional<Capture> kept = read_capture_file(capture)) {
+      expect_possible_figures(kept->run);
+    }
     return r;
   }
   json report(const std::string& which = "latest") {
