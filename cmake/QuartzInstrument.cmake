@@ -1,12 +1,15 @@
 # Instrumenting a target for Quartz, in this source tree and from the installed package
 # (QuartzConfig.cmake includes this file).
 #
-#   quartz_instrument(target [LINK_RUNTIME] [KEEP_SYSTEM])
+#   quartz_instrument(target [LINK_RUNTIME] [KEEP_SYSTEM] [INLINED])
 #   target_link_libraries(target PRIVATE Quartz::instrument)   # the same flags, as a target
 #
-# Builds `target` with -finstrument-functions so Quartz sees its procedures, and with -g so
-# it can name them by file and line (a Release build has no -g; -g changes no generated
-# code). LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
+# Builds `target` with hooks at procedures' entries and exits so Quartz sees them, and with
+# -g so it can name them by file and line (a Release build has no -g; -g changes no
+# generated code). clang hooks the functions left after inlining
+# (-finstrument-functions-after-inlining), unless INLINED asks for every function
+# (-finstrument-functions); gcc hooks every function (it has no after-inlining mode).
+# LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
 
 # Once per directory: Quartz::instrument, like the package's imported targets, is seen in the
 # directory that found the package and below it.
@@ -21,30 +24,38 @@ function(quartz_system_header_dirs out_var)
 endfunction()
 
 # The compile options of an instrumented target, generator expressions included:
-#   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM])
-# clang has no exclusion list: it instruments system headers' code whatever the option.
+#   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM] [INLINED])
+# clang has no exclusion list; after inlining, inlined system headers' code has no hooks.
 function(quartz_instrument_options out_var)
-  cmake_parse_arguments(ARG "KEEP_SYSTEM" "" "" ${ARGN})
-  set(options -finstrument-functions -g)
+  cmake_parse_arguments(ARG "KEEP_SYSTEM;INLINED" "" "" ${ARGN})
+  set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
+  if(ARG_INLINED)
+    set(options -finstrument-functions -g)
+  else()
+    set(options "$<IF:${is_gcc},-finstrument-functions,-finstrument-functions-after-inlining>"
+                -g)
+  endif()
   if(NOT ARG_KEEP_SYSTEM)
     quartz_system_header_dirs(dirs)
     list(JOIN dirs "$<COMMA>" excluded)
-    set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
     list(APPEND options "$<${is_gcc}:-finstrument-functions-exclude-file-list=${excluded}>")
   endif()
   set(${out_var} ${options} PARENT_SCOPE)
 endfunction()
 
 function(quartz_instrument target)
-  cmake_parse_arguments(ARG "LINK_RUNTIME;KEEP_SYSTEM" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "LINK_RUNTIME;KEEP_SYSTEM;INLINED" "" "" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "quartz_instrument: unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
+  set(flags)
   if(ARG_KEEP_SYSTEM)
-    quartz_instrument_options(options KEEP_SYSTEM)
-  else()
-    quartz_instrument_options(options)
+    list(APPEND flags KEEP_SYSTEM)
   endif()
+  if(ARG_INLINED)
+    list(APPEND flags INLINED)
+  endif()
+  quartz_instrument_options(options ${flags})
   target_compile_options(${target} PRIVATE ${options})
   if(ARG_LINK_RUNTIME)
     target_link_libraries(${target} PRIVATE Quartz::runtime)

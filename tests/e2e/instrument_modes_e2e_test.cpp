@@ -1,0 +1,83 @@
+// End-to-end: what each instrumentation mode hooks (issue 13 item 1). A program compiled
+// with clang through quartz-cc has hooks only in the functions left after inlining: a
+// small function inlined into a loop is not called through the hooks, and not in the
+// profile; QUARTZ_INSTRUMENT_INLINED=1 hooks it too. The truth is the program's own count
+// of its calls.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+
+// `tiny` is static and small: clang -O2 inlines it into `loop`, which stays out of line.
+constexpr const char* kSource =
+    "#include <stdio.h>\n"
+    "static volatile long sink;\n"
+    "static long tiny(long i) { return i * 3 + 1; }\n"
+    "__attribute__((noinline)) void loop(long n) {\n"
+    "  for (long i = 0; i < n; i++) sink += tiny(i);\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int k = 0; k < 20; k++) loop(100000);\n"
+    "  printf(\"tiny_calls=%d\\n\", 20 * 100000);\n"
+    "  return 0;\n"
+    "}\n";
+
+class InstrumentModes : public ScratchTest {
+ protected:
+  // Builds the program with clang through quartz-cc (`inlined`: every function hooked),
+  // profiles it and returns its report.
+  json profile(bool inlined) {
+    const std::string source = (dir / "modes.c").string();
+    std::ofstream(source) << kSource;
+    const std::string program = (dir / (inlined ? "modes_inlined" : "modes")).string();
+    std::map<std::string, std::string> env{{"QUARTZ_CC", "clang"}};
+    if (inlined) env["QUARTZ_INSTRUMENT_INLINED"] = "1";
+    const CommandResult cc = run_command(
+        {std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source}, env);
+    EXPECT_EQ(cc.exit_code, 0) << cc.err;
+    const std::string run_store = (dir / (inlined ? "inlined.db" : "after.db")).string();
+    const CommandResult run =
+        run_command({kQuartz, "run", "-q", "--store", run_store, "--", program});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(printed_values(run.out)["tiny_calls"], "2000000");
+    const CommandResult report = run_command({kQuartz, "report", "--store", run_store, "--json"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  }
+  static const json* procedure(const json& report, const std::string& name) {
+    for (const json& p : report["procedures"]) {
+      if (p["name"] == name) return &p;
+    }
+    return nullptr;
+  }
+};
+
+TEST_F(InstrumentModes, ClangHooksOnlyWhatIsLeftAfterInlining) {
+  const json r = profile(/*inlined=*/false);
+  ASSERT_FALSE(r.is_discarded());
+  const json* loop = procedure(r, "loop");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ((*loop)["calls"], 20);
+  EXPECT_EQ(procedure(r, "tiny"), nullptr) << "inlined into loop: no hook, no row";
+}
+
+TEST_F(InstrumentModes, InlinedModeHooksEveryFunction) {
+  const json r = profile(/*inlined=*/true);
+  ASSERT_FALSE(r.is_discarded());
+  const json* tiny = procedure(r, "tiny");
+  ASSERT_NE(tiny, nullptr) << "hooked where it was inlined";
+  EXPECT_EQ((*tiny)["calls"], 2000000);
+  EXPECT_EQ((*procedure(r, "loop"))["calls"], 20);
+}
+
+}  // namespace
+}  // namespace quartz::test
