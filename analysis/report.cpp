@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_report.h"
 #include "analysis/prediction_report.h"
 #include "analysis/text_format.h"
 
@@ -28,7 +30,8 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
   out << "; normalized processor time of the whole program "
       << seconds(v.program_totals.normalized_s) << "\n";
   if (!v.quality.final) {
-    out << "  WARNING   the run did not end normally: this is its last checkpoint\n";
+    out << "  WARNING   the run did not end normally (a signal, _exit, abort): its figures stop "
+           "where the capture was last written\n";
   }
 }
 
@@ -181,6 +184,8 @@ nlohmann::json totals_json(const Totals& t) {
 
 void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options) {
   print_header(out, view, options);
+  out << "\n";
+  print_findings_summary(out, diagnose(view), 3);
   print_parallelism(out, view);
   print_procedures(out, view, options.top);
   print_call_graph(out, view, options);
@@ -203,6 +208,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["parallelism_s"] = v.parallelism_s;
   j["program_totals"] = totals_json(v.program_totals);
   j["final"] = v.quality.final;
+  j["findings"] = findings_json(diagnose(v));
   auto& procedures = j["procedures"] = nlohmann::json::array();
   for (const ProcedureRow& p : v.procedures) {
     nlohmann::json row = totals_json(p.totals);

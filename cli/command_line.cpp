@@ -78,4 +78,13 @@ std::string default_store() {
   return profile::default_store_path();
 }
 
+profile::OpenedRun open_named_run(const std::string& command, const std::string& which,
+                                  const std::string& store_path) {
+  try {
+    return profile::open_run(which, store_path);
+  } catch (const profile::OpenRunError& e) {
+    throw UsageError(command + ": " + e.what());
+  }
+}
+
 }  // namespace quartz::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "profile/open_run.h"
+
 namespace quartz::cli {
 
 // A bad command line or an unusable input: printed as "quartz: <message>", exit status 2.
@@ -48,5 +50,9 @@ class Arguments {
 std::string runtime_library();
 // The store used when none is named: QUARTZ_STORE, or ./quartz.db.
 std::string default_store();
+// The run `which` names (an id, 'latest', a capture file; "" for the latest) in the store;
+// a UsageError saying `command` when there is none.
+profile::OpenedRun open_named_run(const std::string& command, const std::string& which,
+                                  const std::string& store_path);
 
 }  // namespace quartz::cli

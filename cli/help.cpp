@@ -54,6 +54,16 @@ std::string command_help(const std::string& command) {
            "                          placement (QUARTZ_DISABLE)\n"
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
+  if (command == "diagnose") {
+    return "usage: quartz diagnose [RUN] [options]\n"
+           "  What is wrong with a run: performance properties (serial bottleneck, lock\n"
+           "  contention, spin waste, load imbalance, oversubscription, blocking), each with\n"
+           "  its severity (the share of the elapsed time it explains), its confidence, the\n"
+           "  evidence and what to do. RUN: an id, 'latest' (default) or a capture file.\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --json                  JSON output\n"
+           "  --min-severity PCT      leave out findings below PCT% of elapsed (default 1)\n";
+  }
   if (command == "report") {
     return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--store FILE]\n"
            "  RUN: a run number, 'latest' (the default), or a capture file.\n"

@@ -69,12 +69,7 @@ int predict_command(const std::vector<std::string>& args) {
     question += (question.empty() ? "" : " ") + flag.substr(0, flag.find('=')) + " " + text;
   }
 
-  profile::OpenedRun opened;
-  try {
-    opened = profile::open_run(which, store_path);
-  } catch (const profile::OpenRunError& e) {
-    throw UsageError(std::string("predict: ") + e.what());
-  }
+  profile::OpenedRun opened = open_named_run("predict", which, store_path);
   analysis::TraceOpener open;
   try {
     open = profile::trace_opener(opened, store_path);

@@ -15,18 +15,6 @@
 #include "profile/store.h"
 
 namespace quartz::cli {
-namespace {
-
-profile::OpenedRun open_named_run(const char* command, const std::string& which,
-                                  const std::string& store_path) {
-  try {
-    return profile::open_run(which, store_path);
-  } catch (const profile::OpenRunError& e) {
-    throw UsageError(std::string(command) + ": " + e.what());
-  }
-}
-
-}  // namespace
 
 int report_command(const std::vector<std::string>& args) {
   Arguments a(args, "report");

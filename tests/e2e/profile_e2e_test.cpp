@@ -329,6 +329,49 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
   EXPECT_TRUE(join_named) << r["locks"].dump();
 }
 
+// Diagnosis (issue 11): each sample's problem, known by construction, is its first finding,
+// with a confidence worth acting on; a balanced program (pairs: each pair needs one
+// processor, and has one) has no finding above a low severity.
+TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
+  struct Known {
+    std::string sample;
+    std::vector<std::string> args;
+    std::string property;
+    std::string subject;  // "" when any
+  };
+  const std::vector<Known> known = {
+      {"serial_init", {"--kernels", "4", "--kernel-ms", "100"}, "serial bottleneck", "log_message"},
+      {"lock_contention", {"--iterations", "500"}, "lock contention", "work_queue"},
+      {"imbalance", {"--unit-ms", "50"}, "load imbalance", ""},
+      {"spin_vs_block",
+       {"--threads", "4", "--hold-ms", "10", "--rounds", "10"},
+       "spin waste",
+       "resource_spin"},
+      {"io_wait", {"--rounds", "20"}, "blocking not overlapped", ""},
+  };
+  for (const Known& k : known) {
+    SCOPED_TRACE(k.sample);
+    profile(k.sample, k.args);
+    const CommandResult d = run_command({kQuartz, "diagnose", "--store", store, "--json"});
+    ASSERT_EQ(d.exit_code, 0) << d.err;
+    const json findings = json::parse(d.out)["findings"];
+    ASSERT_FALSE(findings.empty());
+    EXPECT_EQ(findings[0]["property"], k.property) << findings.dump(1);
+    if (!k.subject.empty()) {
+      EXPECT_EQ(findings[0]["subject"], k.subject) << findings.dump(1);
+    }
+    EXPECT_GE(findings[0]["confidence"].get<double>(), 0.5);
+    EXPECT_EQ(report()["findings"][0], findings[0]) << "the report's top finding is the same";
+  }
+  profile("pairs", {"--rounds", "200"});
+  const CommandResult d = run_command({kQuartz, "diagnose", "--store", store, "--json"});
+  for (const json& f : json::parse(d.out)["findings"]) {
+    if (f["about"] == "program") {
+      EXPECT_LT(f["severity"].get<double>(), 0.10) << f.dump();
+    }
+  }
+}
+
 // The program is killed with SIGKILL in the middle: the run is stored, marked as such,
 // and still reports (abrupt_end_e2e_test.cpp: how close to the end it goes).
 TEST_F(ProfileE2E, KilledRunIsStoredAndMarked) {

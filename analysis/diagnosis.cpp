@@ -1,0 +1,334 @@
+#include "analysis/diagnosis.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "analysis/text_format.h"
+
+namespace quartz::analysis {
+namespace {
+
+using text::seconds;
+
+double clamp01(double v) {
+  return std::isfinite(v) ? std::clamp(v, 0.0, 1.0) : 0.0;
+}
+
+// How far to trust a finding: the sampling periods behind it (n / (n + 10): 10 periods give
+// 0.5, 100 give 0.91), less the share of torn stack copies, halved when the profiler's own
+// cost is large, and lower for a run that did not end normally.
+double confidence(const ProfileView& view, double evidence_s, double intrusion) {
+  const double period = view.quality.period_s > 0 ? view.quality.period_s : 1e-3;
+  const double periods = std::max(0.0, evidence_s) / period;
+  double c = periods / (periods + 10) * (1 - clamp01(view.quality.torn_rate));
+  if (intrusion > 0.1) c *= 0.5;
+  if (!view.quality.final) c *= 0.8;
+  return clamp01(c);
+}
+
+// The profiler's own share of the processors: the hooks' cost taken out of the threads'
+// times, and the sampler's processor time when it shares the program's processors.
+double intrusion(const ProfileView& view) {
+  const double capacity = view.elapsed_s * std::max(1u, view.processors);
+  if (!(capacity > 0)) return 0;
+  const double sampler = view.quality.reserved_core ? 0 : view.quality.sampler_cpu_s;
+  return clamp01((view.quality.dilation_removed_s + sampler) / capacity);
+}
+
+// Of the thread-time blocked, the share blocked in the kernel (I/O, sleep) rather than
+// waiting for a synchronization object: why the processors the program left idle were.
+double kernel_share_of_blocking(const ProfileView& view) {
+  double on_objects = 0;
+  for (const LockRow& lock : view.locks) on_objects += lock.wait_blocked_s;
+  const double blocked = view.program_totals.state_s[capture::kBlocked];
+  if (!(blocked > 0)) return 0;
+  return clamp01((blocked - on_objects) / blocked);
+}
+
+// Processor-seconds the program left unused: neither working nor spinning.
+double idle_capacity_s(const ProfileView& view) {
+  const double used =
+      view.program_totals.processor_s + view.program_totals.state_s[capture::kSpinning];
+  return std::max(0.0, view.processors * view.elapsed_s - used);
+}
+
+bool is_lock(uint32_t kind) {
+  return kind == capture::kMutex || kind == capture::kRwlockRead || kind == capture::kRwlockWrite ||
+         kind == capture::kSpinlock;
+}
+
+// Threads of one routine share a name but for a number ("share_0", "worker 3", "#2").
+std::string routine_of(const std::string& thread_name) {
+  std::string name = thread_name;
+  while (!name.empty() &&
+         (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '_' ||
+          name.back() == '-' || name.back() == '#' || name.back() == ' ')) {
+    name.pop_back();
+  }
+  return name.empty() ? thread_name : name;
+}
+
+// Serial bottleneck: a procedure's own time with exactly one processor busy, outside any
+// lock (time under a held object is the object's contention). Spread over P processors it
+// would take 1/P of it: severity = t1 (1 - 1/P) / elapsed, less the share of the others'
+// idleness that was blocking in the kernel (then the waits are the problem, not the work).
+void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  const uint32_t p = view.processors;
+  if (p < 2) return;
+  const double kernel_share = kernel_share_of_blocking(view);
+  std::map<uint32_t, size_t> index;  // context id -> position
+  for (size_t i = 0; i < view.contexts.size(); ++i) index[view.contexts[i].id] = i;
+  std::map<uint64_t, double> serial_s;  // by procedure address
+  for (const ContextRow& c : view.contexts) {
+    if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2) continue;
+    bool under_object = false;
+    for (uint32_t up = c.parent; up != capture::kNoParent && !under_object;) {
+      const auto it = index.find(up);
+      if (it == index.end()) break;
+      under_object = view.contexts[it->second].kind != capture::kProcedure;
+      up = view.contexts[it->second].parent;
+    }
+    if (!under_object) serial_s[c.address] += c.histogram_self_s[1];
+  }
+  for (const ProcedureRow& row : view.procedures) {
+    const double t1 = serial_s[row.address];
+    Finding f;
+    f.property = Property::serial_bottleneck;
+    f.severity = clamp01(t1 * (1 - 1.0 / p) * (1 - kernel_share) / view.elapsed_s);
+    f.confidence = confidence(view, t1, overhead);
+    f.subject = row.name;
+    f.location = row.location;
+    f.evidence = seconds(t1) + " of its own time with one processor busy and " +
+                 std::to_string(p - 1) + " idle (" + text::percent(t1, view.elapsed_s) +
+                 " of elapsed); " + seconds(row.totals.processor_self_s) + " of processor time";
+    f.advice = "parallelize it, or overlap it with other work: spread over " + std::to_string(p) +
+               " processors it would take " + seconds(t1 / p);
+    out.push_back(f);
+  }
+}
+
+// Lock contention: the object's normalized time (its holders' work and what ran on its
+// behalf) weighted by the share of acquisitions that had to wait.
+void lock_contention(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  for (const LockRow& lock : view.locks) {
+    if (!is_lock(lock.kind) || lock.acquisitions == 0 || lock.contended == 0) continue;
+    const double contended = static_cast<double>(lock.contended) / lock.acquisitions;
+    Finding f;
+    f.property = Property::lock_contention;
+    f.severity = clamp01(lock.totals.normalized_s * contended / view.elapsed_s);
+    f.confidence = confidence(view, lock.totals.normalized_s, overhead);
+    f.subject = lock.name;
+    f.evidence = text::format("%.0f%%", 100 * contended) + " of " +
+                 std::to_string(lock.acquisitions) + " acquisitions waited; " +
+                 seconds(lock.wait_s) + " waiting, " + seconds(lock.hold_s) + " held; " +
+                 text::format("%.2f", lock.mean_queue) + " threads waiting on average" +
+                 (lock.mean_queue >= 1.5 ? " (a convoy)" : "");
+    f.advice = lock.kind == capture::kSpinlock
+                   ? "shorten the critical section, or split the lock"
+                   : "shorten the critical section (move work out of it), or split the data "
+                     "it protects under several locks";
+    out.push_back(f);
+  }
+}
+
+// Spin waste: thread-time spinning while more threads were runnable than processors, time
+// a runnable thread could have used: severity = that / (P elapsed).
+void spin_waste(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  const auto& bins = view.program_totals.runnable_s;
+  if (bins.size() <= capture::kSpinning) return;
+  double over_s = 0;
+  for (size_t k = view.processors + 1; k < bins[capture::kSpinning].size(); ++k) {
+    over_s += bins[capture::kSpinning][k];
+  }
+  const LockRow* spun = nullptr;
+  for (const LockRow& lock : view.locks) {
+    if (lock.wait_spinning_s > 0 && (!spun || lock.wait_spinning_s > spun->wait_spinning_s)) {
+      spun = &lock;
+    }
+  }
+  Finding f;
+  f.property = Property::spin_waste;
+  f.severity = clamp01(over_s / (view.processors * view.elapsed_s));
+  f.confidence = confidence(view, over_s, overhead);
+  f.subject = spun ? spun->name : "the program";
+  f.evidence = seconds(over_s) + " of thread-time spinning while more threads were runnable " +
+               "than the " + std::to_string(view.processors) + " processors";
+  f.advice =
+      "block instead of spinning (a mutex or condition variable), or run no more "
+      "threads than processors";
+  out.push_back(f);
+}
+
+// Load imbalance (JavaPSL): threads of one routine, busy for their mean against their
+// maximum; the slowest sets the end: severity = (max - mean) / elapsed.
+void load_imbalance(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  std::map<std::string, std::vector<double>> busy;
+  for (const ThreadRow& t : view.threads) {
+    if (t.index != 0) busy[routine_of(t.name)].push_back(t.busy_s);
+  }
+  for (const auto& [routine, times] : busy) {
+    if (times.size() < 2) continue;
+    const double max = *std::max_element(times.begin(), times.end());
+    double mean = 0;
+    for (double t : times) mean += t;
+    mean /= static_cast<double>(times.size());
+    if (!(max > 0)) continue;
+    Finding f;
+    f.property = Property::load_imbalance;
+    f.severity = clamp01((max - mean) / view.elapsed_s);
+    f.confidence = confidence(view, max - mean, overhead);
+    f.subject = std::to_string(times.size()) + " threads " + routine;
+    f.evidence = "busy " + seconds(mean) + " on average, " + seconds(max) + " at most (mean/max " +
+                 text::format("%.2f", mean / max) + ")";
+    f.advice =
+        "repartition the work: smaller pieces handed out as threads finish (dynamic "
+        "scheduling), or sizes weighed by cost";
+    out.push_back(f);
+  }
+}
+
+// Ready time: runnable but not running. Oversubscription when the program's own runnable
+// threads outnumbered the processors meanwhile: it costs elapsed time only through the
+// processors it leaves idle at other moments (a preempted holder stalls its waiters), so
+// its severity is at most the idle share. Else other processes had the processors: that
+// capacity was lost to the program.
+void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  const double ready_s = view.program_totals.state_s[capture::kReady];
+  if (!(ready_s > 0)) return;
+  const double runnable = view.program_totals.mean_runnable[capture::kReady];
+  const bool ours = runnable > view.processors;
+  Finding f;
+  f.property = ours ? Property::oversubscription : Property::other_processes;
+  const double capacity = view.processors * view.elapsed_s;
+  const double ready_share = ready_s / capacity;
+  f.severity =
+      clamp01(ours ? std::min(ready_share, idle_capacity_s(view) / capacity) : ready_share);
+  f.confidence = confidence(view, ready_s, overhead);
+  f.subject = "the program";
+  f.evidence = seconds(ready_s) + " of thread-time ready (runnable, not running), with " +
+               text::format("%.1f", runnable) + " of its threads runnable on average on " +
+               std::to_string(view.processors) + " processors";
+  f.advice = ours ? "run no more busy threads than processors (a pool sized to them)"
+                  : "other processes took processors: profile on a quieter machine, or "
+                    "reserve processors for the program";
+  out.push_back(f);
+}
+
+// Blocking in the kernel not overlapped with work: the processor capacity the program
+// left idle, in the share its blocked threads were blocked in the kernel (I/O, sleep)
+// rather than waiting for one another.
+void kernel_blocking(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  if (view.parallelism_s.empty()) return;
+  const double idle_s = idle_capacity_s(view) * kernel_share_of_blocking(view);
+  const ContextRow* most = nullptr;  // the procedure that waited longest in the kernel
+  for (const ContextRow& c : view.contexts) {
+    if (c.kind == capture::kProcedure && (!most || c.wait_self_s > most->wait_self_s)) most = &c;
+  }
+  Finding f;
+  f.property = Property::kernel_blocking;
+  f.severity = clamp01(idle_s / (view.processors * view.elapsed_s));
+  f.confidence = confidence(view, idle_s, overhead);
+  f.subject = most && most->wait_self_s > 0 ? most->name : "the program";
+  f.evidence = seconds(idle_s) + " of processor time left idle while threads were blocked in " +
+               "the kernel (" + text::percent(view.parallelism_s[0], view.elapsed_s) +
+               " of elapsed with no processor busy)" +
+               (most && most->wait_self_s > 0
+                    ? "; " + seconds(most->wait_self_s) + " of thread-time blocked in it"
+                    : "");
+  f.advice =
+      "overlap the waits (I/O, sleeps) with work: asynchronous I/O, or more threads "
+      "to wait while others compute";
+  out.push_back(f);
+}
+
+void profiler_intrusion(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  Finding f;
+  f.property = Property::profiler_intrusion;
+  f.severity = overhead;
+  f.confidence = 1;
+  f.subject = "the profiler";
+  f.evidence = seconds(view.quality.dilation_removed_s) + " of hook cost taken out, " +
+               seconds(view.quality.sampler_cpu_s) + " of sampler time, over " +
+               seconds(view.elapsed_s * view.processors) + " of processor capacity";
+  f.advice =
+      "the other figures are less exact: build with clang (hooks after inlining), or "
+      "leave small hot functions uninstrumented";
+  out.push_back(f);
+}
+
+// Contention on a spin lock whose spinning is the spin waste is one problem, and blocking
+// instead cures both: one finding, spin waste, with the larger severity and both evidences.
+void merge_spinning_contention(const ProfileView& view, std::vector<Finding>& all) {
+  auto spin = std::find_if(all.begin(), all.end(),
+                           [](const Finding& f) { return f.property == Property::spin_waste; });
+  if (spin == all.end()) return;
+  for (auto f = all.begin(); f != all.end(); ++f) {
+    if (f->property != Property::lock_contention || f->subject != spin->subject) continue;
+    const bool spin_lock = std::any_of(view.locks.begin(), view.locks.end(), [&](const LockRow& l) {
+      return l.name == f->subject && l.kind == capture::kSpinlock;
+    });
+    if (!spin_lock || spin->severity <= 0) continue;
+    spin->severity = std::max(spin->severity, f->severity);
+    spin->confidence = std::max(spin->confidence, f->confidence);
+    spin->evidence += "; " + f->evidence;
+    all.erase(f);
+    return;
+  }
+}
+
+}  // namespace
+
+std::string property_name(Property property) {
+  switch (property) {
+    case Property::serial_bottleneck:
+      return "serial bottleneck";
+    case Property::lock_contention:
+      return "lock contention";
+    case Property::spin_waste:
+      return "spin waste";
+    case Property::load_imbalance:
+      return "load imbalance";
+    case Property::oversubscription:
+      return "oversubscription";
+    case Property::other_processes:
+      return "processors taken by other processes";
+    case Property::kernel_blocking:
+      return "blocking not overlapped";
+    case Property::profiler_intrusion:
+      return "profiler intrusion";
+  }
+  return "?";
+}
+
+bool about_measurement(Property property) {
+  return property == Property::other_processes || property == Property::profiler_intrusion;
+}
+
+std::vector<Finding> diagnose(const ProfileView& view, double min_severity) {
+  std::vector<Finding> all;
+  if (!(view.elapsed_s > 0)) return all;
+  const double overhead = intrusion(view);
+  serial_bottlenecks(view, overhead, all);
+  lock_contention(view, overhead, all);
+  spin_waste(view, overhead, all);
+  load_imbalance(view, overhead, all);
+  ready_time(view, overhead, all);
+  kernel_blocking(view, overhead, all);
+  profiler_intrusion(view, overhead, all);
+  merge_spinning_contention(view, all);
+  std::vector<Finding> found;
+  for (Finding& f : all) {
+    if (f.severity >= min_severity) found.push_back(std::move(f));
+  }
+  // The program's findings first, then the measurement's; each most severe first.
+  std::stable_sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
+    const bool a_measurement = about_measurement(a.property);
+    if (a_measurement != about_measurement(b.property)) return !a_measurement;
+    return a.severity > b.severity;
+  });
+  return found;
+}
+
+}  // namespace quartz::analysis
