@@ -29,8 +29,19 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
       << (v.processors == 1 ? "" : "s");
   out << "; normalized processor time of the whole program "
       << seconds(v.program_totals.normalized_s) << "\n";
+  if (options.parent_run || !options.child_runs.empty()) {
+    out << "  runs      ";
+    if (options.parent_run) out << "started by run " << *options.parent_run;
+    if (options.parent_run && !options.child_runs.empty()) out << "; ";
+    if (!options.child_runs.empty()) out << "started runs";
+    for (size_t i = 0; i < options.child_runs.size(); ++i) {
+      out << (i ? ", " : " ") << options.child_runs[i];
+    }
+    out << " (--follow-exec)\n";
+  }
   if (!v.quality.final) {
-    out << "  WARNING   the run did not end normally (a signal, _exit, abort): its figures stop "
+    out << "  WARNING   the run did not end normally (a signal, _exit, abort, an exec): its "
+           "figures stop "
            "where the capture was last written\n";
   }
 }
@@ -209,6 +220,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["program_totals"] = totals_json(v.program_totals);
   j["final"] = v.quality.final;
   j["findings"] = findings_json(diagnose(v));
+  if (options.parent_run) j["parent_run"] = *options.parent_run;
+  if (!options.child_runs.empty()) j["child_runs"] = options.child_runs;
   auto& procedures = j["procedures"] = nlohmann::json::array();
   for (const ProcedureRow& p : v.procedures) {
     nlohmann::json row = totals_json(p.totals);

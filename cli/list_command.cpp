@@ -27,8 +27,10 @@ int list_command(const std::vector<std::string>& args) {
     std::snprintf(line, sizeof line, "%5lld  %-19s %8.3fs %2u %8llu  ",
                   static_cast<long long>(r.id), r.started.c_str(), r.elapsed_s, r.processors,
                   static_cast<unsigned long long>(r.samples));
+    const std::optional<int64_t> parent = store.parent_run(r.id);
     std::cout << line << (r.arguments.empty() ? r.program : r.arguments)
-              << (r.final ? "" : "  (ended abnormally)") << "\n";
+              << (r.final ? "" : "  (ended abnormally)")
+              << (parent ? "  (started by run " + std::to_string(*parent) + ")" : "") << "\n";
   }
   return 0;
 }

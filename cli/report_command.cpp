@@ -43,10 +43,12 @@ int report_command(const std::vector<std::string>& args) {
   options.top = top;
   options.run_label = opened.label;
   if (opened.id) {
-    for (auto& p :
-         profile::Store(store_path, profile::StoreAccess::read_only).predictions(*opened.id)) {
+    const profile::Store store(store_path, profile::StoreAccess::read_only);
+    for (auto& p : store.predictions(*opened.id)) {
       options.what_ifs.push_back({p.made, p.question, p.json});
     }
+    options.parent_run = store.parent_run(*opened.id);
+    options.child_runs = store.child_runs(*opened.id);
   }
   const analysis::ProfileView view = analysis::analyze(opened.run);
   if ((format != "text" && format != "json") || !table.empty()) {

@@ -20,6 +20,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/run_family.h"
 #include "cli/run_options.h"
 #include "cli/shared_capture.h"
 #include "format/capture_format.h"
@@ -443,6 +444,22 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
   return exists;
 }
 
+// With --follow-exec, the program running when the process ended may be one an exec
+// started: what it last published goes to its own capture, unless it wrote a final one.
+void write_unfinished_followed_capture(const RunOptions& o, const SharedCapture& shared) {
+  const std::optional<SharedCapture::Published> published = shared.latest();
+  if (!published || published->path.rfind(o.output + ".exec-", 0) != 0) return;
+  try {
+    if (profile::read_capture(published->path).final) return;
+  } catch (const std::exception&) {
+    // None yet, or a partial one: replaced.
+  }
+  std::string error;
+  if (!write_published(*published, published->path, &error)) {
+    std::cerr << "quartz: run: cannot write " << published->path << ": " << error << "\n";
+  }
+}
+
 std::string import_hint(const RunOptions& o) {
   return "quartz import --store " + o.store + " " + o.output;
 }
@@ -480,6 +497,10 @@ int run_command(const std::vector<std::string>& args) {
     std::error_code ignored;  // never report a stale capture or trace as this run's
     std::filesystem::remove(o.output, ignored);
     std::filesystem::remove(o.output + ".trace", ignored);
+    for (const std::string& stale : followed_captures(o.output)) {
+      std::filesystem::remove(stale, ignored);
+      std::filesystem::remove(stale + ".trace", ignored);
+    }
     status_file.emplace();
     shared.emplace();
   }
@@ -528,6 +549,7 @@ int run_command(const std::vector<std::string>& args) {
   }
 
   if (o.profile) {
+    write_unfinished_followed_capture(o, *shared);
     const bool captured = explain_capture(o, status, end_realtime_ns, *status_file, *shared);
     if (captured && !o.import) {
       if (!o.quiet) {
@@ -537,8 +559,10 @@ int run_command(const std::vector<std::string>& args) {
     } else if (captured) {
       std::string options;
       for (const auto& [k, v] : o.env) options += (options.empty() ? "" : " ") + k + "=" + v;
+      std::map<std::string, int64_t> stored;
       try {
         const int64_t id = import_capture(o.output, o.store, options);
+        stored[o.output] = id;
         if (!o.quiet) {
           std::cerr << "quartz: run " << id << " stored in " << o.store << " (capture " << o.output
                     << "); see 'quartz report " << id << "'\n";
@@ -548,6 +572,7 @@ int run_command(const std::vector<std::string>& args) {
                   << " was kept but not stored: " << e.what() << "; store it with '"
                   << import_hint(o) << "'\n";
       }
+      store_followed_captures(followed_captures(o.output), o.store, options, o.quiet, stored);
     }
   }
   claim.reset();

@@ -119,6 +119,9 @@ inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under t
 namespace run_keys {
 inline constexpr const char* kProgram = "program";
 inline constexpr const char* kArguments = "arguments";  // separated by '\x1f'
+// With --follow-exec: the capture of the program that started this one (fork and exec, or
+// exec in place); absent for the program `quartz run` started.
+inline constexpr const char* kParentCapture = "parent_capture";
 inline constexpr const char* kHost = "host";
 inline constexpr const char* kPid = "pid";
 inline constexpr const char* kStartRealtimeNs = "start_realtime_ns";

@@ -48,6 +48,30 @@ QUARTZ_NOINSTR void stop_following_exec() {
   }
 }
 
+// With --follow-exec every program of the tree writes a capture of its own: the one
+// `quartz run` started writes QUARTZ_OUTPUT; each program a profiled one started (fork and
+// exec, or exec in place) writes "<QUARTZ_OUTPUT>.exec-<pid>" ("-2", "-3"... for a chain of
+// execs in one process) and names its parent's capture in its own; its children learn its
+// capture from QUARTZ_PARENT_CAPTURE. `quartz run` stores each as a run, linked to its
+// parent's.
+QUARTZ_NOINSTR void name_followed_capture(rt::Options& options) {
+  const int saved_errno = errno;
+  if (options.parent_capture[0]) {
+    char name[rt::kMaxPathBytes];
+    bool found = false;
+    for (int k = 1; k < 1000 && !found; ++k) {
+      const int n = k == 1
+                        ? snprintf(name, sizeof name, "%s.exec-%d", options.output, getpid())
+                        : snprintf(name, sizeof name, "%s.exec-%d-%d", options.output, getpid(), k);
+      if (n <= 0 || static_cast<size_t>(n) >= sizeof name) break;
+      found = access(name, F_OK) != 0;
+    }
+    if (found) memcpy(options.output, name, strlen(name) + 1);
+  }
+  setenv("QUARTZ_PARENT_CAPTURE", options.output, 1);
+  errno = saved_errno;
+}
+
 // The last snapshot and the final capture (in a forked child: its counts).
 QUARTZ_NOINSTR void stop_sampling() {
   sampler::stop();
@@ -78,6 +102,9 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
   if (!rt::ensure_initialized()) return;
   rt::Runtime& runtime = rt::runtime();
   if (!runtime.options.follow_exec) stop_following_exec();
+  if (runtime.options.follow_exec && runtime.options.output[0]) {
+    name_followed_capture(runtime.options);
+  }
   pthread_atfork(nullptr, nullptr, on_fork_in_child);
   rt::current_block();  // the main thread gets index 0 and a block before anything else
   if (runtime.options.output[0] && !sampler::start(runtime)) {

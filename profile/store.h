@@ -24,6 +24,8 @@
 //   predictions (run_id, made_realtime_ns, question, json)   `quartz predict` results
 // Version 3 adds runs.capture_crc32 (indexed): the CRC-32 of the capture's bytes, which finds
 // a capture imported twice (the bytes are then compared).
+// Version 4 adds run_links (run_id PRIMARY KEY, parent_run): with --follow-exec, the run of
+// the program that started each program (a store of version 3 read only has no links).
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
 // run_id and by name. Example: the normalized time of procedure "solve" in every run:
 //   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
@@ -115,6 +117,11 @@ class Store {
   std::vector<RunSummary> list() const;  // all runs, by id
   std::optional<RunSummary> summary(int64_t run_id) const;
   std::optional<int64_t> latest() const;  // highest id, if any
+
+  // Links the run of a program to the run of the program that started it (--follow-exec).
+  void link_run(int64_t run_id, int64_t parent_run);
+  std::optional<int64_t> parent_run(int64_t run_id) const;
+  std::vector<int64_t> child_runs(int64_t run_id) const;  // by id
   // The run as stored: parse_capture() of the stored bytes, with Run::symbols restored.
   // Throws "PATH: no run N" when absent; a corrupt stored capture gives the CaptureError
   // message prefixed with "PATH: run N: ".

@@ -16,7 +16,7 @@ using sqlite::Transaction;
 
 namespace {
 
-constexpr int64_t kSchemaVersion = 3;
+constexpr int64_t kSchemaVersion = 4;
 constexpr int64_t kOldestReadableVersion = 2;  // has every table the readers use
 constexpr const char* kApplication = "quartz";
 
@@ -113,6 +113,16 @@ UPDATE runs SET capture_crc32 = quartz_capture_crc32(capture);
 CREATE INDEX runs_by_capture_crc32 ON runs(capture_crc32);
 )sql";
 
+// Version 4 links the runs of one `quartz run --follow-exec`: each program to the one that
+// started it.
+constexpr const char* kSchemaSql4 = R"sql(
+CREATE TABLE run_links (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  parent_run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE
+);
+CREATE INDEX run_links_by_parent ON run_links(parent_run);
+)sql";
+
 // quartz_capture_crc32(blob), for the upgrade of the runs stored before version 3.
 void crc32_function(sqlite3_context* context, int, sqlite3_value** arguments) {
   const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(arguments[0]));
@@ -163,6 +173,7 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
     if (table_count("SELECT count(*) FROM sqlite_master") == 0) {
       exec(db, path, kSchemaSql, "cannot create the store");
       exec(db, path, kSchemaSql2, "cannot create the store");
+      exec(db, path, kSchemaSql4, "cannot create the store");
       Statement meta(db, path, "INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)",
                      "cannot create the store");
       meta.bind(1, std::string("application"));
@@ -214,6 +225,11 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
     version = *stored_version();
     if (version == 1) exec(db, path, kSchemaSql2, "cannot upgrade the store");
     if (version <= 2) upgrade_to_3(db, path);
+    if (version <= 3) {
+      exec(db, path, kSchemaSql4, "cannot upgrade the store");
+      exec(db, path, "UPDATE meta SET value = 4 WHERE key = 'schema_version'",
+           "cannot upgrade the store");
+    }
     transaction.commit();
     version = kSchemaVersion;
   }

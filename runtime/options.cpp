@@ -47,6 +47,9 @@ void read_options(Options& o) {
   read_uint("QUARTZ_OBJECTS_LOG2", 6, 24, o.objects_log2);
   read_uint("QUARTZ_CALL_GRAPH_LOG2", 6, 24, o.call_graph_log2);
   if (const char* path = getenv("QUARTZ_OUTPUT")) strncpy(o.output, path, kMaxPathBytes - 1);
+  if (const char* path = getenv("QUARTZ_PARENT_CAPTURE")) {
+    strncpy(o.parent_capture, path, kMaxPathBytes - 1);
+  }
   read_uint("QUARTZ_PERIOD_US", 50, 1000000, o.period_us);
   o.trace = read_flag("QUARTZ_TRACE") && o.output[0];
   if (o.trace) {

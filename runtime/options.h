@@ -21,6 +21,9 @@ struct Options {
 
   // Sampling (sampler/): on when QUARTZ_OUTPUT names the capture file to write.
   char output[kMaxPathBytes] = {};  // QUARTZ_OUTPUT
+  // QUARTZ_PARENT_CAPTURE (set by the runtime itself when following execs): the capture of
+  // the profiled program that started this one; its own capture is then named after it.
+  char parent_capture[kMaxPathBytes] = {};
   // QUARTZ_PERIOD_US: time between snapshots; 0 (the default) lets the sampler choose:
   // 1 ms on a reserved core, 2 ms when sharing the processors (docs/performance.md).
   uint32_t period_us = 0;

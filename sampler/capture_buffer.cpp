@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/safe_file.h"
+
 namespace quartz::sampler {
 
 using capture::SharedCaptureHeader;
@@ -43,11 +45,28 @@ QUARTZ_NOINSTR SharedCaptureHeader* map_shared_region() {
 
 }  // namespace
 
-bool CaptureBuffer::init() {
+bool CaptureBuffer::init(const char* output) {
   // 4 GiB of address space, backed only as written.
   if (!own_.reserve(capture::kSlotBytes) && !own_.reserve(size_t{1} << 28)) return false;
   shared_ = map_shared_region();
+  write_previous_image(output);
   return true;
+}
+
+void CaptureBuffer::write_previous_image(const char* output) {
+  if (!shared_) return;
+  const uint32_t published = __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE);
+  if (published != 1 && published != 2) return;
+  const capture::SharedSlot& slot = shared_->slots[published - 1];
+  if (!slot.path[0] || strcmp(slot.path, output) == 0 || slot.bytes > capture::kSlotBytes) return;
+  // The program this process was before an exec (--follow-exec): its image ended without
+  // writing a final capture, and this one is about to publish over it.
+  const unsigned char* bytes =
+      reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(published - 1);
+  if (const int error = rt::replace_file(slot.path, bytes, slot.bytes)) {
+    rt::note_write_failed(rt::RunFile::capture, slot.path, error);
+  }
+  __atomic_store_n(&shared_->published, 0u, __ATOMIC_RELEASE);
 }
 
 bool CaptureBuffer::shared() const {

@@ -15,8 +15,9 @@ namespace quartz::sampler {
 class CaptureBuffer {
  public:
   // Reserves the private buffer and maps the region QUARTZ_SHARED_CAPTURE opens, when it
-  // was made for this process. False when no buffer could be reserved.
-  QUARTZ_NOINSTR bool init();
+  // was made for this process (writing out what the program this process was before an
+  // exec published there, if it is not `output`). False when no buffer could be reserved.
+  QUARTZ_NOINSTR bool init(const char* output);
 
   // Starts a capture: in the shared slot the parent does not hold yet (only in the process
   // `quartz run` started: a forked child builds in its own memory), else privately.
@@ -34,6 +35,8 @@ class CaptureBuffer {
   QUARTZ_NOINSTR void publish(const char* path, uint64_t monotonic_ns);
 
  private:
+  QUARTZ_NOINSTR void write_previous_image(const char* output);
+
   rt::MappedVector<unsigned char> own_;
   capture::SharedCaptureHeader* shared_ = nullptr;
   unsigned char* data_ = nullptr;

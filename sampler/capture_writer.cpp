@@ -98,6 +98,9 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   out.u32(0);
   key_text(out, &n, run_keys::kProgram, info.program);
   key_text(out, &n, run_keys::kArguments, info.arguments);
+  if (runtime.options.parent_capture[0]) {
+    key_text(out, &n, run_keys::kParentCapture, runtime.options.parent_capture);
+  }
   key_text(out, &n, run_keys::kHost, info.host);
   key_number(out, &n, run_keys::kPid, static_cast<uint64_t>(info.pid));
   key_number(out, &n, run_keys::kStartRealtimeNs, info.start_realtime_ns);
@@ -327,7 +330,7 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
 }  // namespace
 
 bool CaptureWriter::init(const rt::Runtime& runtime) {
-  return bytes_.init() && counts_.reserve(runtime);
+  return bytes_.init(runtime.options.output) && counts_.reserve(runtime);
 }
 
 bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTotals& totals,

@@ -50,18 +50,21 @@ TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
   }
   {
     Database db(path_);  // as version 2 left it
+    db.exec("DROP TABLE run_links");
     db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 2 WHERE key = 'schema_version'");
   }
-  // Read-only, it stays as it is.
+  // Read-only, it stays as it is, and has no links.
   EXPECT_EQ(Store(path_, StoreAccess::read_only).list().size(), 1u);
+  EXPECT_EQ(Store(path_, StoreAccess::read_only).parent_run(1), std::nullopt);
   EXPECT_EQ(Database(path_).value("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
 
   Store store(path_);
   EXPECT_THROW(store.add_run(run.bytes, run.run, "", ""), DuplicateCaptureError);
   Database db(path_);
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(db.value("SELECT count(*) FROM runs WHERE capture_crc32 IS NULL"), "0");
+  EXPECT_EQ(db.value("SELECT count(*) FROM run_links"), "0");
 }
 
 // Reading creates nothing and changes nothing: no store where there was none, no schema in

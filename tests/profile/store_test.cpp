@@ -30,7 +30,7 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_TRUE(Store::looks_like_store(path_));
   Database db(path_);
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
 }
 
@@ -252,12 +252,12 @@ TEST_F(StoreTest, RefusesANewerSchema) {
   { Store store(path_); }
   {
     Database db(path_);
-    db.exec("UPDATE meta SET value = 4 WHERE key = 'schema_version'");
+    db.exec("UPDATE meta SET value = 5 WHERE key = 'schema_version'");
   }
   EXPECT_EQ(store_error([&] { Store store(path_); }),
-            path_ + ": store schema version 4, this Quartz reads version 3");
+            path_ + ": store schema version 5, this Quartz reads version 4");
   EXPECT_EQ(store_error([&] { Store store(path_, StoreAccess::read_only); }),
-            path_ + ": store schema version 4, this Quartz reads version 3");
+            path_ + ": store schema version 5, this Quartz reads version 4");
 }
 
 TEST_F(StoreTest, UpgradesAVersionOneStore) {
@@ -269,7 +269,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   }
   {
     Database db(path_);  // as version 1 left it
-    db.exec("DROP TABLE traces; DROP TABLE predictions;");
+    db.exec("DROP TABLE traces; DROP TABLE predictions; DROP TABLE run_links;");
     db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
   }
@@ -280,7 +280,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   EXPECT_EQ(store.load(id).threads.size(), run.run.threads.size());
   Database db(path_);
   EXPECT_EQ(db.rows("SELECT value FROM meta WHERE key = 'schema_version'"),
-            (std::vector<std::vector<std::string>>{{"3"}}));
+            (std::vector<std::vector<std::string>>{{"4"}}));
 }
 
 TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
