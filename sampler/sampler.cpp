@@ -83,7 +83,6 @@ struct Sampler {
   uint64_t publish_costs[4] = {};
   uint32_t publications = 0;
   uint32_t live_threads = 0;
-  uint64_t clock_read_ns = 0;  // a thread reading its own CPU clock, as it does at its end
 };
 
 alignas(Sampler) unsigned char g_storage[sizeof(Sampler)];
@@ -121,14 +120,14 @@ QUARTZ_NOINSTR void read_program(RunInfo& info) {
   info.pid = getpid();
 }
 
-// The CPU clock a thread left at its end (0: none), without the runtime's own reading of
-// it (overhead compensation), and never behind `last_ns`, the sampler's last reading of it
-// while it still ran (its end may have been read before).
-QUARTZ_NOINSTR uint64_t end_cpu_ns(Sampler& s, const rt::ThreadBlock& ended, uint64_t last_ns) {
+// The CPU clock a thread left at its end (0: none), never behind `last_ns`, the sampler's
+// last reading of it while it still ran (its end may have been read before). The reading
+// is taken as it is, our read included: taking a calibrated cost back out undercounted
+// short threads wherever the calibration ran slower than the reads at their ends.
+QUARTZ_NOINSTR uint64_t end_cpu_ns(const rt::ThreadBlock& ended, uint64_t last_ns) {
   const uint64_t read = ended.exit_cpu_ns.load(std::memory_order_relaxed);
   if (read == 0) return 0;
-  const uint64_t compensated = read > s.clock_read_ns ? read - s.clock_read_ns : 0;
-  return compensated > last_ns ? compensated : last_ns;
+  return read > last_ns ? read : last_ns;
 }
 
 // Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
@@ -140,7 +139,7 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
   if (ended) {
     // Its own clock at its end; its run-queue time when it lived long enough to read it,
     // else as last read.
-    cpu.cpu_ns = end_cpu_ns(s, *ended, track.has_cpu ? track.last_cpu_ns : 0);
+    cpu.cpu_ns = end_cpu_ns(*ended, track.has_cpu ? track.last_cpu_ns : 0);
     cpu.runqueue_ns = ended->exit_runqueue_ns.load(std::memory_order_relaxed);
     ok = cpu.cpu_ns != 0;
     if (cpu.runqueue_ns == rt::kExitRunqueueUnknown) cpu.runqueue_ns = track.last_runqueue_ns;
@@ -185,7 +184,7 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock
   // Its end reading, once it has one, bounds the live one: a thread in its exit path (its
   // slot still live) has ended its processor time there, as its lifetime, and one gone since
   // its slot was read has only that.
-  const uint64_t end = end_cpu_ns(s, *block, track.has_clock ? track.last_clock_ns : 0);
+  const uint64_t end = end_cpu_ns(*block, track.has_clock ? track.last_clock_ns : 0);
   if (end != 0 && end < clock_ns) clock_ns = end;
   if (clock_ns == ~uint64_t{0}) return -1;
   const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
@@ -476,14 +475,13 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
   s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);
-  s.clock_read_ns = static_cast<uint64_t>(calibrate_cpu_read_ns());
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
   if (options.trace) {
     const double ns_per_tick = s.runtime->clock.ns_per_tick();
     rt::g_trace_cpu_interval_ticks =
         static_cast<uint64_t>(options.trace_cpu_us * 1000.0 / (ns_per_tick > 0 ? ns_per_tick : 1));
     s.info.trace_event_ns = calibrate_trace_event_ns(options.geometry);
-    s.info.trace_cpu_read_ns = static_cast<double>(s.clock_read_ns);
+    s.info.trace_cpu_read_ns = calibrate_cpu_read_ns();
     s.info.trace = s.trace.open(options.output, s.runtime->clock.start_ticks, ns_per_tick);
   }
 

@@ -77,7 +77,7 @@ TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   const double period_s = r.capture->info(run_keys::kPeriodNs) * 1e-9;
 
   double cpu_s = 0, processor_s = 0;
-  size_t seen = 0;
+  size_t seen = 0, below_own = 0;
   for (const profile::ThreadInfo& t : run.threads) {
     auto it = truth.cpu_s.find(t.tid);
     if (t.index == 0 || it == truth.cpu_s.end()) continue;
@@ -88,10 +88,16 @@ TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
     const double bound_s = std::max(0.05 * own_s, period_s);
     EXPECT_NEAR(thread_cpu_s, own_s, bound_s) << "thread " << t.index << " CPU time";
     EXPECT_NEAR(thread_processor_s, own_s, bound_s) << "thread " << t.index << " processor time";
+    // Its end is read after its own last reading: it never has less.
+    if (thread_cpu_s + 1e-9 < own_s && below_own++ == 0) {
+      ADD_FAILURE() << "thread " << t.index << " credited " << thread_cpu_s * 1e6
+                    << " us of CPU time, below its own last reading, " << own_s * 1e6 << " us";
+    }
     cpu_s += thread_cpu_s;
     processor_s += thread_processor_s;
   }
   EXPECT_EQ(seen, truth.cpu_s.size()) << "every thread is in the capture";
+  EXPECT_EQ(below_own, 0u) << "threads credited less than their own clocks said";
   const double total_bound_s = 0.05 * truth.threads_cpu_s;
   EXPECT_NEAR(cpu_s, truth.threads_cpu_s, total_bound_s) << "the threads' CPU time";
   EXPECT_NEAR(processor_s, truth.threads_cpu_s, total_bound_s) << "the threads' processor time";
