@@ -54,6 +54,17 @@ std::string command_help(const std::string& command) {
            "                          placement (QUARTZ_DISABLE)\n"
            "  The exit status is PROGRAM's (128+N if killed by signal N).\n";
   }
+  if (command == "compare") {
+    return "usage: quartz compare A B [options]\n"
+           "  What changed from A to B, each a run or a comma-separated series of runs of the\n"
+           "  same program (3,4,5): the elapsed time, each procedure's and lock's normalized\n"
+           "  time (matched by name; those beyond noise), and the findings that appeared or\n"
+           "  went away. Noise: the runs' sampling, and with several runs a side their spread.\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --json                  JSON output\n"
+           "  --fail-if-slower PCT    exit with status 1 when B is more than PCT% slower than A,\n"
+           "                          beyond noise (a performance gate in CI)\n";
+  }
   if (command == "diagnose") {
     return "usage: quartz diagnose [RUN] [options]\n"
            "  What is wrong with a run: performance properties (serial bottleneck, lock\n"

@@ -1,0 +1,149 @@
+#include "analysis/comparison.h"
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace quartz::analysis {
+namespace {
+
+// One figure over one side's runs: its value in each run (0 where the run lacks it).
+struct Series {
+  std::vector<double> values;
+  double sampling_variance = 0;  // of the mean, summed over the runs
+  double periods_s = 0;          // the mean's period, for its ends
+
+  double mean() const { return std::accumulate(values.begin(), values.end(), 0.0) / values.size(); }
+  double squares() const {  // sum of squared deviations from the mean
+    const double m = mean();
+    double s = 0;
+    for (double v : values) s += (v - m) * (v - m);
+    return s;
+  }
+};
+
+Series series_of(const std::vector<ProfileView>& runs, auto&& figure) {
+  Series s;
+  const double n = static_cast<double>(runs.size());
+  for (const ProfileView& run : runs) {
+    const double t = std::max(0.0, figure(run)), p = run.quality.period_s;
+    const double f = run.elapsed_s > 0 ? std::min(1.0, t / run.elapsed_s) : 1.0;
+    s.values.push_back(t);
+    s.sampling_variance += t * p * (1 - f) / (n * n);
+    s.periods_s += p / n;
+  }
+  return s;
+}
+
+double noise(const Series& a, const Series& b) {
+  const double sampling =
+      2 * std::sqrt(a.sampling_variance + b.sampling_variance) + a.periods_s + b.periods_s;
+  const size_t na = a.values.size(), nb = b.values.size();
+  if (na + nb < 3) return sampling;
+  const double df = static_cast<double>(na + nb - 2);
+  const double pooled = std::sqrt((a.squares() + b.squares()) / df);
+  const double t = boost::math::quantile(boost::math::students_t(df), 0.9995);
+  return std::max(sampling, t * pooled * std::sqrt(1.0 / na + 1.0 / nb));
+}
+
+Change change_of(const std::string& name, const Series& a, const Series& b) {
+  Change c;
+  c.name = name;
+  c.a_s = a.mean();
+  c.b_s = b.mean();
+  c.noise_s = noise(a, b);
+  return c;
+}
+
+// Rows of both sides matched by name (`rows_of` gives a run's rows); those that changed
+// beyond noise, largest change first.
+std::vector<Change> changes(const std::vector<ProfileView>& a, const std::vector<ProfileView>& b,
+                            auto&& rows_of) {
+  std::map<std::string, std::string> names;  // name -> location
+  for (const auto* side : {&a, &b}) {
+    for (const ProfileView& run : *side) {
+      for (const auto& row : rows_of(run)) names[row.name];
+    }
+  }
+  std::vector<Change> out;
+  for (const auto& [name, unused] : names) {
+    auto figure = [&](const ProfileView& run) {
+      double s = 0;
+      for (const auto& row : rows_of(run)) {
+        if (row.name == name) s += row.totals.normalized_s;
+      }
+      return s;
+    };
+    Change c = change_of(name, series_of(a, figure), series_of(b, figure));
+    if (c.beyond_noise()) out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(), [](const Change& x, const Change& y) {
+    return std::fabs(x.b_s - x.a_s) > std::fabs(y.b_s - y.a_s);
+  });
+  return out;
+}
+
+bool has_finding(const std::vector<Finding>& findings, const Finding& f) {
+  return std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
+    return g.property == f.property && g.subject == f.subject;
+  });
+}
+
+// Findings worth naming (5% of elapsed or more) in every run of `from` that no run of
+// `other` has at all (1% or more).
+std::vector<Finding> only_in(const std::vector<ProfileView>& from,
+                             const std::vector<ProfileView>& other) {
+  std::vector<Finding> out;
+  for (const Finding& f : diagnose(from.front(), 0.05)) {
+    if (about_measurement(f.property)) continue;
+    const bool in_all = std::all_of(from.begin() + 1, from.end(), [&](const ProfileView& run) {
+      return has_finding(diagnose(run, 0.05), f);
+    });
+    const bool in_other = std::any_of(other.begin(), other.end(), [&](const ProfileView& run) {
+      return has_finding(diagnose(run, 0.01), f);
+    });
+    if (in_all && !in_other) out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Change::beyond_noise() const {
+  return std::fabs(b_s - a_s) > noise_s;
+}
+
+std::optional<double> Change::relative() const {
+  if (!(a_s > 0)) return std::nullopt;
+  return (b_s - a_s) / a_s;
+}
+
+Comparison compare(const std::vector<ProfileView>& a, const std::vector<ProfileView>& b) {
+  Comparison c;
+  c.runs_a = a.size();
+  c.runs_b = b.size();
+  c.run_to_run = a.size() + b.size() >= 3;
+  auto elapsed = [](const ProfileView& run) { return run.elapsed_s; };
+  c.elapsed = change_of("elapsed", series_of(a, elapsed), series_of(b, elapsed));
+  c.procedures = changes(
+      a, b, [](const ProfileView& run) -> auto& { return run.procedures; });
+  for (Change& change : c.procedures) {
+    for (const ProcedureRow& row : b.back().procedures) {
+      if (row.name == change.name) change.location = row.location;
+    }
+  }
+  c.locks = changes(
+      a, b, [](const ProfileView& run) -> auto& { return run.locks; });
+  c.appeared = only_in(b, a);
+  c.went_away = only_in(a, b);
+  return c;
+}
+
+bool slower_than(const Comparison& c, double percent) {
+  const std::optional<double> change = c.elapsed.relative();
+  return change && *change * 100 > percent && c.elapsed.beyond_noise();
+}
+
+}  // namespace quartz::analysis
