@@ -15,6 +15,7 @@ int list_command(const std::vector<std::string>& args);
 int predict_command(const std::vector<std::string>& args);
 int diagnose_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int scale_command(const std::vector<std::string>& args);
 std::string command_help(const std::string& command);
 
 // Reads a capture, names its addresses, stores it with its metrics (and its trace, if it

@@ -65,6 +65,20 @@ std::string command_help(const std::string& command) {
            "  --fail-if-slower PCT    exit with status 1 when B is more than PCT% slower than A,\n"
            "                          beyond noise (a performance gate in CI)\n";
   }
+  if (command == "scale") {
+    return "usage: quartz scale [options] -- PROGRAM [ARGS...]\n"
+           "       quartz scale --series RUN [options]\n"
+           "  Runs PROGRAM under 'quartz run' on 1, 2, .. P processors (the program's affinity),\n"
+           "  stores the runs as a series and reports speedup, efficiency, non-scalability,\n"
+           "  and where the time lost as processors are added goes, by procedure, object and\n"
+           "  thread. The program's output goes to standard error.\n"
+           "  --processors LIST       processor counts, e.g. 1,2 (default: 1 to all allowed)\n"
+           "  --repeat N              runs per count, interleaved; the median counts (default 1)\n"
+           "  --series RUN            report the stored series RUN belongs to; run nothing\n"
+           "  --top N                 regions listed (default 10)\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --json                  JSON output\n";
+  }
   if (command == "diagnose") {
     return "usage: quartz diagnose [RUN] [options]\n"
            "  What is wrong with a run: performance properties (serial bottleneck, lock\n"

@@ -24,7 +24,8 @@ const char kUsage[] =
     "  import CAPTURE...                    add capture files to the store\n"
     "  list                                 list the runs in the store\n"
     "  diagnose [RUN] [--json]              what is wrong with a run, most severe first\n"
-    "  compare RUN_A RUN_B                  what changed between two runs\n"
+    "  compare A B                          what changed between two runs (or series of runs)\n"
+    "  scale [options] -- PROGRAM [ARGS...] run PROGRAM on 1..P processors: how it scales\n"
     "  predict [RUN] [questions]            what-if predictions from a run made with --trace\n"
     "  help [COMMAND]                       show this, or a command's options\n"
     "\n"
@@ -40,6 +41,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "predict") return predict_command(args);
   if (command == "diagnose") return diagnose_command(args);
   if (command == "compare") return compare_command(args);
+  if (command == "scale") return scale_command(args);
   if (command == "help" || command == "--help" || command == "-h") {
     const bool about_help = !args.empty() && (args.front() == "--help" || args.front() == "-h" ||
                                               args.front() == "help");

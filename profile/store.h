@@ -122,6 +122,10 @@ class Store {
   void link_run(int64_t run_id, int64_t parent_run);
   std::optional<int64_t> parent_run(int64_t run_id) const;
   std::vector<int64_t> child_runs(int64_t run_id) const;  // by id
+  // The runs of one `quartz scale` (schema version 5: run_series), numbered by their first.
+  void add_to_series(int64_t run_id, int64_t series);
+  std::optional<int64_t> series_of(int64_t run_id) const;
+  std::vector<int64_t> series_runs(int64_t series) const;  // by id
   // The run as stored: parse_capture() of the stored bytes, with Run::symbols restored.
   // Throws "PATH: no run N" when absent; a corrupt stored capture gives the CaptureError
   // message prefixed with "PATH: run N: ".

@@ -1,4 +1,5 @@
-// Links between the runs of one `quartz run --follow-exec` (schema version 4: run_links).
+// Relations between runs: the programs of one `quartz run --follow-exec` (schema version 4:
+// run_links) and the series of one `quartz scale` (version 5: run_series).
 #include <sqlite3.h>
 
 #include "profile/sqlite.h"
@@ -7,11 +8,11 @@
 namespace quartz::profile {
 namespace {
 
-// A store of version 3, opened read only, has no run_links table: no links.
-bool has_links(sqlite3* db, const std::string& path) {
-  Statement table(db, path,
-                  "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_links'",
-                  "cannot read the run links");
+// An older store, opened read only, may lack the table: no relations.
+bool has_table(sqlite3* db, const std::string& path, const std::string& name) {
+  Statement table(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                  "cannot read the store's tables");
+  table.bind(1, name);
   return table.step();
 }
 
@@ -27,7 +28,7 @@ void Store::link_run(int64_t run_id, int64_t parent_run) {
 }
 
 std::optional<int64_t> Store::parent_run(int64_t run_id) const {
-  if (!has_links(db_.get(), path_)) return std::nullopt;
+  if (!has_table(db_.get(), path_, "run_links")) return std::nullopt;
   Statement row(db_.get(), path_, "SELECT parent_run FROM run_links WHERE run_id = ?",
                 "cannot read the run links");
   row.bind(1, run_id);
@@ -37,13 +38,41 @@ std::optional<int64_t> Store::parent_run(int64_t run_id) const {
 
 std::vector<int64_t> Store::child_runs(int64_t run_id) const {
   std::vector<int64_t> children;
-  if (!has_links(db_.get(), path_)) return children;
+  if (!has_table(db_.get(), path_, "run_links")) return children;
   Statement rows(db_.get(), path_,
                  "SELECT run_id FROM run_links WHERE parent_run = ? ORDER BY run_id",
                  "cannot read the run links");
   rows.bind(1, run_id);
   while (rows.step()) children.push_back(rows.integer(0));
   return children;
+}
+
+void Store::add_to_series(int64_t run_id, int64_t series) {
+  Statement add(db_.get(), path_,
+                "INSERT OR REPLACE INTO run_series (run_id, series) VALUES (?, ?)",
+                "cannot add run " + std::to_string(run_id) + " to its series");
+  add.bind(1, run_id);
+  add.bind(2, series);
+  add.step();
+}
+
+std::optional<int64_t> Store::series_of(int64_t run_id) const {
+  if (!has_table(db_.get(), path_, "run_series")) return std::nullopt;
+  Statement row(db_.get(), path_, "SELECT series FROM run_series WHERE run_id = ?",
+                "cannot read the run series");
+  row.bind(1, run_id);
+  if (!row.step()) return std::nullopt;
+  return row.integer(0);
+}
+
+std::vector<int64_t> Store::series_runs(int64_t series) const {
+  std::vector<int64_t> runs;
+  if (!has_table(db_.get(), path_, "run_series")) return runs;
+  Statement rows(db_.get(), path_, "SELECT run_id FROM run_series WHERE series = ? ORDER BY run_id",
+                 "cannot read the run series");
+  rows.bind(1, series);
+  while (rows.step()) runs.push_back(rows.integer(0));
+  return runs;
 }
 
 }  // namespace quartz::profile

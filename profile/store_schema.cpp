@@ -16,7 +16,7 @@ using sqlite::Transaction;
 
 namespace {
 
-constexpr int64_t kSchemaVersion = 4;
+constexpr int64_t kSchemaVersion = 5;
 constexpr int64_t kOldestReadableVersion = 2;  // has every table the readers use
 constexpr const char* kApplication = "quartz";
 
@@ -123,6 +123,15 @@ CREATE TABLE run_links (
 CREATE INDEX run_links_by_parent ON run_links(parent_run);
 )sql";
 
+// Version 5 groups the runs of one `quartz scale` into a series, numbered by its first run.
+constexpr const char* kSchemaSql5 = R"sql(
+CREATE TABLE run_series (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  series INTEGER NOT NULL
+);
+CREATE INDEX run_series_by_series ON run_series(series);
+)sql";
+
 // quartz_capture_crc32(blob), for the upgrade of the runs stored before version 3.
 void crc32_function(sqlite3_context* context, int, sqlite3_value** arguments) {
   const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(arguments[0]));
@@ -174,6 +183,7 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
       exec(db, path, kSchemaSql, "cannot create the store");
       exec(db, path, kSchemaSql2, "cannot create the store");
       exec(db, path, kSchemaSql4, "cannot create the store");
+      exec(db, path, kSchemaSql5, "cannot create the store");
       Statement meta(db, path, "INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)",
                      "cannot create the store");
       meta.bind(1, std::string("application"));
@@ -225,11 +235,10 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
     version = *stored_version();
     if (version == 1) exec(db, path, kSchemaSql2, "cannot upgrade the store");
     if (version <= 2) upgrade_to_3(db, path);
-    if (version <= 3) {
-      exec(db, path, kSchemaSql4, "cannot upgrade the store");
-      exec(db, path, "UPDATE meta SET value = 4 WHERE key = 'schema_version'",
-           "cannot upgrade the store");
-    }
+    if (version <= 3) exec(db, path, kSchemaSql4, "cannot upgrade the store");
+    if (version <= 4) exec(db, path, kSchemaSql5, "cannot upgrade the store");
+    exec(db, path, "UPDATE meta SET value = 5 WHERE key = 'schema_version'",
+         "cannot upgrade the store");
     transaction.commit();
     version = kSchemaVersion;
   }

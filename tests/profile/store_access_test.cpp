@@ -50,7 +50,7 @@ TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
   }
   {
     Database db(path_);  // as version 2 left it
-    db.exec("DROP TABLE run_links");
+    db.exec("DROP TABLE run_links; DROP TABLE run_series");
     db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 2 WHERE key = 'schema_version'");
   }
@@ -62,9 +62,10 @@ TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
   Store store(path_);
   EXPECT_THROW(store.add_run(run.bytes, run.run, "", ""), DuplicateCaptureError);
   Database db(path_);
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "5");
   EXPECT_EQ(db.value("SELECT count(*) FROM runs WHERE capture_crc32 IS NULL"), "0");
   EXPECT_EQ(db.value("SELECT count(*) FROM run_links"), "0");
+  EXPECT_EQ(db.value("SELECT count(*) FROM run_series"), "0");
 }
 
 // Reading creates nothing and changes nothing: no store where there was none, no schema in

@@ -30,7 +30,7 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_TRUE(Store::looks_like_store(path_));
   Database db(path_);
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "5");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
 }
 
@@ -124,6 +124,22 @@ TEST_F(StoreTest, SeveralRunsAndReopening) {
   EXPECT_EQ(store.latest(), 4);
   test_support::expect_same_run(runs[3].run, store.load(4));
   EXPECT_TRUE(store.load(2).symbols.empty());
+}
+
+// The runs of a series (quartz scale) are found from any of them, and a run deleted from
+// the store leaves it.
+TEST_F(StoreTest, SeriesAreKeptByTheirFirstRun) {
+  Store store(path_);
+  for (uint32_t p : {1u, 2u, 4u}) {
+    const Imported run = imported(run_on(p, true), true);
+    store.add_run(run.bytes, run.run, "run" + std::to_string(p) + ".qz", "");
+  }
+  store.add_to_series(1, 1);
+  store.add_to_series(3, 1);
+  EXPECT_EQ(store.series_of(3), 1);
+  EXPECT_EQ(store.series_of(2), std::nullopt);
+  EXPECT_EQ(store.series_runs(1), (std::vector<int64_t>{1, 3}));
+  EXPECT_TRUE(store.series_runs(2).empty());
 }
 
 // Two processes importing into one store at once get distinct ids.
@@ -252,12 +268,12 @@ TEST_F(StoreTest, RefusesANewerSchema) {
   { Store store(path_); }
   {
     Database db(path_);
-    db.exec("UPDATE meta SET value = 5 WHERE key = 'schema_version'");
+    db.exec("UPDATE meta SET value = 6 WHERE key = 'schema_version'");
   }
   EXPECT_EQ(store_error([&] { Store store(path_); }),
-            path_ + ": store schema version 5, this Quartz reads version 4");
+            path_ + ": store schema version 6, this Quartz reads version 5");
   EXPECT_EQ(store_error([&] { Store store(path_, StoreAccess::read_only); }),
-            path_ + ": store schema version 5, this Quartz reads version 4");
+            path_ + ": store schema version 6, this Quartz reads version 5");
 }
 
 TEST_F(StoreTest, UpgradesAVersionOneStore) {
@@ -270,6 +286,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   {
     Database db(path_);  // as version 1 left it
     db.exec("DROP TABLE traces; DROP TABLE predictions; DROP TABLE run_links;");
+    db.exec("DROP TABLE run_series");
     db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
   }
@@ -280,7 +297,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   EXPECT_EQ(store.load(id).threads.size(), run.run.threads.size());
   Database db(path_);
   EXPECT_EQ(db.rows("SELECT value FROM meta WHERE key = 'schema_version'"),
-            (std::vector<std::vector<std::string>>{{"4"}}));
+            (std::vector<std::vector<std::string>>{{"5"}}));
 }
 
 TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {
