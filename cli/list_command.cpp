@@ -28,9 +28,11 @@ int list_command(const std::vector<std::string>& args) {
                   static_cast<long long>(r.id), r.started.c_str(), r.elapsed_s, r.processors,
                   static_cast<unsigned long long>(r.samples));
     const std::optional<int64_t> parent = store.parent_run(r.id);
+    const std::optional<int64_t> series = store.series_of(r.id);
     std::cout << line << (r.arguments.empty() ? r.program : r.arguments)
               << (r.final ? "" : "  (ended abnormally)")
-              << (parent ? "  (started by run " + std::to_string(*parent) + ")" : "") << "\n";
+              << (parent ? "  (started by run " + std::to_string(*parent) + ")" : "")
+              << (series ? "  (scale series " + std::to_string(*series) + ")" : "") << "\n";
   }
   return 0;
 }

@@ -90,7 +90,14 @@ TEST_F(Scale, SpeedupAndLostTimeAreWhatTheProgramsClocksSay) {
   EXPECT_EQ(top["name"], "do_share") << scaling["regions"].dump(1);
   EXPECT_NEAR(top["lost_s"][1].get<double>(), 2 * t2 - t1, 0.1 * (2 * t2 - t1) + 2 * period_s);
 
-  // The series is in the store: reported again, the same figures.
+  // The series is in the store, listed as such and reported again with the same figures.
+  const CommandResult list = run_command({kQuartz, "list", "--store", store});
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 5) << list.out;
+  size_t listed = 0;
+  for (size_t at = 0; (at = list.out.find("(scale series 1)", at)) != std::string::npos; ++at) {
+    ++listed;
+  }
+  EXPECT_EQ(listed, 4u) << list.out;
   const CommandResult again =
       run_command({kQuartz, "scale", "--store", store, "--json", "--series", "1"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
