@@ -25,6 +25,13 @@ void exec(sqlite3* db, const std::string& path, const char* sql, const std::stri
   if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, path, what);
 }
 
+bool has_table(sqlite3* db, const std::string& path, const std::string& name) {
+  Statement table(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                  "cannot read the store's tables");
+  table.bind(1, name);
+  return table.step();
+}
+
 std::string immutable_uri(const std::string& path) {
   std::string uri = "file:";
   for (const char c : path) {  // RFC 3986: what would end or escape the path

@@ -23,6 +23,8 @@ std::string describe(sqlite3* db);
 // Throws "PATH: WHAT: message", or "PATH: not a Quartz store" when SQLite found no database.
 [[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& what);
 void exec(sqlite3* db, const std::string& path, const char* sql, const std::string& what);
+// True when the store has the table: an older store, opened read only, may lack it.
+bool has_table(sqlite3* db, const std::string& path, const std::string& name);
 // `path` as a file: URI that opens it immutable (open it with SQLITE_OPEN_URI): no locks,
 // no shared-memory file, for a file on a read-only file system or in a read-only directory.
 std::string immutable_uri(const std::string& path);

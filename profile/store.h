@@ -150,6 +150,8 @@ class Store {
   };
   void open(StoreAccess access);
   // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
+  // The capture's bytes, from its chunks or, stored before version 5, from runs.capture.
+  std::vector<unsigned char> stored_capture(int64_t run_id, const std::string& what) const;
   std::optional<int64_t> run_with_capture(const std::vector<unsigned char>& capture_bytes,
                                           int64_t crc) const;
   // Opens the connection (`name`: the path or a file: URI) with its error codes and busy

@@ -6,17 +6,6 @@
 #include "profile/store.h"
 
 namespace quartz::profile {
-namespace {
-
-// An older store, opened read only, may lack the table: no relations.
-bool has_table(sqlite3* db, const std::string& path, const std::string& name) {
-  Statement table(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                  "cannot read the store's tables");
-  table.bind(1, name);
-  return table.step();
-}
-
-}  // namespace
 
 void Store::link_run(int64_t run_id, int64_t parent_run) {
   Statement link(db_.get(), path_,
@@ -28,7 +17,7 @@ void Store::link_run(int64_t run_id, int64_t parent_run) {
 }
 
 std::optional<int64_t> Store::parent_run(int64_t run_id) const {
-  if (!has_table(db_.get(), path_, "run_links")) return std::nullopt;
+  if (!sqlite::has_table(db_.get(), path_, "run_links")) return std::nullopt;
   Statement row(db_.get(), path_, "SELECT parent_run FROM run_links WHERE run_id = ?",
                 "cannot read the run links");
   row.bind(1, run_id);
@@ -38,7 +27,7 @@ std::optional<int64_t> Store::parent_run(int64_t run_id) const {
 
 std::vector<int64_t> Store::child_runs(int64_t run_id) const {
   std::vector<int64_t> children;
-  if (!has_table(db_.get(), path_, "run_links")) return children;
+  if (!sqlite::has_table(db_.get(), path_, "run_links")) return children;
   Statement rows(db_.get(), path_,
                  "SELECT run_id FROM run_links WHERE parent_run = ? ORDER BY run_id",
                  "cannot read the run links");
@@ -57,7 +46,7 @@ void Store::add_to_series(int64_t run_id, int64_t series) {
 }
 
 std::optional<int64_t> Store::series_of(int64_t run_id) const {
-  if (!has_table(db_.get(), path_, "run_series")) return std::nullopt;
+  if (!sqlite::has_table(db_.get(), path_, "run_series")) return std::nullopt;
   Statement row(db_.get(), path_, "SELECT series FROM run_series WHERE run_id = ?",
                 "cannot read the run series");
   row.bind(1, run_id);
@@ -67,7 +56,7 @@ std::optional<int64_t> Store::series_of(int64_t run_id) const {
 
 std::vector<int64_t> Store::series_runs(int64_t series) const {
   std::vector<int64_t> runs;
-  if (!has_table(db_.get(), path_, "run_series")) return runs;
+  if (!sqlite::has_table(db_.get(), path_, "run_series")) return runs;
   Statement rows(db_.get(), path_, "SELECT run_id FROM run_series WHERE series = ? ORDER BY run_id",
                  "cannot read the run series");
   rows.bind(1, series);

@@ -4,6 +4,7 @@
 #include "profile/capture.h"
 #include "profile/sqlite.h"
 #include "profile/store.h"
+#include "profile/store_chunks.h"
 #include "profile/store_schema.h"
 
 namespace quartz::profile {
@@ -76,7 +77,8 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
                    "INSERT INTO runs (program, arguments, start_realtime_ns, host, topology, "
                    "elapsed_s, period_s, torn_rate, dilation_removed_s, sampler_cpu_s, "
                    "processors, samples, reserved_core, final, capture_path, options, capture, "
-                   "capture_crc32) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "capture_crc32, capture_bytes) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(0), ?, ?)",
                    what);
   insert.bind(1, run.text(kProgram));
   insert.bind(2, arguments);
@@ -95,10 +97,11 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   insert.bind(14, run.final);
   insert.bind(15, capture_path);
   insert.bind(16, options);
-  insert.bind_blob(17, capture_bytes);
-  insert.bind(18, crc);
+  insert.bind(17, crc);
+  insert.bind(18, static_cast<int64_t>(capture_bytes.size()));
   insert.step();
   const int64_t run_id = sqlite3_last_insert_rowid(db);
+  chunks::write(db, path_, run_id, chunks::kCapture, capture_bytes, what);
 
   Statement symbol(db, path_,
                    "INSERT INTO symbols (run_id, address, function, file, line, module) "
@@ -118,15 +121,30 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   return run_id;
 }
 
+std::vector<unsigned char> Store::stored_capture(int64_t run_id, const std::string& what) const {
+  // Before version 5 (a store opened read only is not upgraded) every capture was whole.
+  const bool chunked = sqlite::has_table(db_.get(), path_, "chunks");
+  Statement row(db_.get(), path_,
+                chunked ? "SELECT capture_bytes IS NULL, capture FROM runs WHERE id = ?"
+                        : "SELECT 1, capture FROM runs WHERE id = ?",
+                what);
+  row.bind(1, run_id);
+  if (row.step() && row.integer(0)) return row.blob(1);  // stored whole, before version 5
+  return chunks::read_all(db_.get(), path_, run_id, chunks::kCapture, what);
+}
+
 std::optional<int64_t> Store::run_with_capture(const std::vector<unsigned char>& capture_bytes,
                                                int64_t crc) const {
   Statement same(db_.get(), path_,
-                 "SELECT id, capture FROM runs WHERE capture_crc32 = ? AND length(capture) = ?",
+                 "SELECT id FROM runs WHERE capture_crc32 = ? AND "
+                 "coalesce(capture_bytes, length(capture)) = ?",
                  "cannot add a run");
   same.bind(1, crc);
   same.bind(2, static_cast<int64_t>(capture_bytes.size()));
   while (same.step()) {
-    if (same.blob(1) == capture_bytes) return same.integer(0);
+    if (stored_capture(same.integer(0), "cannot add a run") == capture_bytes) {
+      return same.integer(0);
+    }
   }
   return std::nullopt;
 }
@@ -228,14 +246,14 @@ Run Store::load(int64_t run_id) const {
   const std::string what = "cannot load " + run_name(run_id);
   Run run;
   {
-    Statement row(db, path_, "SELECT capture FROM runs WHERE id = ?", what);
+    Statement row(db, path_, "SELECT 1 FROM runs WHERE id = ?", what);
     row.bind(1, run_id);
     if (!row.step()) throw StoreError(path_ + ": no " + run_name(run_id));
-    try {
-      run = parse_capture(row.blob(0), "capture");
-    } catch (const CaptureError& e) {
-      throw StoreError(path_ + ": " + run_name(run_id) + ": " + e.what());
-    }
+  }
+  try {
+    run = parse_capture(stored_capture(run_id, what), "capture");
+  } catch (const CaptureError& e) {
+    throw StoreError(path_ + ": " + run_name(run_id) + ": " + e.what());
   }
   Statement symbols(db, path_,
                     "SELECT address, function, file, line, module FROM symbols WHERE run_id = ?",

@@ -123,13 +123,23 @@ CREATE TABLE run_links (
 CREATE INDEX run_links_by_parent ON run_links(parent_run);
 )sql";
 
-// Version 5 groups the runs of one `quartz scale` into a series, numbered by its first run.
+// Version 5 groups the runs of one `quartz scale` into a series, numbered by its first run,
+// and stores captures and traces in chunks (store_chunks.h): runs.capture_bytes is the size
+// of a capture stored so, NULL for one stored whole in runs.capture before.
 constexpr const char* kSchemaSql5 = R"sql(
 CREATE TABLE run_series (
   run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
   series INTEGER NOT NULL
 );
 CREATE INDEX run_series_by_series ON run_series(series);
+CREATE TABLE chunks (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  bytes BLOB NOT NULL
+);
+CREATE UNIQUE INDEX chunks_by_run ON chunks(run_id, kind, seq);
+ALTER TABLE runs ADD COLUMN capture_bytes INTEGER;
 )sql";
 
 // quartz_capture_crc32(blob), for the upgrade of the runs stored before version 3.

@@ -9,6 +9,7 @@
 
 #include "profile/sqlite.h"
 #include "profile/store.h"
+#include "profile/store_chunks.h"
 #include "profile/store_schema.h"
 
 namespace quartz::profile {
@@ -25,85 +26,102 @@ void Store::add_trace(int64_t run_id, const std::string& trace_path) {
   const auto size = std::filesystem::file_size(trace_path, error);
   if (!in || error) throw StoreError(trace_path + ": cannot open: " + std::strerror(errno));
   Transaction transaction(db, path_, what);
-  {
-    Statement insert(db, path_,
-                     "INSERT OR REPLACE INTO traces (run_id, bytes) VALUES (?, zeroblob(?))", what);
-    insert.bind(1, run_id);
-    insert.bind(2, static_cast<int64_t>(size));
-    insert.step();
-  }
   // Streamed in pieces: a trace may be far larger than the memory we want to use.
-  sqlite3_blob* blob = nullptr;
-  if (sqlite3_blob_open(db, "main", "traces", "bytes", run_id, 1, &blob) != SQLITE_OK) {
-    sqlite3_blob_close(blob);
-    fail(db, path_, what);
-  }
-  std::vector<char> buffer(1 << 20);
-  int64_t at = 0;
-  while (at < static_cast<int64_t>(size)) {
-    in.read(buffer.data(),
-            static_cast<std::streamsize>(std::min<uint64_t>(buffer.size(), size - at)));
-    const auto n = static_cast<int>(in.gcount());
-    if (n <= 0 || sqlite3_blob_write(blob, buffer.data(), n, static_cast<int>(at)) != SQLITE_OK) {
-      sqlite3_blob_close(blob);
-      if (n <= 0) throw StoreError(trace_path + ": cannot read");
-      fail(db, path_, what);
-    }
-    at += n;
-  }
-  sqlite3_blob_close(blob);
+  chunks::write(db, path_, run_id, chunks::kTrace, in, size, what);
   transaction.commit();
 }
 
-bool Store::has_trace(int64_t run_id) const {
-  Statement row(db_.get(), path_, "SELECT 1 FROM traces WHERE run_id = ?",
-                "cannot read " + run_name(run_id));
+namespace {
+
+// Where a run's trace is: the rowids of its chunks in `table`, in order. Before version 5 a
+// trace was one blob in `traces`, whose rowid is the run's id.
+struct TraceBlobs {
+  const char* table = "chunks";
+  std::vector<int64_t> rowids;
+};
+
+TraceBlobs trace_blobs(sqlite3* db, const std::string& path, int64_t run_id) {
+  const std::string what = "cannot read " + run_name(run_id);
+  if (sqlite::has_table(db, path, "chunks")) {
+    TraceBlobs chunked{"chunks", chunks::rowids(db, path, run_id, chunks::kTrace, what)};
+    if (!chunked.rowids.empty()) return chunked;
+  }
+  Statement row(db, path, "SELECT 1 FROM traces WHERE run_id = ?", what);
   row.bind(1, run_id);
-  return row.step();
+  if (row.step()) return {"traces", {run_id}};
+  return {};
 }
 
-namespace {
 // A stored trace read in pieces, through a connection of its own.
 class StoredTrace : public TraceSource {
  public:
   // `immutable`: opened as the store was (Store::immutable_).
-  StoredTrace(const std::string& path, int64_t run_id, bool immutable)
-      : name_(path + ": " + run_name(run_id) + ": trace") {
+  StoredTrace(const std::string& path, int64_t run_id, bool immutable, TraceBlobs blobs)
+      : name_(path + ": " + run_name(run_id) + ": trace"), blobs_(std::move(blobs)) {
     sqlite3* db = nullptr;
     const std::string file = immutable ? sqlite::immutable_uri(path) : path;
     const int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
-    if (sqlite3_open_v2(file.c_str(), &db, flags, nullptr) != SQLITE_OK ||
-        sqlite3_blob_open(db, "main", "traces", "bytes", run_id, 0, &blob_) != SQLITE_OK) {
+    if (sqlite3_open_v2(file.c_str(), &db, flags, nullptr) != SQLITE_OK) {
       const std::string message = db ? sqlite::describe(db) : "cannot open";
       sqlite3_close_v2(db);
       throw StoreError(path + ": cannot read the trace of " + run_name(run_id) + ": " + message);
     }
     db_ = db;
-    size_ = sqlite3_blob_bytes(blob_);
   }
   ~StoredTrace() override {
     sqlite3_blob_close(blob_);
     sqlite3_close_v2(db_);
   }
+  // As much of `n` as there is, across the chunks; short only at the end or on an error.
   size_t read(void* out, size_t n) override {
-    const int k = static_cast<int>(std::min<int64_t>(static_cast<int64_t>(n), size_ - at_));
-    if (k <= 0 || sqlite3_blob_read(blob_, out, k, static_cast<int>(at_)) != SQLITE_OK) return 0;
-    at_ += k;
-    return static_cast<size_t>(k);
+    size_t done = 0;
+    while (done < n) {
+      if (at_ == size_ && !next_blob()) break;
+      const int k =
+          static_cast<int>(std::min<int64_t>(static_cast<int64_t>(n - done), size_ - at_));
+      if (sqlite3_blob_read(blob_, static_cast<char*>(out) + done, k, static_cast<int>(at_)) !=
+          SQLITE_OK) {
+        break;
+      }
+      at_ += k;
+      done += static_cast<size_t>(k);
+    }
+    return done;
   }
   const std::string& name() const override { return name_; }
 
  private:
+  bool next_blob() {
+    if (next_ == blobs_.rowids.size()) return false;
+    sqlite3_blob_close(blob_);
+    blob_ = nullptr;
+    if (sqlite3_blob_open(db_, "main", blobs_.table, "bytes", blobs_.rowids[next_++], 0, &blob_) !=
+        SQLITE_OK) {
+      return false;
+    }
+    size_ = sqlite3_blob_bytes(blob_);
+    at_ = 0;
+    return true;
+  }
+
   std::string name_;
+  TraceBlobs blobs_;
+  size_t next_ = 0;
   sqlite3* db_ = nullptr;
   sqlite3_blob* blob_ = nullptr;
   int64_t size_ = 0, at_ = 0;
 };
+
 }  // namespace
 
+bool Store::has_trace(int64_t run_id) const {
+  return !trace_blobs(db_.get(), path_, run_id).rowids.empty();
+}
+
 std::unique_ptr<TraceSource> Store::open_trace(int64_t run_id) const {
-  if (!has_trace(run_id)) throw StoreError(path_ + ": " + run_name(run_id) + " has no trace");
-  return std::make_unique<StoredTrace>(path_, run_id, immutable_);
+  TraceBlobs blobs = trace_blobs(db_.get(), path_, run_id);
+  if (blobs.rowids.empty()) throw StoreError(path_ + ": " + run_name(run_id) + " has no trace");
+  return std::make_unique<StoredTrace>(path_, run_id, immutable_, std::move(blobs));
 }
 
 void Store::add_prediction(int64_t run_id, const std::string& question, const std::string& json) {

@@ -70,11 +70,20 @@ class Database {
     const auto result = rows(sql);
     return result.empty() || result[0].empty() ? "" : result[0][0];
   }
+  // The store as versions before 5 kept it: each capture whole in runs.capture, no chunks
+  // (no trace stored), no series.
+  void as_before_version_5() {
+    exec(
+        "UPDATE runs SET capture = (SELECT bytes FROM chunks WHERE chunks.run_id = runs.id "
+        "AND kind = 'capture' AND seq = 0)");
+    exec("DROP TABLE chunks; ALTER TABLE runs DROP COLUMN capture_bytes; DROP TABLE run_series");
+  }
   std::vector<unsigned char> capture(int64_t run_id) {
     std::vector<unsigned char> bytes;
     sqlite3_stmt* statement = nullptr;
     EXPECT_EQ(
-        sqlite3_prepare_v2(db_, "SELECT capture FROM runs WHERE id = ?", -1, &statement, nullptr),
+        sqlite3_prepare_v2(db_, "SELECT bytes FROM chunks WHERE run_id = ? AND kind = 'capture'",
+                           -1, &statement, nullptr),
         SQLITE_OK);
     EXPECT_EQ(sqlite3_bind_int64(statement, 1, run_id), SQLITE_OK);
     if (sqlite3_step(statement) == SQLITE_ROW) {
@@ -86,9 +95,10 @@ class Database {
   }
   void set_capture(int64_t run_id, const std::vector<unsigned char>& bytes) {
     sqlite3_stmt* statement = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db_, "UPDATE runs SET capture = ? WHERE id = ?", -1, &statement,
-                                 nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_prepare_v2(db_, "UPDATE chunks SET bytes = ? WHERE run_id = ? AND kind = 'capture'",
+                           -1, &statement, nullptr),
+        SQLITE_OK);
     EXPECT_EQ(sqlite3_bind_blob(statement, 1, bytes.data(), static_cast<int>(bytes.size()),
                                 SQLITE_TRANSIENT),
               SQLITE_OK);

@@ -285,8 +285,8 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   }
   {
     Database db(path_);  // as version 1 left it
+    db.as_before_version_5();
     db.exec("DROP TABLE traces; DROP TABLE predictions; DROP TABLE run_links;");
-    db.exec("DROP TABLE run_series");
     db.exec("DROP INDEX runs_by_capture_crc32; ALTER TABLE runs DROP COLUMN capture_crc32");
     db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
   }
@@ -370,8 +370,8 @@ TEST_F(StoreTest, CorruptStoredCapture) {
     std::vector<unsigned char> bytes = db.capture(1);
     bytes[200] ^= 0x04;
     db.set_capture(1, bytes);
-    db.exec("UPDATE runs SET capture = substr(capture, 1, 1000) WHERE id = 2");
-    EXPECT_EQ(db.value("SELECT typeof(capture) FROM runs WHERE id = 2"), "blob");
+    db.exec("UPDATE chunks SET bytes = substr(bytes, 1, 1000) WHERE run_id = 2");
+    EXPECT_EQ(db.value("SELECT typeof(bytes) FROM chunks WHERE run_id = 2"), "blob");
   }
   const std::string flipped = store_error([&] { store.load(1); });
   EXPECT_THAT(flipped, StartsWith(path_ + ": run 1: "));
