@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 #include "analysis/text_format.h"
 
@@ -78,19 +79,20 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   const uint32_t p = view.processors;
   if (p < 2) return;
   const double kernel_share = kernel_share_of_blocking(view);
-  std::map<uint32_t, size_t> index;  // context id -> position
-  for (size_t i = 0; i < view.contexts.size(); ++i) index[view.contexts[i].id] = i;
-  std::map<uint64_t, double> serial_s;  // by procedure address
+  // Whether each context runs inside a held object, in one pass: parents come before their
+  // children (profile_view.h), so a parent's answer is known when its child's is asked.
+  std::unordered_map<uint32_t, bool> under_object;  // by context id
+  under_object.reserve(view.contexts.size());
+  std::unordered_map<uint64_t, double> serial_s;  // by procedure address
   for (const ContextRow& c : view.contexts) {
-    if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2) continue;
-    bool under_object = false;
-    for (uint32_t up = c.parent; up != capture::kNoParent && !under_object;) {
-      const auto it = index.find(up);
-      if (it == index.end()) break;
-      under_object = view.contexts[it->second].kind != capture::kProcedure;
-      up = view.contexts[it->second].parent;
+    bool under = false;
+    if (c.parent != capture::kNoParent) {
+      const auto it = under_object.find(c.parent);
+      under = it != under_object.end() && it->second;
     }
-    if (!under_object) serial_s[c.address] += c.histogram_self_s[1];
+    under_object[c.id] = under || c.kind != capture::kProcedure;
+    if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2 || under) continue;
+    serial_s[c.address] += c.histogram_self_s[1];
   }
   for (const ProcedureRow& row : view.procedures) {
     const double t1 = serial_s[row.address];
