@@ -274,23 +274,6 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     row["calls"] = t.calls;
     threads.push_back(std::move(row));
   }
-  auto& contexts = j["contexts"] = nlohmann::json::array();
-  for (const ContextRow& c : v.contexts) {
-    contexts.push_back({{"id", c.id},
-                        {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
-                                                                  : nlohmann::json(c.parent)},
-                        {"address", c.address},
-                        {"name", c.name},
-                        {"kind", kind_name(c.kind)},
-                        {"normalized_s", c.normalized_s},
-                        {"normalized_self_s", c.normalized_self_s},
-                        {"processor_s", c.processor_s},
-                        {"processor_self_s", c.processor_self_s},
-                        {"wait_self_s", c.wait_self_s},
-                        {"calls", c.calls},
-                        {"histogram_s", c.histogram_s},
-                        {"histogram_self_s", c.histogram_self_s}});
-  }
   const Quality& q = v.quality;
   j["sampling"] = {{"samples", q.samples},
                    {"thread_samples", q.thread_samples},
@@ -320,7 +303,32 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                         {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
   // Names come from the program (its path, thread names) and need not be UTF-8.
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+  // The contexts, one per calling context (millions in a big run), are streamed one per
+  // line after the rest: the memory used is that of one, not of a tree of them all.
+  std::string head = j.dump(2, ' ', false, kReplace);
+  head.resize(head.size() - 2);  // the closing "\n}"
+  out << head << ",\n  \"contexts\": [";
+  bool first = true;
+  for (const ContextRow& c : v.contexts) {
+    const nlohmann::json row{{"id", c.id},
+                             {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(c.parent)},
+                             {"address", c.address},
+                             {"name", c.name},
+                             {"kind", kind_name(c.kind)},
+                             {"normalized_s", c.normalized_s},
+                             {"normalized_self_s", c.normalized_self_s},
+                             {"processor_s", c.processor_s},
+                             {"processor_self_s", c.processor_self_s},
+                             {"wait_self_s", c.wait_self_s},
+                             {"calls", c.calls},
+                             {"histogram_s", c.histogram_s},
+                             {"histogram_self_s", c.histogram_self_s}};
+    out << (first ? "\n    " : ",\n    ") << row.dump(-1, ' ', false, kReplace);
+    first = false;
+  }
+  out << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 }  // namespace quartz::analysis
