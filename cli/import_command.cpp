@@ -9,6 +9,7 @@
 #include "analysis/profile_view.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "profile/capture.h"
 #include "profile/store.h"
 #include "profile/symbolize_run.h"
@@ -46,16 +47,33 @@ void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileVie
 
 int64_t import_capture(const std::string& capture_path, const std::string& store_path,
                        const std::string& options) {
-  const std::vector<unsigned char> bytes = read_bytes(capture_path);
-  profile::Run run = profile::parse_capture(bytes, capture_path);
-  profile::symbolize_run(run);
-  profile::Store store(store_path);
+  Progress progress("import");
   std::error_code error;
-  const auto absolute = std::filesystem::absolute(capture_path, error);
-  const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
-  store_metrics(store, id, analysis::analyze(run));
+  const auto size = std::filesystem::file_size(capture_path, error);
+  progress.step("reading " + capture_path +
+                (error ? "" : " (" + std::to_string(size / 1'000'000) + " MB)"));
+  profile::Run run;
+  profile::Store store(store_path);
+  int64_t id = 0;
+  {  // the capture's bytes, freed once stored: a big run's analysis needs the memory
+    const std::vector<unsigned char> bytes = read_bytes(capture_path);
+    progress.step("reading the capture's records");
+    run = profile::parse_capture(bytes, capture_path);
+    progress.step("naming addresses");
+    profile::symbolize_run(run);
+    progress.step("storing the capture");
+    const auto absolute = std::filesystem::absolute(capture_path, error);
+    id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
+  }
+  progress.step("analysing");
+  const analysis::ProfileView view = analysis::analyze(run);
+  progress.step("storing the metrics");
+  store_metrics(store, id, view);
   const std::string trace = capture_path + ".trace";
-  if (std::filesystem::exists(trace, error)) store.add_trace(id, trace);
+  if (std::filesystem::exists(trace, error)) {
+    progress.step("storing the trace");
+    store.add_trace(id, trace);
+  }
   return id;
 }
 

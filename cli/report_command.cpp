@@ -9,6 +9,7 @@
 #include "analysis/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "export/export.h"
 #include "profile/capture.h"
 #include "profile/open_run.h"
@@ -38,6 +39,8 @@ int report_command(const std::vector<std::string>& args) {
     which = a.next();
   }
 
+  Progress progress("report");
+  progress.step("reading and naming the run");
   profile::OpenedRun opened = open_named_run("report", which, store_path);
   analysis::ReportOptions options;
   options.top = top;
@@ -50,7 +53,9 @@ int report_command(const std::vector<std::string>& args) {
     options.parent_run = store.parent_run(*opened.id);
     options.child_runs = store.child_runs(*opened.id);
   }
+  progress.step("analysing");
   const analysis::ProfileView view = analysis::analyze(opened.run);
+  progress.step("writing the report");
   if ((format != "text" && format != "json") || !table.empty()) {
     try {
       exports::write_export({format, output, table}, opened, view, store_path);
