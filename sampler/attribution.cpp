@@ -131,20 +131,58 @@ QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const 
 // the running share, except that a sample credited with time run just before a wait keeps
 // all of it (processor time adds up exactly; the share of the interval cannot exceed 1).
 // Every share is of the whole interval; running and ready never exceed the sample's
-// presence (the share of the interval the thread existed).
+// presence (the share of the interval the thread existed). `*busy` is its state time
+// running: the running share, plus what the window's clock says its capped samples ran
+// (`fill`, reconcile_states); normalized time and processors busy stay with `*run`.
 QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, double model_run,
-                                 double* run, double* ready, double* processor) {
+                                 double* run, double* ready, double* processor, double* busy) {
   const double present = s.present;
   if (s.run >= 0) {
     *processor = s.run * w.run_scale;
     *run = std::fmin(present, *processor);
-    *ready = (present - *run) * w.ready_ratio;
+    *busy = *run + (present - *run) * w.fill;
+    *ready = (present - *busy) * w.ready_ratio;
   } else if (w.measured && w.active_ns > 0) {
-    *processor = *run = w.run * present;
+    *processor = *run = *busy = w.run * present;
     *ready = w.ready * present;
   } else {
-    *processor = *run = model_run * present;
+    *processor = *run = *busy = model_run * present;
     *ready = (1.0 - model_run) * present;
+  }
+}
+
+// A clocked sample's running share is capped at its presence, so a sampler woken late (a
+// busy machine) can leave a thread running less in its samples than its clock says, and
+// the rest would count as blocked. Over the window, a thread's clocked samples run what
+// its clock says (taken from their room below presence, `fill`), and of the rest what the
+// kernel counted on the run queue is ready (`ready_ratio`): blocked is only what neither
+// explains, the time the kernel had it asleep.
+QUARTZ_NOINSTR void reconcile_states(Window& window, uint32_t snapshots) {
+  const uint32_t threads = window.thread_count();
+  for (uint32_t i = 0; i < threads; ++i) {
+    WindowThread& w = window.thread_at(i);
+    w.capped_run_ns = w.room_ns = w.ready_used_ns = 0;
+  }
+  for (uint32_t k = 0; k < snapshots; ++k) {
+    const SnapshotRecord& snap = window.snapshot(k);
+    const double duration = static_cast<double>(snap.duration_ns);
+    for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+      const ThreadSample& s = window.sample(i);
+      if ((s.state != kBusy && s.state != kSpinning) || s.run < 0) continue;
+      WindowThread& w = window.thread_at(s.window_thread);
+      const double run = std::fmin(s.present, s.run * w.run_scale);
+      w.capped_run_ns += run * duration;
+      w.room_ns += (s.present - run) * duration;
+    }
+  }
+  for (uint32_t i = 0; i < threads; ++i) {
+    WindowThread& w = window.thread_at(i);
+    if (!w.measured) continue;
+    const double lost = w.clocked_run_ns * w.run_scale - w.capped_run_ns;
+    w.fill = lost > 0 && w.room_ns > 0 ? std::fmin(1.0, lost / w.room_ns) : 0.0;
+    const double shortfall = w.room_ns * (1 - w.fill);
+    const double runqueue = static_cast<double>(w.runqueue_ns);
+    w.ready_ratio = shortfall > 0 ? std::fmin(1.0, runqueue / shortfall) : 0.0;
   }
 }
 
@@ -177,11 +215,11 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
     const double hooks = std::fmin(cpu, static_cast<double>(w.hook_events) * config.hook_event_ns);
     totals.dilation_removed_s += hooks * 1e-9;
     w.run_scale = w.clocked_run_ns > 0 ? std::fmax(0.0, 1.0 - hooks / w.clocked_run_ns) : 1.0;
-    const double shortfall = w.clocked_ns - w.clocked_run_ns;
-    const double runqueue = static_cast<double>(w.runqueue_ns);
-    w.ready_ratio = w.measured && shortfall > 0 ? std::fmin(1.0, runqueue / shortfall) : 0.0;
+    w.fill = 0;
     // Samples without a clock reading share what the readings did not account for.
     w.run = w.ready = 0;
+    w.ready_ratio = 0;
+    const double runqueue = static_cast<double>(w.runqueue_ns);
     const double unclocked = active - w.clocked_ns;
     if (w.measured && unclocked > 0) {
       const double rest = std::fmax(0.0, cpu - w.clocked_run_ns) * (cpu > 0 ? 1 - hooks / cpu : 1);
@@ -189,6 +227,7 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
       w.ready = std::fmin(1.0 - w.run, runqueue / active);
     }
   }
+  reconcile_states(window, snapshots);
 }
 
 // Charges one thread's contribution along its stack: the leaf context, each distinct
@@ -260,10 +299,10 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
       if (s.state == kBlocked) continue;
-      double run, ready, processor;
-      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
+      double run, ready, processor, busy;
+      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
       if (s.state == kBusy) e += run;
-      r += std::fmin(1.0, run + ready);  // a first sample may carry time before the interval
+      r += std::fmin(1.0, busy + ready);  // a first sample may carry time before the interval
     }
     const uint32_t bin =
         e > 0 ? static_cast<uint32_t>(std::fmin(processors, std::fmax(1.0, std::round(e)))) : 0;
@@ -280,11 +319,12 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       if (s.state == kBlocked) {
         c.state[kBlocked] = s.present * delta;
       } else {
-        double run, ready, processor;
-        shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor);
-        c.state[s.state] = run * delta;
+        double run, ready, processor, busy;
+        shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+        c.state[s.state] = busy * delta;
         c.state[kReady] = ready * delta;
-        c.state[kBlocked] = std::fmax(0.0, s.present - run - ready) * delta;
+        window.thread_at(s.window_thread).ready_used_ns += ready * delta * 1e9;
+        c.state[kBlocked] = std::fmax(0.0, s.present - busy - ready) * delta;
         if (s.state == kBusy) {
           c.processor = processor * delta;
           // Less than one processor's worth busy: each its own time (normalized never

@@ -78,6 +78,11 @@ struct WindowThread {
   double ready;           // derived: ready share of active time, for samples not measured
   double ready_ratio;     // derived: ready part of a measured sample's shortfall
   double run_scale;       // derived: hook overhead taken out of a measured sample's share
+  double fill;            // derived: share of a measured sample's room below its presence
+                          // that runs, for the running a share capped at presence lost
+  double capped_run_ns;   // derived: running in clocked samples, each capped at presence
+  double room_ns;         // derived: clocked samples' presence not running
+  double ready_used_ns;   // derived: ready time charged to its samples
 };
 
 class Window {

@@ -52,6 +52,11 @@ struct Track {
   uint32_t active_sample;       // its last active sample in the current window, or kNone
   uint64_t active_duration_ns;  // that sample's interval
   uint32_t clock_fresh;         // last_clock_ns was read in this snapshot
+  // Run-queue time the last window measured but could not place: a wait under way when the
+  // window closed reaches schedstat only when it ends, in the next window's reading, while
+  // its samples were in this one. Given to the next window, once.
+  uint64_t runqueue_carry_ns;
+  uint64_t runqueue_carried_in_ns;  // of the window being measured: not carried again
 };
 
 struct Sampler {
@@ -162,7 +167,9 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
   const uint64_t d_queue =
       cpu.runqueue_ns >= track.last_runqueue_ns ? cpu.runqueue_ns - track.last_runqueue_ns : 0;
   w.cpu_ns += d_cpu;
-  w.runqueue_ns += d_queue;
+  w.runqueue_ns += d_queue + track.runqueue_carry_ns;
+  track.runqueue_carried_in_ns += track.runqueue_carry_ns;
+  track.runqueue_carry_ns = 0;
   w.measured = 1;
   if (s.tables.has_thread(w.thread)) {
     s.tables.thread_entry(w.thread).cpu_ns += d_cpu;
@@ -262,6 +269,18 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
   const uint32_t snapshots = s.window.snapshot_count();
   attribute_window(s.window, s.tables, s.config, s.totals,
                    last || snapshots == 0 ? snapshots : snapshots - 1);
+  for (uint32_t i = 0; i < s.window.thread_count(); ++i) {
+    const WindowThread& w = s.window.thread_at(i);
+    if (w.track == kNone) continue;
+    Track& track = s.tracks[w.track];
+    if (!track.valid || track.thread_index != w.thread) continue;
+    const double unplaced = static_cast<double>(w.runqueue_ns) - w.ready_used_ns;
+    const uint64_t in = track.runqueue_carried_in_ns;
+    const uint64_t own = w.runqueue_ns > in ? w.runqueue_ns - in : 0;
+    const uint64_t carry = unplaced > 0 ? static_cast<uint64_t>(unplaced) : 0;
+    track.runqueue_carry_ns = carry < own ? carry : own;
+    track.runqueue_carried_in_ns = 0;
+  }
   if (last) {
     s.window.clear();
   } else {
