@@ -361,6 +361,7 @@ Quality quality_of(const Run& run) {
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;
+  if (run.info.count(kOtherCpuNs)) q.other_cpu_s = run.number(kOtherCpuNs) * 1e-9;
   q.reserved_core = run.text(kReserve) == "yes";
   q.cpu_measurement = run.text(kCpuMeasurement);
   q.dropped = static_cast<uint64_t>(run.number(kObjectsDropped) + run.number(kCallsDropped) +

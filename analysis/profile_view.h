@@ -101,6 +101,8 @@ struct Quality {
   double dilation_removed_s = 0;  // processor time taken out as hook overhead
   double hook_pair_ns = 0;
   double sampler_cpu_s = 0;
+  // Processor time other processes took from the program's processors; none: not measured.
+  std::optional<double> other_cpu_s;
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
   uint64_t stack_overflows = 0, unmatched_exits = 0;

@@ -154,6 +154,10 @@ void print_quality(std::ostream& out, const ProfileView& v) {
       << seconds(q.sampler_cpu_s) << " CPU (" << percent(q.sampler_cpu_s, v.elapsed_s)
       << " of elapsed); hook overhead removed " << seconds(q.dilation_removed_s) << " ("
       << format("%.1f", q.hook_pair_ns) << " ns per call)";
+  if (q.other_cpu_s) {
+    out << "; other processes took " << seconds(*q.other_cpu_s) << " of its processors ("
+        << percent(*q.other_cpu_s, v.elapsed_s * v.processors) << " of their time)";
+  }
   out << "\n";
   for (const LimitReached& l : q.limits_reached) {
     out << "LIMIT REACHED: " << l.limit << ", " << l.lost << " " << l.lost_what << " ("
@@ -275,18 +279,20 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     threads.push_back(std::move(row));
   }
   const Quality& q = v.quality;
-  j["sampling"] = {{"samples", q.samples},
-                   {"thread_samples", q.thread_samples},
-                   {"period_s", q.period_s},
-                   {"torn_rate", q.torn_rate},
-                   {"dilation_removed_s", q.dilation_removed_s},
-                   {"hook_pair_ns", q.hook_pair_ns},
-                   {"sampler_cpu_s", q.sampler_cpu_s},
-                   {"reserved_core", q.reserved_core},
-                   {"cpu_measurement", q.cpu_measurement},
-                   {"stack_overflows", q.stack_overflows},
-                   {"unmatched_exits", q.unmatched_exits},
-                   {"dropped", q.dropped}};
+  j["sampling"] = {
+      {"samples", q.samples},
+      {"thread_samples", q.thread_samples},
+      {"period_s", q.period_s},
+      {"torn_rate", q.torn_rate},
+      {"dilation_removed_s", q.dilation_removed_s},
+      {"hook_pair_ns", q.hook_pair_ns},
+      {"sampler_cpu_s", q.sampler_cpu_s},
+      {"other_cpu_s", q.other_cpu_s ? nlohmann::json(*q.other_cpu_s) : nlohmann::json(nullptr)},
+      {"reserved_core", q.reserved_core},
+      {"cpu_measurement", q.cpu_measurement},
+      {"stack_overflows", q.stack_overflows},
+      {"unmatched_exits", q.unmatched_exits},
+      {"dropped", q.dropped}};
   auto& limits = j["sampling"]["limits_reached"] = nlohmann::json::array();
   for (const LimitReached& l : q.limits_reached) {
     limits.push_back(

@@ -137,6 +137,8 @@ inline constexpr const char* kAppCores = "app_cores";
 inline constexpr const char* kSamplerCores = "sampler_cores";
 inline constexpr const char* kTopology = "topology";
 inline constexpr const char* kSamplerCpuNs = "sampler_cpu_ns";
+// Processor time other processes took from the program's processors (absent: not measured).
+inline constexpr const char* kOtherCpuNs = "other_cpu_ns";
 inline constexpr const char* kHookPairNs = "hook_pair_ns";
 inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"

@@ -116,6 +116,7 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_text(out, &n, run_keys::kSamplerCores, info.sampler_cores);
   key_text(out, &n, run_keys::kTopology, info.topology);
   key_number(out, &n, run_keys::kSamplerCpuNs, info.sampler_cpu_ns);
+  if (info.other_cpu_known) key_number(out, &n, run_keys::kOtherCpuNs, info.other_cpu_ns);
   char hook[32];
   snprintf(hook, sizeof hook, "%.3f", info.hook_pair_ns);
   key_text(out, &n, run_keys::kHookPairNs, hook);

@@ -35,6 +35,8 @@ struct RunInfo {
   uint32_t window_snapshots;
   uint64_t torn_samples;
   uint64_t sampler_cpu_ns;
+  uint64_t other_cpu_ns;  // others' processor time on the program's processors
+  bool other_cpu_known;
   double hook_pair_ns;
   uint64_t checkpoints;
   bool trace;  // a trace file is being written (<output>.trace)

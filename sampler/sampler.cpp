@@ -19,6 +19,7 @@
 #include "sampler/attribution.h"
 #include "sampler/calibration.h"
 #include "sampler/capture_writer.h"
+#include "sampler/machine_load.h"
 #include "sampler/sampler_placement.h"
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
@@ -86,6 +87,7 @@ struct Sampler {
   // What the last publications cost; the least stands for the next (the first ones touch
   // new pages, a preempted one is slow).
   uint64_t publish_costs[4] = {};
+  MachineLoad load_at_start;  // the program's processors' busy time, to tell others' use
   uint32_t publications = 0;
   uint32_t live_threads = 0;
 };
@@ -390,6 +392,13 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false) {
   }
 }
 
+// What other processes took of the program's processors so far (machine_load.h).
+QUARTZ_NOINSTR void note_other_processes(Sampler& s) {
+  MachineLoad now = s.load_at_start;
+  s.info.other_cpu_known = s.load_at_start.valid && read_machine_load(&now, false);
+  s.info.other_cpu_ns = s.info.other_cpu_known ? other_processes_ns(s.load_at_start, now) : 0;
+}
+
 QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   if (s.trace.is_open()) {
     if (final) {
@@ -402,6 +411,7 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
     s.info.trace_bytes = s.trace.bytes();
   }
   s.info.sampler_cpu_ns = own_cpu_ns();
+  note_other_processes(s);
   ++s.info.checkpoints;
   s.writer.write(final, s.info, s.totals, s.tables, *s.runtime);
 }
@@ -426,6 +436,7 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
   attribute_window(s.published_window, s.published_tables, s.config, totals,
                    s.published_window.snapshot_count());
   s.info.sampler_cpu_ns = own_cpu_ns();
+  note_other_processes(s);
   s.writer.publish(s.info, totals, s.published_tables, *s.runtime);
   s.publish_costs[s.publications++ % 4] = rt::monotonic_ns() - start;
   s.last_publish_ns = now;
@@ -491,6 +502,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     s.runtime->threads.detach_reader();
     return nullptr;
   }
+  read_machine_load(&s.load_at_start, true);  // after placement: the program's processors
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
   s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);

@@ -3,13 +3,16 @@
 // test's own, one per processor, so that they spend much of their lives ready, waiting for
 // a processor. The truths are the threads' own CPU clocks (printed by the program) and that
 // they never sleep: their busy time is what their clocks say, the rest of their lives is
-// ready, and blocked is only the little the measurement cannot place.
+// ready, and blocked is only the little the measurement cannot place. The report also says
+// what the competitors took, against the kernel's accounting of their processor time.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -20,10 +23,10 @@ namespace {
 using nlohmann::json;
 const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
-// CPU-bound processes, one per processor the test may use, until destroyed.
+// CPU-bound processes, one per processor the test may use, until stopped.
 class Competitors {
  public:
-  Competitors() {
+  Competitors() : started_(std::chrono::steady_clock::now()) {
     cpu_set_t set;
     CPU_ZERO(&set);
     const int processors = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
@@ -36,25 +39,40 @@ class Competitors {
       if (pid > 0) pids_.push_back(pid);
     }
   }
-  ~Competitors() {
+  ~Competitors() { stop(); }
+  // Stops them; their processor time, from the kernel's accounting of them (wait4), and
+  // how long they lived.
+  void stop() {
     for (pid_t pid : pids_) kill(pid, SIGKILL);
-    for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
+    for (pid_t pid : pids_) {
+      rusage usage{};
+      if (wait4(pid, nullptr, 0, &usage) == pid) {
+        cpu_s_ += usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+                  1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+      }
+    }
+    if (!pids_.empty()) {
+      life_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    }
+    pids_.clear();
   }
+  double cpu_s() const { return cpu_s_; }
+  double life_s() const { return life_s_; }
 
  private:
+  std::chrono::steady_clock::time_point started_;
   std::vector<pid_t> pids_;
+  double cpu_s_ = 0, life_s_ = 0;
 };
 
 class Preemption : public ScratchTest {};
 
 TEST_F(Preemption, ComputeThreadsOffTheProcessorAreReadyNotBlocked) {
-  CommandResult r;
-  {
-    Competitors competitors;
-    r = run_command({kQuartz, "run", "-q", "--store", store, "--",
-                     std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads", "2", "--unit-ms",
-                     "150"});
-  }
+  Competitors competitors;
+  const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--",
+                                       std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads",
+                                       "2", "--unit-ms", "150"});
+  competitors.stop();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto printed = printed_values(r.out);
   const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
@@ -75,6 +93,15 @@ TEST_F(Preemption, ComputeThreadsOffTheProcessorAreReadyNotBlocked) {
     ++checked;
   }
   EXPECT_EQ(checked, 2);
+
+  // What the competitors took during the run, shown in the report: at least their share of
+  // it at the rate they ran (they started before it and ended after), at most all of the
+  // program's processors' time.
+  const double elapsed = j["elapsed_s"], processors = j["processors"];
+  const double other = j["sampling"]["other_cpu_s"];
+  EXPECT_GT(other, 0.8 * competitors.cpu_s() * elapsed / competitors.life_s())
+      << "competitors used " << competitors.cpu_s() << " s in " << competitors.life_s() << " s";
+  EXPECT_LT(other, elapsed * processors);
 }
 
 }  // namespace
