@@ -109,4 +109,16 @@ Scaling scale(std::vector<ScalePoint> points) {
   return s;
 }
 
+std::vector<ScalePoint> points_by_processors(std::vector<ProfileView> runs) {
+  std::map<uint32_t, ScalePoint> points;
+  for (ProfileView& view : runs) {
+    ScalePoint& point = points[view.processors];
+    point.processors = view.processors;
+    point.runs.push_back(std::move(view));
+  }
+  std::vector<ScalePoint> out;
+  for (auto& [processors, point] : points) out.push_back(std::move(point));
+  return out;
+}
+
 }  // namespace quartz::analysis

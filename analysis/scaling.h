@@ -48,4 +48,7 @@ struct Scaling {
 // The points need not be sorted; each must have at least one run.
 Scaling scale(std::vector<ScalePoint> points);
 
+// A series' runs as points: grouped by the processors each ran on, fewest first.
+std::vector<ScalePoint> points_by_processors(std::vector<ProfileView> runs);
+
 }  // namespace quartz::analysis

@@ -51,5 +51,18 @@ TEST(Scaling, TwoCountsCannotTellNonScalability) {
   EXPECT_DOUBLE_EQ(s.speedup[1], 9.0 / 5);
 }
 
+// A series as stored (interleaved repeats) becomes points of the same processors, fewest
+// first, each with its repeats in order.
+TEST(Scaling, RunsGroupByProcessors) {
+  const std::vector<ScalePoint> points =
+      points_by_processors({run(2, 8, 1), run(1, 8, 1), run(2, 8, 1.2), run(1, 8.4, 1)});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].processors, 1u);
+  ASSERT_EQ(points[0].runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(points[0].runs[1].elapsed_s, 9.4);
+  EXPECT_EQ(points[1].processors, 2u);
+  EXPECT_DOUBLE_EQ(points[1].runs[1].elapsed_s, 5.2);
+}
+
 }  // namespace
 }  // namespace quartz::analysis
