@@ -15,12 +15,14 @@
 
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/model_text.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/histogram_chart.h"
 #include "viewer/charts/runnable_chart.h"
 #include "viewer/charts/state_chart.h"
 #include "viewer/models/call_graph_model.h"
 #include "viewer/models/context_tree_model.h"
+#include "viewer/models/finding_table_model.h"
 #include "viewer/models/lock_table_model.h"
 #include "viewer/models/procedure_table_model.h"
 #include "viewer/models/roles.h"
@@ -107,6 +109,34 @@ class ReportEqualityTest : public QObject {
       QVERIFY(run->what_ifs[size_t(i)].predictions);
       compare_answers(*run->what_ifs[size_t(i)].predictions, p);
       compare_what_if_details(*run->what_ifs[size_t(i)].predictions, p);
+    }
+  }
+
+  // The Findings view's rows are `quartz diagnose --json`'s findings, in its order (the
+  // program's by severity, then the measurement's), for a real run of a sample.
+  void findingsEqualDiagnose() {
+    QProcess diagnose;
+    diagnose.start(QUARTZ_BIN_DIR "/quartz", {"diagnose", "--json", "--store", store_, real_});
+    QVERIFY(diagnose.waitForFinished(60000));
+    QVERIFY2(diagnose.exitCode() == 0, diagnose.readAllStandardError().constData());
+    const QJsonArray findings =
+        QJsonDocument::fromJson(diagnose.readAllStandardOutput()).object()["findings"].toArray();
+    QVERIFY(!findings.isEmpty());  // lock_contention's contention, at least
+    FindingTableModel model(load_run(real_.toStdString(), store_.toStdString()));
+    test::check_model(&model);
+    QCOMPARE(model.rowCount(), findings.size());
+    for (int row = 0; row < findings.size(); ++row) {
+      const QJsonObject f = findings[row].toObject();
+      auto cell = [&](int column) { return number(model, row, column); };
+      QCOMPARE(cell(FindingTableModel::kFinding).toString(), f["property"].toString());
+      QCOMPARE(cell(FindingTableModel::kSubject).toString(), f["subject"].toString());
+      QCOMPARE(cell(FindingTableModel::kSeverity).toDouble(), f["severity"].toDouble());
+      QCOMPARE(cell(FindingTableModel::kConfidence).toDouble(), f["confidence"].toDouble());
+      QCOMPARE(cell(FindingTableModel::kEvidence).toString(), f["evidence"].toString());
+      QCOMPARE(cell(FindingTableModel::kAdvice).toString(), f["advice"].toString());
+      QCOMPARE(cell(FindingTableModel::kLocation).toString(), f["location"].toString());
+      QCOMPARE(analysis::about_measurement(model.findings()[size_t(row)].property),
+               f["about"].toString() == "measurement");
     }
   }
 

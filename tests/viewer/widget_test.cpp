@@ -27,6 +27,7 @@
 #include "analysis/prediction_report.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/model_text.h"
 #include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/chart_view.h"
@@ -37,10 +38,12 @@
 #include "viewer/charts/what_if_chart.h"
 #include "viewer/main_window.h"
 #include "viewer/models/csv_export.h"
+#include "viewer/models/finding_subject.h"
 #include "viewer/models/roles.h"
 #include "viewer/widgets/call_graph_panel.h"
 #include "viewer/widgets/detail_panel.h"
 #include "viewer/widgets/filter_bar.h"
+#include "viewer/widgets/findings_view.h"
 #include "viewer/widgets/hierarchy_view.h"
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
@@ -199,6 +202,35 @@ class WidgetTest : public QObject {
     QCOMPARE(callees->currentIndex().data(KindRole).toUInt(), uint32_t{capture::kMutex});
     QTest::keyClick(callees, Qt::Key_Return);
     QCOMPARE(window_->current_view(), MainWindow::kLocks);
+  }
+
+  // Enter on a finding about a procedure selects it in Procedures; Alt+Left comes back.
+  void aFindingOpensItsProcedure() {
+    window_->show_view(MainWindow::kFindings);
+    FindingsView* findings = window_->findings();
+    QVERIFY(findings->summary().contains("about the program"));
+    int row = -1;
+    uint64_t address = 0;
+    for (int r = 0; r < findings->model()->rowCount() && row < 0; ++r) {
+      const FindingSubject subject =
+          subject_of(run_->view, findings->model()->findings()[size_t(r)]);
+      if (subject.kind == FindingSubject::kProcedure) {
+        row = r;
+        address = subject.key;
+      }
+    }
+    QVERIFY2(row >= 0, qPrintable(test::print(*findings->model())));
+    findings->table()->setCurrentIndex(findings->model()->index(row, 0));
+    QVERIFY(findings->detail().contains("Advice: "));
+    QCOMPARE(window_->details()->histogram()->chart()->title(),
+             "Parallelism of " +
+                 QString::fromStdString(findings->model()->findings()[size_t(row)].subject));
+    QTest::keyClick(findings->table(), Qt::Key_Return);
+    QCOMPARE(window_->current_view(), MainWindow::kProcedures);
+    QCOMPARE(window_->procedures()->current_key().toULongLong(), address);
+    QTest::keyClick(window_.get(), Qt::Key_Left, Qt::AltModifier);
+    QCOMPARE(window_->current_view(), MainWindow::kFindings);
+    QCOMPARE(findings->current_key().toInt(), row);
   }
 
   void aThreadOpensAtItsStartRoutine() {

@@ -79,8 +79,10 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
       options.view = value("--view");
       if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) ==
           std::end(kViewNames)) {
-        throw UsageError("--view: '" + options.view +
-                         "' is not one of hierarchy, procedures, locks, threads, run, what-ifs");
+        std::string names;
+        for (const char* name : kViewNames)
+          names += (names.empty() ? "" : ", ") + std::string(name);
+        throw UsageError("--view: '" + options.view + "' is not one of " + names);
       }
     } else if (is("--select")) {
       options.select = value("--select");
