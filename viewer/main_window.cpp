@@ -20,6 +20,7 @@
 #include "viewer/loading/command_line.h"
 #include "viewer/models/csv_export.h"
 #include "viewer/models/format.h"
+#include "viewer/widgets/comparison_view.h"
 #include "viewer/widgets/detail_panel.h"
 #include "viewer/widgets/findings_view.h"
 #include "viewer/widgets/hierarchy_view.h"
@@ -35,8 +36,8 @@ namespace quartz::viewer {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",   "&Threads",
-                                  "&Run",       "&What-ifs",   "&Findings"};
+const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",    "&Threads",
+                                  "&Run",       "&What-ifs",   "&Findings", "&Comparison"};
 
 }  // namespace
 
@@ -52,10 +53,12 @@ MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* paren
       run_view_(new RunView),
       what_ifs_(new WhatIfView),
       findings_(new FindingsView),
+      comparison_(new ComparisonView),
       details_(new DetailPanel),
       dock_(new QDockWidget(tr("Details"), this)),
       run_summary_(new QLabel(this)) {
-  views_ = {hierarchy_, procedures_, locks_, threads_, run_view_, what_ifs_, findings_};
+  views_ = {hierarchy_, procedures_, locks_,    threads_,
+            run_view_,  what_ifs_,   findings_, comparison_};
   for (size_t i = 0; i < views_.size(); ++i) {
     tabs_->addTab(views_[i], tr(kTabTitles[i]));
     connect(views_[i], &ProfileTab::selection_changed, this, [this, i] {
@@ -164,7 +167,8 @@ void MainWindow::build_menus() {
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
-        tr("Ctrl+1…7\tHierarchy, Procedures, Locks, Threads, Run, What-ifs, Findings\n"
+        tr("Ctrl+1…8\tHierarchy, Procedures, Locks, Threads, Run, What-ifs, Findings, "
+           "Comparison\n"
            "Arrows\tmove; Right/Left expand or collapse a context\n"
            "Enter\topen the row in another view (procedure ↔ its contexts, lock, caller, callee)\n"
            "Alt+Left / Alt+Right\tback / forward after such jumps\n"
@@ -340,6 +344,11 @@ bool MainWindow::select_named(View view, const QString& name) {
       return what_ifs_->select_on_path(name);
     case kFindings:
       return findings_->select_subject(name);
+    case kComparison: {
+      bool number = false;
+      const qlonglong id = name.toLongLong(&number);
+      return number && comparison_->compare_with(id);
+    }
     default:
       return false;
   }

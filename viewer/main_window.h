@@ -1,7 +1,7 @@
 // quartz-view's window: views of one run (hierarchy, procedures, locks, threads, run,
-// what-ifs, findings) in tabs, and a dock with the selected row's charts. Jumps between views
-// (Enter) can be retraced with Alt+Left/Alt+Right. The layout, the current view and recent files
-// are kept in the QSettings given (tests give a temporary file).
+// what-ifs, findings, comparison) in tabs, and a dock with the selected row's charts. Jumps between
+// views (Enter) can be retraced with Alt+Left/Alt+Right. The layout, the current view and recent
+// files are kept in the QSettings given (tests give a temporary file).
 #pragma once
 
 #include <QMainWindow>
@@ -19,6 +19,7 @@ class QTabWidget;
 
 namespace quartz::viewer {
 
+class ComparisonView;
 class DetailPanel;
 class FindingsView;
 class HierarchyView;
@@ -33,7 +34,17 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum View { kHierarchy, kProcedures, kLocks, kThreads, kRun, kWhatIfs, kFindings, kViewCount };
+  enum View {
+    kHierarchy,
+    kProcedures,
+    kLocks,
+    kThreads,
+    kRun,
+    kWhatIfs,
+    kFindings,
+    kComparison,
+    kViewCount
+  };
 
   // `settings` must outlive the window. With `remember_layout` false (screenshots) the
   // window neither reads nor writes it.
@@ -58,7 +69,8 @@ class MainWindow : public QMainWindow {
   static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
   // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
   // its heaviest calling context; in What-ifs, on the critical path of the newest
-  // prediction; in Findings, the first finding about it). False when there is none.
+  // prediction; in Findings, the first finding about it). In Comparison, `name` is the
+  // number of the run of the same store to compare with. False when there is none.
   bool select_named(View view, const QString& name);
 
   bool save_screenshot(const QString& path);
@@ -80,6 +92,7 @@ class MainWindow : public QMainWindow {
   ThreadView* threads() const { return threads_; }
   WhatIfView* what_ifs() const { return what_ifs_; }
   FindingsView* findings() const { return findings_; }
+  ComparisonView* comparison() const { return comparison_; }
   DetailPanel* details() const { return details_; }
 
  public slots:
@@ -123,6 +136,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view_;
   WhatIfView* what_ifs_;
   FindingsView* findings_;
+  ComparisonView* comparison_;
   std::vector<ProfileTab*> views_;
   DetailPanel* details_;
   QDockWidget* dock_;

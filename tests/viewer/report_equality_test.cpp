@@ -20,7 +20,10 @@
 #include "viewer/charts/histogram_chart.h"
 #include "viewer/charts/runnable_chart.h"
 #include "viewer/charts/state_chart.h"
+#include "viewer/loading/run_comparison.h"
 #include "viewer/models/call_graph_model.h"
+#include "viewer/models/change_table_model.h"
+#include "viewer/models/comparison_text.h"
 #include "viewer/models/context_tree_model.h"
 #include "viewer/models/finding_table_model.h"
 #include "viewer/models/lock_table_model.h"
@@ -137,6 +140,68 @@ class ReportEqualityTest : public QObject {
       QCOMPARE(cell(FindingTableModel::kLocation).toString(), f["location"].toString());
       QCOMPARE(analysis::about_measurement(model.findings()[size_t(row)].property),
                f["about"].toString() == "measurement");
+    }
+  }
+
+  // The Comparison view's figures are `quartz compare --json`'s for two real runs of a
+  // sample, the second with a shorter critical section.
+  void comparisonEqualsCompare() {
+    const QString store = dir_.filePath("compared.db");
+    const QString sample = QUARTZ_SAMPLES_DIR "/lock_contention";
+    QVERIFY(run_quartz({"run", "-q", "--store", store, "--", sample}));
+    QVERIFY(run_quartz({"run", "-q", "--store", store, "--", sample, "--hold-us", "50"}));
+    QProcess compare;
+    compare.start(QUARTZ_BIN_DIR "/quartz", {"compare", "--json", "--store", store, "1", "2"});
+    QVERIFY(compare.waitForFinished(60000));
+    QVERIFY2(compare.exitCode() == 0, compare.readAllStandardError().constData());
+    const QJsonObject json = QJsonDocument::fromJson(compare.readAllStandardOutput()).object();
+    const RunComparison shown =
+        compare_runs(load_run("1", store.toStdString()), load_run("2", store.toStdString()));
+    const analysis::Comparison& c = shown.comparison;
+    QCOMPARE(qint64(c.runs_a), json["runs_a"].toInteger());
+    QCOMPARE(qint64(c.runs_b), json["runs_b"].toInteger());
+    QCOMPARE(c.run_to_run, json["noise_includes_run_to_run"].toBool());
+    const QJsonObject elapsed = json["elapsed"].toObject();
+    QCOMPARE(c.elapsed.a_s, elapsed["a_s"].toDouble());
+    QCOMPARE(c.elapsed.b_s, elapsed["b_s"].toDouble());
+    QCOMPARE(c.elapsed.noise_s, elapsed["noise_s"].toDouble());
+    QVERIFY(elapsed_sentence(c).endsWith(elapsed["beyond_noise"].toBool() ? "beyond noise"
+                                                                          : "within noise"));
+    QVERIFY(noise_sentence(c).contains("sampling only"));
+    const std::pair<const std::vector<analysis::Change>*, const char*> sides[] = {
+        {&c.procedures, "procedures"}, {&c.locks, "locks"}};
+    for (const auto& [changes, key] : sides) {
+      ChangeTableModel model(*changes);
+      test::check_model(&model);
+      const QJsonArray rows = json[key].toArray();
+      QCOMPARE(model.rowCount(), rows.size());
+      for (int row = 0; row < rows.size(); ++row) {
+        const QJsonObject r = rows[row].toObject();
+        auto cell = [&](int column) { return number(model, row, column); };
+        QCOMPARE(cell(ChangeTableModel::kName).toString(), r["name"].toString());
+        QCOMPARE(cell(ChangeTableModel::kLocation).toString(), r["location"].toString());
+        QCOMPARE(cell(ChangeTableModel::kA).toDouble(), r["a_s"].toDouble());
+        QCOMPARE(cell(ChangeTableModel::kB).toDouble(), r["b_s"].toDouble());
+        QCOMPARE(cell(ChangeTableModel::kNoise).toDouble(), r["noise_s"].toDouble());
+        const double a = r["a_s"].toDouble(), b = r["b_s"].toDouble();
+        if (a > 0) QCOMPARE(cell(ChangeTableModel::kChange).toDouble(), (b - a) / a);
+      }
+    }
+    QVERIFY(!json["procedures"].toArray().isEmpty());  // the critical section's procedure
+    const std::pair<const std::vector<analysis::Finding>*, const char*> findings[] = {
+        {&c.appeared, "appeared"}, {&c.went_away, "went_away"}};
+    for (const auto& [list, key] : findings) {
+      FindingTableModel model(*list);
+      const QJsonArray rows = json[key].toArray();
+      QCOMPARE(model.rowCount(), rows.size());
+      for (int row = 0; row < rows.size(); ++row) {
+        QCOMPARE(number(model, row, FindingTableModel::kFinding).toString(),
+                 rows[row]["property"].toString());
+        QCOMPARE(number(model, row, FindingTableModel::kSubject).toString(),
+                 rows[row]["subject"].toString());
+        QCOMPARE(number(model, row, FindingTableModel::kSeverity).toDouble(),
+                 rows[row]["severity"].toDouble());
+      }
     }
   }
 

@@ -41,6 +41,7 @@
 #include "viewer/models/finding_subject.h"
 #include "viewer/models/roles.h"
 #include "viewer/widgets/call_graph_panel.h"
+#include "viewer/widgets/comparison_view.h"
 #include "viewer/widgets/detail_panel.h"
 #include "viewer/widgets/filter_bar.h"
 #include "viewer/widgets/findings_view.h"
@@ -231,6 +232,36 @@ class WidgetTest : public QObject {
     QTest::keyClick(window_.get(), Qt::Key_Left, Qt::AltModifier);
     QCOMPARE(window_->current_view(), MainWindow::kFindings);
     QCOMPARE(findings->current_key().toInt(), row);
+  }
+
+  // A run of a store is compared with another of its runs, and keeps being compared with
+  // it when the store's next run is opened; a run that is no store's says what to do.
+  void comparisonComparesWithAnotherRunOfTheStore() {
+    ComparisonView* comparison = window_->comparison();
+    QVERIFY(comparison->message().contains("quartz import"));
+    const QString store = dir_.filePath("compared.db");
+    profile::Run run = test::small_run();
+    for (int i = 0; i < 3; ++i) {  // started a second apart: captures of their own
+      run.info[capture::run_keys::kStartRealtimeNs] = std::to_string(1700000000 + i) + "000000000";
+      profile::Store(store.toStdString())
+          .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+    }
+    QVERIFY(window_->open_run("2", store));
+    window_->show_view(MainWindow::kComparison);
+    QVERIFY(comparison->message().contains("Compare with"));
+    QVERIFY(window_->select_named(MainWindow::kComparison, "1"));
+    QVERIFY(comparison->comparison());
+    QVERIFY(comparison->message().isEmpty());
+    // The same run twice: nothing changed.
+    QVERIFY2(comparison->elapsed().endsWith("within noise"), qPrintable(comparison->elapsed()));
+    QCOMPARE(comparison->procedure_model()->rowCount(), 0);
+    QCOMPARE(comparison->current_key().toLongLong(), 1);
+    QVERIFY(window_->open_run("3", store));
+    QVERIFY(comparison->comparison());
+    QCOMPARE(*comparison->comparison()->b->id, 3);
+    QCOMPARE(*comparison->comparison()->a->id, 1);
+    QVERIFY(!comparison->compare_with(9));
+    QVERIFY(comparison->message().contains("no run 9"));
   }
 
   void aThreadOpensAtItsStartRoutine() {

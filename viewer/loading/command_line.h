@@ -17,8 +17,8 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",   "threads",
-                                             "run",       "what-ifs",   "findings"};
+inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",    "threads",
+                                             "run",       "what-ifs",   "findings", "comparison"};
 
 struct ViewerOptions {
   std::string target;      // the operand: a store, a capture, a run number or "latest"
