@@ -84,6 +84,7 @@ Scaling scale(std::vector<ScalePoint> points) {
   const uint32_t base_p = s.processors[0];
   for (size_t i = 0; i < points.size(); ++i) {
     s.speedup.push_back(s.elapsed_s[i] > 0 ? s.elapsed_s[0] / s.elapsed_s[i] : 0);
+    s.ideal_speedup.push_back(static_cast<double>(s.processors[i]) / base_p);
     s.efficiency.push_back(efficiency(s.elapsed_s[0], base_p, s.elapsed_s[i], s.processors[i]));
   }
   s.non_scalability_known = points.size() >= 3;

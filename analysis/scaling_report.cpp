@@ -41,7 +41,7 @@ void print_scaling(std::ostream& out, const Scaling& s, uint32_t available, size
     // A bar of the speedup, dots up to the ideal one (p / p0), on a scale of the most
     // processors measured.
     constexpr size_t kWidth = 24;
-    const double ideal = static_cast<double>(s.processors[i]) / s.processors[0];
+    const double ideal = s.ideal_speedup[i];
     const size_t got =
         static_cast<size_t>(std::lround(std::clamp(s.speedup[i] / widest, 0.0, 1.0) * kWidth));
     const size_t want = static_cast<size_t>(std::lround(std::min(1.0, ideal / widest) * kWidth));

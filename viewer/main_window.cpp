@@ -28,6 +28,7 @@
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/run_view.h"
+#include "viewer/widgets/scaling_view.h"
 #include "viewer/widgets/thread_view.h"
 #include "viewer/widgets/what_if_view.h"
 
@@ -36,8 +37,8 @@ namespace quartz::viewer {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",    "&Threads",
-                                  "&Run",       "&What-ifs",   "&Findings", "&Comparison"};
+const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",   "&Threads",   "&Run",
+                                  "&What-ifs",  "Fi&ndings",   "&Scaling", "&Comparison"};
 
 }  // namespace
 
@@ -53,12 +54,13 @@ MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* paren
       run_view_(new RunView),
       what_ifs_(new WhatIfView),
       findings_(new FindingsView),
+      scaling_(new ScalingView),
       comparison_(new ComparisonView),
       details_(new DetailPanel),
       dock_(new QDockWidget(tr("Details"), this)),
       run_summary_(new QLabel(this)) {
-  views_ = {hierarchy_, procedures_, locks_,    threads_,
-            run_view_,  what_ifs_,   findings_, comparison_};
+  views_ = {hierarchy_, procedures_, locks_,   threads_,   run_view_,
+            what_ifs_,  findings_,   scaling_, comparison_};
   for (size_t i = 0; i < views_.size(); ++i) {
     tabs_->addTab(views_[i], tr(kTabTitles[i]));
     connect(views_[i], &ProfileTab::selection_changed, this, [this, i] {
@@ -167,8 +169,8 @@ void MainWindow::build_menus() {
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
-        tr("Ctrl+1…8\tHierarchy, Procedures, Locks, Threads, Run, What-ifs, Findings, "
-           "Comparison\n"
+        tr("Ctrl+1…9\tHierarchy, Procedures, Locks, Threads, Run, What-ifs, Findings, "
+           "Scaling, Comparison\n"
            "Arrows\tmove; Right/Left expand or collapse a context\n"
            "Enter\topen the row in another view (procedure ↔ its contexts, lock, caller, callee)\n"
            "Alt+Left / Alt+Right\tback / forward after such jumps\n"
@@ -344,6 +346,8 @@ bool MainWindow::select_named(View view, const QString& name) {
       return what_ifs_->select_on_path(name);
     case kFindings:
       return findings_->select_subject(name);
+    case kScaling:
+      return scaling_->select_region(name);
     case kComparison: {
       bool number = false;
       const qlonglong id = name.toLongLong(&number);

@@ -1,7 +1,7 @@
 // quartz-view's window: views of one run (hierarchy, procedures, locks, threads, run,
-// what-ifs, findings, comparison) in tabs, and a dock with the selected row's charts. Jumps between
-// views (Enter) can be retraced with Alt+Left/Alt+Right. The layout, the current view and recent
-// files are kept in the QSettings given (tests give a temporary file).
+// what-ifs, findings, scaling, comparison) in tabs, and a dock with the selected row's charts.
+// Jumps between views (Enter) can be retraced with Alt+Left/Alt+Right. The layout, the current view
+// and recent files are kept in the QSettings given (tests give a temporary file).
 #pragma once
 
 #include <QMainWindow>
@@ -27,6 +27,7 @@ class LockView;
 class ProcedureView;
 class ProfileTab;
 class RunView;
+class ScalingView;
 class ThreadView;
 class WhatIfView;
 
@@ -42,6 +43,7 @@ class MainWindow : public QMainWindow {
     kRun,
     kWhatIfs,
     kFindings,
+    kScaling,
     kComparison,
     kViewCount
   };
@@ -69,8 +71,8 @@ class MainWindow : public QMainWindow {
   static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
   // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
   // its heaviest calling context; in What-ifs, on the critical path of the newest
-  // prediction; in Findings, the first finding about it). In Comparison, `name` is the
-  // number of the run of the same store to compare with. False when there is none.
+  // prediction; in Findings, the first finding about it; in Scaling, the region). In Comparison,
+  // `name` is the number of the run of the same store to compare with. False when there is none.
   bool select_named(View view, const QString& name);
 
   bool save_screenshot(const QString& path);
@@ -92,6 +94,7 @@ class MainWindow : public QMainWindow {
   ThreadView* threads() const { return threads_; }
   WhatIfView* what_ifs() const { return what_ifs_; }
   FindingsView* findings() const { return findings_; }
+  ScalingView* scaling() const { return scaling_; }
   ComparisonView* comparison() const { return comparison_; }
   DetailPanel* details() const { return details_; }
 
@@ -136,6 +139,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view_;
   WhatIfView* what_ifs_;
   FindingsView* findings_;
+  ScalingView* scaling_;
   ComparisonView* comparison_;
   std::vector<ProfileTab*> views_;
   DetailPanel* details_;

@@ -32,6 +32,7 @@ TEST(Scaling, AmdahlsProgram) {
   EXPECT_DOUBLE_EQ(s.min_s[1], 5);
   EXPECT_DOUBLE_EQ(s.max_s[1], 5.2);
   EXPECT_DOUBLE_EQ(s.speedup[2], 3);
+  EXPECT_DOUBLE_EQ(s.ideal_speedup[2], 4);
   EXPECT_DOUBLE_EQ(s.efficiency[2], 0.75);
   EXPECT_DOUBLE_EQ(s.efficiency[1], 9 / 10.2);
   ASSERT_TRUE(s.non_scalability_known);

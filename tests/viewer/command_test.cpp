@@ -119,7 +119,7 @@ class CommandTest : public QObject {
     QTest::newRow("unknown view")
         << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
         << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs, "
-           "findings, comparison"
+           "findings, scaling, comparison"
         << true;
     QTest::newRow("unwritable screenshot")
         << QStringList{capture_, "--screenshot", "/nonexistent/dir/x.png"}

@@ -50,6 +50,7 @@
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/ranked_table.h"
 #include "viewer/widgets/run_picker.h"
+#include "viewer/widgets/scaling_view.h"
 #include "viewer/widgets/thread_view.h"
 #include "viewer/widgets/what_if_view.h"
 
@@ -262,6 +263,15 @@ class WidgetTest : public QObject {
     QCOMPARE(*comparison->comparison()->a->id, 1);
     QVERIFY(!comparison->compare_with(9));
     QVERIFY(comparison->message().contains("no run 9"));
+  }
+
+  // A run in no `quartz scale` series: the Scaling view says how to make one.
+  void scalingWithoutASeriesSaysHowToMakeOne() {
+    window_->show_view(MainWindow::kScaling);
+    QVERIFY(!window_->scaling()->series());
+    QVERIFY2(window_->scaling()->message().contains("'quartz scale -- PROGRAM"),
+             qPrintable(window_->scaling()->message()));
+    QVERIFY(window_->details()->histogram()->chart()->title().contains("program"));
   }
 
   void aThreadOpensAtItsStartRoutine() {

@@ -17,8 +17,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",    "threads",
-                                             "run",       "what-ifs",   "findings", "comparison"};
+inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",
+                                             "threads",   "run",        "what-ifs",
+                                             "findings",  "scaling",    "comparison"};
 
 struct ViewerOptions {
   std::string target;      // the operand: a store, a capture, a run number or "latest"

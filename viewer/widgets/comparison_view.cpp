@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "viewer/charts/comparison_chart.h"
 #include "viewer/loading/command_line.h"
 #include "viewer/models/comparison_text.h"
 #include "viewer/widgets/run_picker.h"
@@ -68,6 +69,7 @@ ComparisonView::ComparisonView(QWidget* parent)
       message_(sentence_label(this)),
       elapsed_(sentence_label(this)),
       noise_(sentence_label(this)),
+      beside_(new QSplitter(Qt::Horizontal)),
       splitter_(new QSplitter(Qt::Vertical)),
       procedures_title_(new QLabel),
       procedures_(new QTableView),
@@ -76,7 +78,8 @@ ComparisonView::ComparisonView(QWidget* parent)
       appeared_title_(new QLabel(tr("Findings that appeared in B"))),
       appeared_(new QTableView),
       went_away_title_(new QLabel(tr("Findings that went away"))),
-      went_away_(new QTableView) {
+      went_away_(new QTableView),
+      chart_(new ComparisonChart) {
   message_->setAlignment(Qt::AlignCenter);
   message_->setMargin(24);
   choose_->setToolTip(tr("Choose the run (A) to compare this run (B) with"));
@@ -97,6 +100,11 @@ ComparisonView::ComparisonView(QWidget* parent)
   splitter_->setStretchFactor(0, 3);
   splitter_->setStretchFactor(1, 2);
   splitter_->setStretchFactor(2, 1);
+  beside_->addWidget(splitter_);
+  beside_->addWidget(chart_);
+  beside_->setChildrenCollapsible(false);
+  beside_->setStretchFactor(0, 3);
+  beside_->setStretchFactor(1, 2);
   for (QTableView* table : {procedures_, locks_})
     table->setToolTip(tr("Enter opens it in its view (this run's)"));
   connect(procedures_, &QAbstractItemView::activated, this,
@@ -109,7 +117,7 @@ ComparisonView::ComparisonView(QWidget* parent)
   body->setContentsMargins(0, 0, 0, 0);
   body->addWidget(elapsed_);
   body->addWidget(noise_);
-  body->addWidget(splitter_, 1);
+  body->addWidget(beside_, 1);
   pages_->addWidget(message_);
   pages_->addWidget(comparison);
 
@@ -235,6 +243,7 @@ void ComparisonView::show_comparison() {
                           program_a == program_b
                               ? QString()
                               : tr(" (A: %1)").arg(QString::fromStdString(program_a))));
+  chart_->show_changes(c);
   elapsed_->setText(elapsed_sentence(c));
   noise_->setText(noise_sentence(c));
   pages_->setCurrentIndex(1);
@@ -310,10 +319,12 @@ QString ComparisonView::noise() const {
 
 void ComparisonView::save_state(QSettings& settings) const {
   settings.setValue(QStringLiteral("splitter"), splitter_->saveState());
+  settings.setValue(QStringLiteral("beside"), beside_->saveState());
 }
 
 void ComparisonView::restore_state(const QSettings& settings) {
   splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
+  beside_->restoreState(settings.value(QStringLiteral("beside")).toByteArray());
 }
 
 }  // namespace quartz::viewer

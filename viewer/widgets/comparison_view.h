@@ -1,8 +1,9 @@
 // The Comparison view: this run (B) against another run of its store (A, chosen with the
 // run picker), as `quartz compare A B` compares them: the elapsed time's change with its
 // noise bound and what the bound is made of, the procedures and locks whose time changed
-// beyond noise, and the findings that appeared or went away. Enter on a procedure or lock
-// opens it in its view (this run's); opening another run keeps comparing with A.
+// beyond noise (in tables, and as bars of A and B), and the findings that appeared or went away.
+// Enter on a procedure or lock opens it in its view (this run's); opening another run keeps
+// comparing with A.
 #pragma once
 
 #include <memory>
@@ -20,6 +21,8 @@ class QStackedWidget;
 class QTableView;
 
 namespace quartz::viewer {
+
+class ComparisonChart;
 
 class ComparisonView : public ProfileTab {
   Q_OBJECT
@@ -50,6 +53,7 @@ class ComparisonView : public ProfileTab {
   QString noise() const;
   QTableView* procedures() const { return procedures_; }
   QTableView* locks() const { return locks_; }
+  ComparisonChart* chart() const { return chart_; }
   const ChangeTableModel* procedure_model() const { return procedure_model_.get(); }
   const ChangeTableModel* lock_model() const { return lock_model_.get(); }
   const FindingTableModel* appeared_model() const { return appeared_model_.get(); }
@@ -71,7 +75,8 @@ class ComparisonView : public ProfileTab {
   QLabel* message_;
   QLabel* elapsed_;
   QLabel* noise_;
-  QSplitter* splitter_;
+  QSplitter* beside_;    // the tables beside the chart
+  QSplitter* splitter_;  // the tables, one above the other
   QLabel* procedures_title_;
   QTableView* procedures_;
   QLabel* locks_title_;
@@ -80,6 +85,7 @@ class ComparisonView : public ProfileTab {
   QTableView* appeared_;
   QLabel* went_away_title_;
   QTableView* went_away_;
+  ComparisonChart* chart_;
 };
 
 }  // namespace quartz::viewer
