@@ -1,7 +1,8 @@
 // quartz-view's window: views of one run (hierarchy, procedures, locks, threads, run,
-// what-ifs, findings, scaling, comparison) in tabs, and a dock with the selected row's charts.
-// Jumps between views (Enter) can be retraced with Alt+Left/Alt+Right. The layout, the current view
-// and recent files are kept in the QSettings given (tests give a temporary file).
+// what-ifs, findings, scaling, comparison) in tabs, and a dock with the selected row's
+// charts. Jumps between views (Enter) can be retraced with Alt+Left/Alt+Right. The layout,
+// the current view and recent files are kept in the QSettings given (tests give a
+// temporary file).
 #pragma once
 
 #include <QMainWindow>
