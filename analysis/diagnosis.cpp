@@ -60,17 +60,6 @@ bool is_lock(uint32_t kind) {
          kind == capture::kSpinlock;
 }
 
-// Threads of one routine share a name but for a number ("share_0", "worker 3", "#2").
-std::string routine_of(const std::string& thread_name) {
-  std::string name = thread_name;
-  while (!name.empty() &&
-         (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '_' ||
-          name.back() == '-' || name.back() == '#' || name.back() == ' ')) {
-    name.pop_back();
-  }
-  return name.empty() ? thread_name : name;
-}
-
 // Serial bottleneck: a procedure's own time with exactly one processor busy, outside any
 // lock (time under a held object is the object's contention). Spread over P processors it
 // would take 1/P of it: severity = t1 (1 - 1/P) / elapsed, less the share of the others'
@@ -281,6 +270,16 @@ void merge_spinning_contention(const ProfileView& view, std::vector<Finding>& al
 }
 
 }  // namespace
+
+std::string routine_of(const std::string& thread_name) {
+  std::string name = thread_name;
+  while (!name.empty() &&
+         (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '_' ||
+          name.back() == '-' || name.back() == '#' || name.back() == ' ')) {
+    name.pop_back();
+  }
+  return name.empty() ? thread_name : name;
+}
 
 std::string property_name(Property property) {
   switch (property) {

@@ -37,6 +37,9 @@ std::string property_name(Property property);
 // Properties of the measurement rather than of the program (other processes, the
 // profiler's own cost): shown apart, after the program's findings.
 bool about_measurement(Property property);
+// Threads of one routine share a name but for a number ("share_0", "worker 3", "#2"): the
+// name without it. A load-imbalance finding's subject is "N threads ROUTINE".
+std::string routine_of(const std::string& thread_name);
 
 // Findings of at least `min_severity`: the program's, most severe first, then the
 // measurement's.

@@ -84,6 +84,7 @@ Scaling scale(std::vector<ScalePoint> points) {
   const uint32_t base_p = s.processors[0];
   for (size_t i = 0; i < points.size(); ++i) {
     s.speedup.push_back(s.elapsed_s[i] > 0 ? s.elapsed_s[0] / s.elapsed_s[i] : 0);
+    s.ideal_speedup.push_back(static_cast<double>(s.processors[i]) / base_p);
     s.efficiency.push_back(efficiency(s.elapsed_s[0], base_p, s.elapsed_s[i], s.processors[i]));
   }
   s.non_scalability_known = points.size() >= 3;
@@ -107,6 +108,18 @@ Scaling scale(std::vector<ScalePoint> points) {
                      return a.lost_s.back() > b.lost_s.back();
                    });
   return s;
+}
+
+std::vector<ScalePoint> points_by_processors(std::vector<ProfileView> runs) {
+  std::map<uint32_t, ScalePoint> points;
+  for (ProfileView& view : runs) {
+    ScalePoint& point = points[view.processors];
+    point.processors = view.processors;
+    point.runs.push_back(std::move(view));
+  }
+  std::vector<ScalePoint> out;
+  for (auto& [processors, point] : points) out.push_back(std::move(point));
+  return out;
 }
 
 }  // namespace quartz::analysis

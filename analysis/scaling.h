@@ -40,6 +40,7 @@ struct Scaling {
   std::vector<double> min_s, max_s;  // their spread
   std::vector<size_t> runs;          // repeats per point
   std::vector<double> speedup, efficiency;
+  std::vector<double> ideal_speedup;  // p / p0: every processor added fully used
   double non_scalability = 0;
   bool non_scalability_known = false;  // two or more points above the base
   std::vector<RegionScaling> regions;  // by time lost at the most processors, largest first
@@ -47,5 +48,8 @@ struct Scaling {
 
 // The points need not be sorted; each must have at least one run.
 Scaling scale(std::vector<ScalePoint> points);
+
+// A series' runs as points: grouped by the processors each ran on, fewest first.
+std::vector<ScalePoint> points_by_processors(std::vector<ProfileView> runs);
 
 }  // namespace quartz::analysis

@@ -11,8 +11,9 @@ using text::format;
 using text::pad;
 using text::seconds;
 
-// What the series cannot answer on this machine, for the reader to know.
-std::vector<std::string> notes(const Scaling& s, uint32_t available) {
+}  // namespace
+
+std::vector<std::string> scaling_notes(const Scaling& s, uint32_t available) {
   std::vector<std::string> out;
   if (!s.processors.empty() && s.processors[0] != 1) {
     out.push_back("no run on 1 processor: speedup and efficiency are relative to " +
@@ -31,8 +32,6 @@ std::vector<std::string> notes(const Scaling& s, uint32_t available) {
   return out;
 }
 
-}  // namespace
-
 void print_scaling(std::ostream& out, const Scaling& s, uint32_t available, size_t top) {
   if (s.processors.empty()) return;
   const double widest = s.processors.back();
@@ -42,7 +41,7 @@ void print_scaling(std::ostream& out, const Scaling& s, uint32_t available, size
     // A bar of the speedup, dots up to the ideal one (p / p0), on a scale of the most
     // processors measured.
     constexpr size_t kWidth = 24;
-    const double ideal = static_cast<double>(s.processors[i]) / s.processors[0];
+    const double ideal = s.ideal_speedup[i];
     const size_t got =
         static_cast<size_t>(std::lround(std::clamp(s.speedup[i] / widest, 0.0, 1.0) * kWidth));
     const size_t want = static_cast<size_t>(std::lround(std::min(1.0, ideal / widest) * kWidth));
@@ -58,7 +57,7 @@ void print_scaling(std::ostream& out, const Scaling& s, uint32_t available, size
     out << "non-scalability (mean - minimum efficiency above the base): "
         << format("%.2f", s.non_scalability) << "\n";
   }
-  for (const std::string& note : notes(s, available)) out << "note: " << note << "\n";
+  for (const std::string& note : scaling_notes(s, available)) out << "note: " << note << "\n";
   if (s.processors.size() < 2) return;
 
   out << "\nWhere the time lost with more processors goes: capacity taken beyond the base, "
@@ -105,7 +104,7 @@ nlohmann::json scaling_json(const Scaling& s, uint32_t available) {
   nlohmann::json out{{"available_processors", available},
                      {"points", points},
                      {"regions", regions},
-                     {"notes", notes(s, available)}};
+                     {"notes", scaling_notes(s, available)}};
   out["non_scalability"] =
       s.non_scalability_known ? nlohmann::json(s.non_scalability) : nlohmann::json(nullptr);
   return out;

@@ -10,7 +10,6 @@
 
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "analysis/scaling.h"
@@ -90,17 +89,11 @@ int run_on(uint32_t processors, const std::vector<int>& allowed, const std::stri
 // The series' runs, grouped by the processors each ran on.
 std::vector<analysis::ScalePoint> load_series(const std::vector<int64_t>& runs,
                                               const std::string& store) {
-  std::map<uint32_t, analysis::ScalePoint> points;
+  std::vector<analysis::ProfileView> views;
   for (int64_t id : runs) {
-    analysis::ProfileView view =
-        analysis::analyze(open_named_run("scale", std::to_string(id), store).run);
-    analysis::ScalePoint& point = points[view.processors];
-    point.processors = view.processors;
-    point.runs.push_back(std::move(view));
+    views.push_back(analysis::analyze(open_named_run("scale", std::to_string(id), store).run));
   }
-  std::vector<analysis::ScalePoint> out;
-  for (auto& [processors, point] : points) out.push_back(std::move(point));
-  return out;
+  return analysis::points_by_processors(std::move(views));
 }
 
 }  // namespace

@@ -20,12 +20,15 @@
 #include "viewer/loading/command_line.h"
 #include "viewer/models/csv_export.h"
 #include "viewer/models/format.h"
+#include "viewer/widgets/comparison_view.h"
 #include "viewer/widgets/detail_panel.h"
+#include "viewer/widgets/findings_view.h"
 #include "viewer/widgets/hierarchy_view.h"
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/run_view.h"
+#include "viewer/widgets/scaling_view.h"
 #include "viewer/widgets/thread_view.h"
 #include "viewer/widgets/what_if_view.h"
 
@@ -34,8 +37,8 @@ namespace quartz::viewer {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",
-                                  "&Threads",   "&Run",        "&What-ifs"};
+const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",   "&Threads",   "&Run",
+                                  "&What-ifs",  "Fi&ndings",   "&Scaling", "&Comparison"};
 
 }  // namespace
 
@@ -50,10 +53,14 @@ MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* paren
       threads_(new ThreadView),
       run_view_(new RunView),
       what_ifs_(new WhatIfView),
+      findings_(new FindingsView),
+      scaling_(new ScalingView),
+      comparison_(new ComparisonView),
       details_(new DetailPanel),
       dock_(new QDockWidget(tr("Details"), this)),
       run_summary_(new QLabel(this)) {
-  views_ = {hierarchy_, procedures_, locks_, threads_, run_view_, what_ifs_};
+  views_ = {hierarchy_, procedures_, locks_,   threads_,   run_view_,
+            what_ifs_,  findings_,   scaling_, comparison_};
   for (size_t i = 0; i < views_.size(); ++i) {
     tabs_->addTab(views_[i], tr(kTabTitles[i]));
     connect(views_[i], &ProfileTab::selection_changed, this, [this, i] {
@@ -62,6 +69,7 @@ MainWindow::MainWindow(QSettings& settings, bool remember_layout, QWidget* paren
     connect(views_[i], &ProfileTab::show_in_hierarchy, this, &MainWindow::open_in_hierarchy);
     connect(views_[i], &ProfileTab::open_procedure, this, &MainWindow::open_procedure);
     connect(views_[i], &ProfileTab::open_lock, this, &MainWindow::open_lock);
+    connect(views_[i], &ProfileTab::open_thread, this, &MainWindow::open_thread);
   }
   tabs_->setDocumentMode(true);
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::update_details);
@@ -161,7 +169,8 @@ void MainWindow::build_menus() {
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
-        tr("Ctrl+1…6\tHierarchy, Procedures, Locks, Threads, Run, What-ifs\n"
+        tr("Ctrl+1…9\tHierarchy, Procedures, Locks, Threads, Run, What-ifs, Findings, "
+           "Scaling, Comparison\n"
            "Arrows\tmove; Right/Left expand or collapse a context\n"
            "Enter\topen the row in another view (procedure ↔ its contexts, lock, caller, callee)\n"
            "Alt+Left / Alt+Right\tback / forward after such jumps\n"
@@ -335,6 +344,15 @@ bool MainWindow::select_named(View view, const QString& name) {
       return false;
     case kWhatIfs:
       return what_ifs_->select_on_path(name);
+    case kFindings:
+      return findings_->select_subject(name);
+    case kScaling:
+      return scaling_->select_region(name);
+    case kComparison: {
+      bool number = false;
+      const qlonglong id = name.toLongLong(&number);
+      return number && comparison_->compare_with(id);
+    }
     default:
       return false;
   }
@@ -398,6 +416,12 @@ void MainWindow::open_lock(uint64_t address) {
   remember_place();
   show_view(kLocks);
   locks_->select_lock(address);
+}
+
+void MainWindow::open_thread(uint32_t index) {
+  remember_place();
+  show_view(kThreads);
+  threads_->select_key(index);
 }
 
 bool MainWindow::export_table(const QString& path, QString* error) const {

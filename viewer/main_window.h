@@ -1,7 +1,8 @@
-// quartz-view's window: six views of one run (hierarchy, procedures, locks, threads, run,
-// what-ifs) in tabs, and a dock with the selected row's charts. Jumps between views (Enter) can be
-// retraced with Alt+Left/Alt+Right. The layout, the current view and recent files are
-// kept in the QSettings given (tests give a temporary file).
+// quartz-view's window: views of one run (hierarchy, procedures, locks, threads, run,
+// what-ifs, findings, scaling, comparison) in tabs, and a dock with the selected row's
+// charts. Jumps between views (Enter) can be retraced with Alt+Left/Alt+Right. The layout,
+// the current view and recent files are kept in the QSettings given (tests give a
+// temporary file).
 #pragma once
 
 #include <QMainWindow>
@@ -19,12 +20,15 @@ class QTabWidget;
 
 namespace quartz::viewer {
 
+class ComparisonView;
 class DetailPanel;
+class FindingsView;
 class HierarchyView;
 class LockView;
 class ProcedureView;
 class ProfileTab;
 class RunView;
+class ScalingView;
 class ThreadView;
 class WhatIfView;
 
@@ -32,7 +36,18 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum View { kHierarchy, kProcedures, kLocks, kThreads, kRun, kWhatIfs, kViewCount };
+  enum View {
+    kHierarchy,
+    kProcedures,
+    kLocks,
+    kThreads,
+    kRun,
+    kWhatIfs,
+    kFindings,
+    kScaling,
+    kComparison,
+    kViewCount
+  };
 
   // `settings` must outlive the window. With `remember_layout` false (screenshots) the
   // window neither reads nor writes it.
@@ -57,7 +72,8 @@ class MainWindow : public QMainWindow {
   static View view_named(const QString& name);  // "hierarchy", ...; kHierarchy if unknown
   // Selects, in a view, the procedure, object or thread of that name (in the hierarchy,
   // its heaviest calling context; in What-ifs, on the critical path of the newest
-  // prediction). False when there is none.
+  // prediction; in Findings, the first finding about it; in Scaling, the region). In Comparison,
+  // `name` is the number of the run of the same store to compare with. False when there is none.
   bool select_named(View view, const QString& name);
 
   bool save_screenshot(const QString& path);
@@ -78,6 +94,9 @@ class MainWindow : public QMainWindow {
   LockView* locks() const { return locks_; }
   ThreadView* threads() const { return threads_; }
   WhatIfView* what_ifs() const { return what_ifs_; }
+  FindingsView* findings() const { return findings_; }
+  ScalingView* scaling() const { return scaling_; }
+  ComparisonView* comparison() const { return comparison_; }
   DetailPanel* details() const { return details_; }
 
  public slots:
@@ -105,6 +124,7 @@ class MainWindow : public QMainWindow {
   void open_in_hierarchy(uint64_t address, bool object);
   void open_procedure(uint64_t address);
   void open_lock(uint64_t address);
+  void open_thread(uint32_t index);
   ProfileTab* current_tab() const;
 
   QSettings& settings_;
@@ -119,6 +139,9 @@ class MainWindow : public QMainWindow {
   ThreadView* threads_;
   RunView* run_view_;
   WhatIfView* what_ifs_;
+  FindingsView* findings_;
+  ScalingView* scaling_;
+  ComparisonView* comparison_;
   std::vector<ProfileTab*> views_;
   DetailPanel* details_;
   QDockWidget* dock_;

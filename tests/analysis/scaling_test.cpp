@@ -32,6 +32,7 @@ TEST(Scaling, AmdahlsProgram) {
   EXPECT_DOUBLE_EQ(s.min_s[1], 5);
   EXPECT_DOUBLE_EQ(s.max_s[1], 5.2);
   EXPECT_DOUBLE_EQ(s.speedup[2], 3);
+  EXPECT_DOUBLE_EQ(s.ideal_speedup[2], 4);
   EXPECT_DOUBLE_EQ(s.efficiency[2], 0.75);
   EXPECT_DOUBLE_EQ(s.efficiency[1], 9 / 10.2);
   ASSERT_TRUE(s.non_scalability_known);
@@ -49,6 +50,19 @@ TEST(Scaling, TwoCountsCannotTellNonScalability) {
   const Scaling s = scale({{1, {run(1, 8, 1)}}, {2, {run(2, 8, 1)}}});
   EXPECT_FALSE(s.non_scalability_known);
   EXPECT_DOUBLE_EQ(s.speedup[1], 9.0 / 5);
+}
+
+// A series as stored (interleaved repeats) becomes points of the same processors, fewest
+// first, each with its repeats in order.
+TEST(Scaling, RunsGroupByProcessors) {
+  const std::vector<ScalePoint> points =
+      points_by_processors({run(2, 8, 1), run(1, 8, 1), run(2, 8, 1.2), run(1, 8.4, 1)});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].processors, 1u);
+  ASSERT_EQ(points[0].runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(points[0].runs[1].elapsed_s, 9.4);
+  EXPECT_EQ(points[1].processors, 2u);
+  EXPECT_DOUBLE_EQ(points[1].runs[1].elapsed_s, 5.2);
 }
 
 }  // namespace

@@ -118,7 +118,8 @@ class CommandTest : public QObject {
                               << true;
     QTest::newRow("unknown view")
         << QStringList{capture_, "--screenshot", "x.png", "--view", "flames"}
-        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs"
+        << "--view: 'flames' is not one of hierarchy, procedures, locks, threads, run, what-ifs, "
+           "findings, scaling, comparison"
         << true;
     QTest::newRow("unwritable screenshot")
         << QStringList{capture_, "--screenshot", "/nonexistent/dir/x.png"}

@@ -3,6 +3,8 @@
 // real `quartz` command. Runs: a synthetic run in a store (with symbols), the same run as
 // a bare capture file (names are addresses), and a real capture of the lock_contention
 // sample.
+#include <sched.h>
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,18 +15,29 @@
 #include <cmath>
 #include <fstream>
 
+#include "analysis/scaling_report.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/model_text.h"
 #include "tests/viewer/synthetic_run.h"
+#include "viewer/charts/comparison_chart.h"
 #include "viewer/charts/histogram_chart.h"
 #include "viewer/charts/runnable_chart.h"
+#include "viewer/charts/scaling_charts.h"
 #include "viewer/charts/state_chart.h"
+#include "viewer/loading/run_comparison.h"
+#include "viewer/loading/series_data.h"
 #include "viewer/models/call_graph_model.h"
+#include "viewer/models/change_table_model.h"
+#include "viewer/models/comparison_text.h"
 #include "viewer/models/context_tree_model.h"
+#include "viewer/models/finding_table_model.h"
 #include "viewer/models/lock_table_model.h"
 #include "viewer/models/procedure_table_model.h"
+#include "viewer/models/region_scaling_model.h"
 #include "viewer/models/roles.h"
 #include "viewer/models/run_details_model.h"
+#include "viewer/models/scale_point_model.h"
 #include "viewer/models/thread_table_model.h"
 #include "viewer/models/what_if_answer_model.h"
 #include "viewer/models/what_if_details_model.h"
@@ -107,6 +120,199 @@ class ReportEqualityTest : public QObject {
       QVERIFY(run->what_ifs[size_t(i)].predictions);
       compare_answers(*run->what_ifs[size_t(i)].predictions, p);
       compare_what_if_details(*run->what_ifs[size_t(i)].predictions, p);
+    }
+  }
+
+  // The Findings view's rows are `quartz diagnose --json`'s findings, in its order (the
+  // program's by severity, then the measurement's), for a real run of a sample.
+  void findingsEqualDiagnose() {
+    QProcess diagnose;
+    diagnose.start(QUARTZ_BIN_DIR "/quartz", {"diagnose", "--json", "--store", store_, real_});
+    QVERIFY(diagnose.waitForFinished(60000));
+    QVERIFY2(diagnose.exitCode() == 0, diagnose.readAllStandardError().constData());
+    const QJsonArray findings =
+        QJsonDocument::fromJson(diagnose.readAllStandardOutput()).object()["findings"].toArray();
+    QVERIFY(!findings.isEmpty());  // lock_contention's contention, at least
+    FindingTableModel model(load_run(real_.toStdString(), store_.toStdString()));
+    test::check_model(&model);
+    QCOMPARE(model.rowCount(), findings.size());
+    for (int row = 0; row < findings.size(); ++row) {
+      const QJsonObject f = findings[row].toObject();
+      auto cell = [&](int column) { return number(model, row, column); };
+      QCOMPARE(cell(FindingTableModel::kFinding).toString(), f["property"].toString());
+      QCOMPARE(cell(FindingTableModel::kSubject).toString(), f["subject"].toString());
+      QCOMPARE(cell(FindingTableModel::kSeverity).toDouble(), f["severity"].toDouble());
+      QCOMPARE(cell(FindingTableModel::kConfidence).toDouble(), f["confidence"].toDouble());
+      QCOMPARE(cell(FindingTableModel::kEvidence).toString(), f["evidence"].toString());
+      QCOMPARE(cell(FindingTableModel::kAdvice).toString(), f["advice"].toString());
+      QCOMPARE(cell(FindingTableModel::kLocation).toString(), f["location"].toString());
+      QCOMPARE(analysis::about_measurement(model.findings()[size_t(row)].property),
+               f["about"].toString() == "measurement");
+    }
+  }
+
+  // The Comparison view's figures are `quartz compare --json`'s for two real runs of a
+  // sample, the second with a shorter critical section.
+  void comparisonEqualsCompare() {
+    const QString store = dir_.filePath("compared.db");
+    const QString sample = QUARTZ_SAMPLES_DIR "/lock_contention";
+    QVERIFY(run_quartz({"run", "-q", "--store", store, "--", sample}));
+    QVERIFY(run_quartz({"run", "-q", "--store", store, "--", sample, "--hold-us", "50"}));
+    QProcess compare;
+    compare.start(QUARTZ_BIN_DIR "/quartz", {"compare", "--json", "--store", store, "1", "2"});
+    QVERIFY(compare.waitForFinished(60000));
+    QVERIFY2(compare.exitCode() == 0, compare.readAllStandardError().constData());
+    const QJsonObject json = QJsonDocument::fromJson(compare.readAllStandardOutput()).object();
+    const RunComparison shown =
+        compare_runs(load_run("1", store.toStdString()), load_run("2", store.toStdString()));
+    const analysis::Comparison& c = shown.comparison;
+    QCOMPARE(qint64(c.runs_a), json["runs_a"].toInteger());
+    QCOMPARE(qint64(c.runs_b), json["runs_b"].toInteger());
+    QCOMPARE(c.run_to_run, json["noise_includes_run_to_run"].toBool());
+    const QJsonObject elapsed = json["elapsed"].toObject();
+    QCOMPARE(c.elapsed.a_s, elapsed["a_s"].toDouble());
+    QCOMPARE(c.elapsed.b_s, elapsed["b_s"].toDouble());
+    QCOMPARE(c.elapsed.noise_s, elapsed["noise_s"].toDouble());
+    QVERIFY(elapsed_sentence(c).endsWith(elapsed["beyond_noise"].toBool() ? "beyond noise"
+                                                                          : "within noise"));
+    QVERIFY(noise_sentence(c).contains("sampling only"));
+    const std::pair<const std::vector<analysis::Change>*, const char*> sides[] = {
+        {&c.procedures, "procedures"}, {&c.locks, "locks"}};
+    for (const auto& [changes, key] : sides) {
+      ChangeTableModel model(*changes);
+      test::check_model(&model);
+      const QJsonArray rows = json[key].toArray();
+      QCOMPARE(model.rowCount(), rows.size());
+      for (int row = 0; row < rows.size(); ++row) {
+        const QJsonObject r = rows[row].toObject();
+        auto cell = [&](int column) { return number(model, row, column); };
+        QCOMPARE(cell(ChangeTableModel::kName).toString(), r["name"].toString());
+        QCOMPARE(cell(ChangeTableModel::kLocation).toString(), r["location"].toString());
+        QCOMPARE(cell(ChangeTableModel::kA).toDouble(), r["a_s"].toDouble());
+        QCOMPARE(cell(ChangeTableModel::kB).toDouble(), r["b_s"].toDouble());
+        QCOMPARE(cell(ChangeTableModel::kNoise).toDouble(), r["noise_s"].toDouble());
+        const double a = r["a_s"].toDouble(), b = r["b_s"].toDouble();
+        if (a > 0) QCOMPARE(cell(ChangeTableModel::kChange).toDouble(), (b - a) / a);
+      }
+    }
+    QVERIFY(!json["procedures"].toArray().isEmpty());  // the critical section's procedure
+    // The chart's bars: the procedures' changes, then the locks'.
+    ComparisonChart chart;
+    chart.show_changes(c);
+    QJsonArray bars = json["procedures"].toArray();
+    for (const QJsonValue& lock : json["locks"].toArray()) bars.append(lock);
+    const size_t drawn = std::min(size_t(bars.size()), ComparisonChart::kMaxBars);
+    QCOMPARE(size_t(chart.names().size()), drawn);
+    for (size_t k = 0; k < drawn; ++k) {
+      const QJsonObject bar = bars.at(int(k)).toObject();
+      QCOMPARE(chart.names()[int(k)], bar["name"].toString());
+      QVERIFY(close(chart.a_s()[k], bar["a_s"].toDouble()));
+      QVERIFY(close(chart.b_s()[k], bar["b_s"].toDouble()));
+    }
+    const std::pair<const std::vector<analysis::Finding>*, const char*> findings[] = {
+        {&c.appeared, "appeared"}, {&c.went_away, "went_away"}};
+    for (const auto& [list, key] : findings) {
+      FindingTableModel model(*list);
+      const QJsonArray rows = json[key].toArray();
+      QCOMPARE(model.rowCount(), rows.size());
+      for (int row = 0; row < rows.size(); ++row) {
+        QCOMPARE(number(model, row, FindingTableModel::kFinding).toString(),
+                 rows[row]["property"].toString());
+        QCOMPARE(number(model, row, FindingTableModel::kSubject).toString(),
+                 rows[row]["subject"].toString());
+        QCOMPARE(number(model, row, FindingTableModel::kSeverity).toDouble(),
+                 rows[row]["severity"].toDouble());
+      }
+    }
+  }
+
+  // The Scaling view's points, regions and charts are `quartz scale --series RUN --json`'s
+  // for a series of the imbalance sample on 1 and 2 processors.
+  void scalingEqualsScale() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+      QSKIP("fewer than 2 processors allowed: no series can be made");
+    const QString store = dir_.filePath("series.db");
+    QVERIFY(run_quartz({"scale", "--store", store, "--processors", "1,2", "--",
+                        QUARTZ_SAMPLES_DIR "/imbalance", "--threads", "2", "--unit-ms", "30"}));
+    QProcess scale;
+    scale.start(QUARTZ_BIN_DIR "/quartz", {"scale", "--store", store, "--series", "2", "--json"});
+    QVERIFY(scale.waitForFinished(60000));
+    QVERIFY2(scale.exitCode() == 0, scale.readAllStandardError().constData());
+    const QJsonObject json = QJsonDocument::fromJson(scale.readAllStandardOutput()).object();
+    QVERIFY(!load_series(*load_run(capture_.toStdString(), store_.toStdString())));
+    QVERIFY(!load_series(*load_run("1", store_.toStdString())));  // a run in no series
+    const std::optional<SeriesData> loaded = load_series(*load_run("2", store.toStdString()));
+    QVERIFY(loaded);
+    const auto series = std::make_shared<const SeriesData>(*loaded);
+    QCOMPARE(series->runs, (std::vector<int64_t>{1, 2}));
+    QCOMPARE(qint64(series->available), json["available_processors"].toInteger());
+    QStringList notes;
+    for (const std::string& note : analysis::scaling_notes(series->scaling, series->available))
+      notes << QString::fromStdString(note);
+    QStringList json_notes;
+    for (const QJsonValue& note : json["notes"].toArray()) json_notes << note.toString();
+    QCOMPARE(notes, json_notes);
+
+    ScalePointModel points(series);
+    test::check_model(&points);
+    const QJsonArray json_points = json["points"].toArray();
+    QCOMPARE(points.rowCount(), 2);
+    QCOMPARE(points.rowCount(), json_points.size());
+    SpeedupChart speedup;
+    speedup.show_series(series->scaling);
+    const auto lines = speedup.lines();
+    QCOMPARE(lines.size(), size_t(2));
+    for (int row = 0; row < json_points.size(); ++row) {
+      const QJsonObject p = json_points[row].toObject();
+      auto cell = [&](int column) { return number(points, row, column); };
+      QCOMPARE(cell(ScalePointModel::kProcessors).toLongLong(), p["processors"].toInteger());
+      QCOMPARE(cell(ScalePointModel::kRuns).toLongLong(), p["runs"].toInteger());
+      QCOMPARE(cell(ScalePointModel::kElapsed).toDouble(), p["elapsed_s"].toDouble());
+      QCOMPARE(cell(ScalePointModel::kFastest).toDouble(), p["min_s"].toDouble());
+      QCOMPARE(cell(ScalePointModel::kSlowest).toDouble(), p["max_s"].toDouble());
+      QCOMPARE(cell(ScalePointModel::kSpeedup).toDouble(), p["speedup"].toDouble());
+      QCOMPARE(cell(ScalePointModel::kEfficiency).toDouble(), p["efficiency"].toDouble());
+      QCOMPARE(cell(ScalePointModel::kIdeal).toDouble(),
+               p["processors"].toDouble() / json_points[0]["processors"].toDouble());
+      QCOMPARE(lines[0][size_t(row)], QPointF(p["processors"].toDouble(), p["speedup"].toDouble()));
+      QCOMPARE(lines[1][size_t(row)].y(), cell(ScalePointModel::kIdeal).toDouble());
+    }
+
+    RegionScalingModel regions(series);
+    test::check_model(&regions);
+    const QJsonArray json_regions = json["regions"].toArray();
+    QVERIFY(!json_regions.isEmpty());
+    QCOMPARE(regions.rowCount(), json_regions.size());
+    QCOMPARE(regions.columnCount(), RegionScalingModel::kFirstEfficiency + 2 + 1);
+    for (int row = 0; row < json_regions.size(); ++row) {
+      const QJsonObject r = json_regions[row].toObject();
+      auto cell = [&](int column) { return number(regions, row, column); };
+      QCOMPARE(cell(RegionScalingModel::kKind).toString(), r["kind"].toString());
+      QCOMPARE(cell(RegionScalingModel::kName).toString(), r["name"].toString());
+      QCOMPARE(cell(regions.location_column()).toString(), r["location"].toString());
+      QCOMPARE(cell(RegionScalingModel::kLost).toDouble(), doubles(r["lost_s"]).back());
+      QVERIFY(!cell(RegionScalingModel::kNonScalability).isValid());  // two points: unknown
+      QVERIFY(json["non_scalability"].isNull());
+      const std::vector<double> efficiency = doubles(r["efficiency"]);
+      for (size_t i = 0; i < efficiency.size(); ++i)
+        QCOMPARE(cell(RegionScalingModel::kFirstEfficiency + int(i)).toDouble(), efficiency[i]);
+    }
+    // The chart's lines: the first regions' normalized times, or their capacity lost.
+    RegionScalingChart chart;
+    for (const bool lost : {false, true}) {
+      chart.show_series(series->scaling, lost);
+      const auto region_lines = chart.lines_s();
+      QCOMPARE(region_lines.size(),
+               std::min(size_t(json_regions.size()), RegionScalingChart::kMaxRegions));
+      for (size_t r = 0; r < region_lines.size(); ++r) {
+        QCOMPARE(chart.names()[int(r)], json_regions[int(r)]["name"].toString());
+        const std::vector<double> values =
+            doubles(json_regions[int(r)][lost ? "lost_s" : "time_s"]);
+        for (size_t i = 0; i < values.size(); ++i)
+          QVERIFY(close(region_lines[r][i].y(), values[i]));
+      }
     }
   }
 

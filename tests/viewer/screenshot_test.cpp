@@ -3,6 +3,8 @@
 // They go to $QUARTZ_VIEW_SCREENSHOT_DIR when set (docs/screenshots is made this way:
 // QUARTZ_VIEW_SCREENSHOT_DIR=$PWD/docs/screenshots ctest -R viewer_screenshot_tests),
 // else to the build tree.
+#include <sched.h>
+
 #include <QDir>
 #include <QImage>
 #include <QProcess>
@@ -35,6 +37,18 @@ class ScreenshotTest : public QObject {
     QVERIFY(
         quartz({"predict", "--store", store_, "3", "--group", "0|1,2|3,4", "--cores", "1", "--zero",
                 "ping_work", "--speedup", "pong_work=50", "--migrate", "pass_token"}));
+    // Run 4: lock_contention with half the critical section, to compare with run 2.
+    QVERIFY(quartz({"run", "-q", "--store", store_, "--", QUARTZ_SAMPLES_DIR "/lock_contention",
+                    "--hold-us", "50"}));
+    // Runs 5 to 10: a series of the imbalance sample on 1 and 2 processors, three runs each
+    // (their medians are shown), where two processors are allowed.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    series_ = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+    if (series_) {
+      QVERIFY(quartz({"scale", "--store", store_, "--processors", "1,2", "--repeat", "3", "--",
+                      QUARTZ_SAMPLES_DIR "/imbalance", "--threads", "4", "--unit-ms", "30"}));
+    }
   }
 
   void eachView_data() {
@@ -67,6 +81,18 @@ class ScreenshotTest : public QObject {
                               << "ping_work"
                               << QList<QColor>{palette::kRecorded, palette::kCriticalPath,
                                                palette::kFaster, palette::kSlower};
+    // lock_contention's findings, the serial part of its private work selected.
+    QTest::newRow("findings") << "2"
+                              << "findings"
+                              << "do_private_work" << QList<QColor>{palette::kSelf, palette::kBusy};
+    // imbalance: the speedup below the ideal, do_share losing the most.
+    QTest::newRow("scaling") << "6"
+                             << "scaling"
+                             << "do_share" << QList<QColor>{palette::kSelf, palette::kSpinning};
+    // Run 4 against run 2: the shorter critical section.
+    QTest::newRow("comparison") << "4"
+                                << "comparison"
+                                << "2" << QList<QColor>{palette::kSelf, palette::kBlocked};
   }
 
   void eachView() {
@@ -74,6 +100,7 @@ class ScreenshotTest : public QObject {
     QFETCH(QString, view);
     QFETCH(QString, select);
     QFETCH(QList<QColor>, drawn);
+    if (view == "scaling" && !series_) QSKIP("fewer than 2 processors allowed: no series");
     const QString png = QDir(out_).filePath(view + ".png");
     QStringList args{"--store", store_, run, "--screenshot", png, "--view", view};
     if (!select.isEmpty()) args << "--select" << select;
@@ -100,6 +127,7 @@ class ScreenshotTest : public QObject {
 
   QTemporaryDir dir_;
   QString out_, store_;
+  bool series_ = false;
 };
 
 QTEST_GUILESS_MAIN(ScreenshotTest)

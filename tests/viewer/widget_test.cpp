@@ -27,6 +27,7 @@
 #include "analysis/prediction_report.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
+#include "tests/viewer/model_text.h"
 #include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/chart_view.h"
@@ -37,15 +38,19 @@
 #include "viewer/charts/what_if_chart.h"
 #include "viewer/main_window.h"
 #include "viewer/models/csv_export.h"
+#include "viewer/models/finding_subject.h"
 #include "viewer/models/roles.h"
 #include "viewer/widgets/call_graph_panel.h"
+#include "viewer/widgets/comparison_view.h"
 #include "viewer/widgets/detail_panel.h"
 #include "viewer/widgets/filter_bar.h"
+#include "viewer/widgets/findings_view.h"
 #include "viewer/widgets/hierarchy_view.h"
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/ranked_table.h"
 #include "viewer/widgets/run_picker.h"
+#include "viewer/widgets/scaling_view.h"
 #include "viewer/widgets/thread_view.h"
 #include "viewer/widgets/what_if_view.h"
 
@@ -199,6 +204,74 @@ class WidgetTest : public QObject {
     QCOMPARE(callees->currentIndex().data(KindRole).toUInt(), uint32_t{capture::kMutex});
     QTest::keyClick(callees, Qt::Key_Return);
     QCOMPARE(window_->current_view(), MainWindow::kLocks);
+  }
+
+  // Enter on a finding about a procedure selects it in Procedures; Alt+Left comes back.
+  void aFindingOpensItsProcedure() {
+    window_->show_view(MainWindow::kFindings);
+    FindingsView* findings = window_->findings();
+    QVERIFY(findings->summary().contains("about the program"));
+    int row = -1;
+    uint64_t address = 0;
+    for (int r = 0; r < findings->model()->rowCount() && row < 0; ++r) {
+      const FindingSubject subject =
+          subject_of(run_->view, findings->model()->findings()[size_t(r)]);
+      if (subject.kind == FindingSubject::kProcedure) {
+        row = r;
+        address = subject.key;
+      }
+    }
+    QVERIFY2(row >= 0, qPrintable(test::print(*findings->model())));
+    findings->table()->setCurrentIndex(findings->model()->index(row, 0));
+    QVERIFY(findings->detail().contains("Advice: "));
+    QCOMPARE(window_->details()->histogram()->chart()->title(),
+             "Parallelism of " +
+                 QString::fromStdString(findings->model()->findings()[size_t(row)].subject));
+    QTest::keyClick(findings->table(), Qt::Key_Return);
+    QCOMPARE(window_->current_view(), MainWindow::kProcedures);
+    QCOMPARE(window_->procedures()->current_key().toULongLong(), address);
+    QTest::keyClick(window_.get(), Qt::Key_Left, Qt::AltModifier);
+    QCOMPARE(window_->current_view(), MainWindow::kFindings);
+    QCOMPARE(findings->current_key().toInt(), row);
+  }
+
+  // A run of a store is compared with another of its runs, and keeps being compared with
+  // it when the store's next run is opened; a run that is no store's says what to do.
+  void comparisonComparesWithAnotherRunOfTheStore() {
+    ComparisonView* comparison = window_->comparison();
+    QVERIFY(comparison->message().contains("quartz import"));
+    const QString store = dir_.filePath("compared.db");
+    profile::Run run = test::small_run();
+    for (int i = 0; i < 3; ++i) {  // started a second apart: captures of their own
+      run.info[capture::run_keys::kStartRealtimeNs] = std::to_string(1700000000 + i) + "000000000";
+      profile::Store(store.toStdString())
+          .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+    }
+    QVERIFY(window_->open_run("2", store));
+    window_->show_view(MainWindow::kComparison);
+    QVERIFY(comparison->message().contains("Compare with"));
+    QVERIFY(window_->select_named(MainWindow::kComparison, "1"));
+    QVERIFY(comparison->comparison());
+    QVERIFY(comparison->message().isEmpty());
+    // The same run twice: nothing changed.
+    QVERIFY2(comparison->elapsed().endsWith("within noise"), qPrintable(comparison->elapsed()));
+    QCOMPARE(comparison->procedure_model()->rowCount(), 0);
+    QCOMPARE(comparison->current_key().toLongLong(), 1);
+    QVERIFY(window_->open_run("3", store));
+    QVERIFY(comparison->comparison());
+    QCOMPARE(*comparison->comparison()->b->id, 3);
+    QCOMPARE(*comparison->comparison()->a->id, 1);
+    QVERIFY(!comparison->compare_with(9));
+    QVERIFY(comparison->message().contains("no run 9"));
+  }
+
+  // A run in no `quartz scale` series: the Scaling view says how to make one.
+  void scalingWithoutASeriesSaysHowToMakeOne() {
+    window_->show_view(MainWindow::kScaling);
+    QVERIFY(!window_->scaling()->series());
+    QVERIFY2(window_->scaling()->message().contains("'quartz scale -- PROGRAM"),
+             qPrintable(window_->scaling()->message()));
+    QVERIFY(window_->details()->histogram()->chart()->title().contains("program"));
   }
 
   void aThreadOpensAtItsStartRoutine() {

@@ -33,11 +33,14 @@ std::string usage() {
          "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
          "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
          "  --screenshot FILE  render the window to a PNG and exit (no display needed)\n"
-         "  --view VIEW        hierarchy (default), procedures, locks, threads, run or\n"
-         "                     what-ifs\n"
+         "  --view VIEW        hierarchy (default), procedures, locks, threads, run,\n"
+         "                     what-ifs, findings, scaling or comparison\n"
          "  --select NAME      select the procedure, object or thread named NAME (in the\n"
          "                     hierarchy: its heaviest calling context; in what-ifs: on\n"
-         "                     the newest prediction's critical path)\n"
+         "                     the newest prediction's critical path; in findings: the\n"
+         "                     first finding about it; in scaling: the region); in\n"
+         "                     comparison: the number of the run of the store to compare\n"
+         "                     with\n"
          "  --export FORMAT    write the run as File > Export does and exit (no display\n"
          "                     needed): " +
          export_format_names() +
@@ -79,8 +82,10 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
       options.view = value("--view");
       if (std::find(std::begin(kViewNames), std::end(kViewNames), options.view) ==
           std::end(kViewNames)) {
-        throw UsageError("--view: '" + options.view +
-                         "' is not one of hierarchy, procedures, locks, threads, run, what-ifs");
+        std::string names;
+        for (const char* name : kViewNames)
+          names += (names.empty() ? "" : ", ") + std::string(name);
+        throw UsageError("--view: '" + options.view + "' is not one of " + names);
       }
     } else if (is("--select")) {
       options.select = value("--select");

@@ -18,7 +18,8 @@ class UsageError : public std::runtime_error {
 };
 
 inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",
-                                             "threads",   "run",        "what-ifs"};
+                                             "threads",   "run",        "what-ifs",
+                                             "findings",  "scaling",    "comparison"};
 
 struct ViewerOptions {
   std::string target;      // the operand: a store, a capture, a run number or "latest"

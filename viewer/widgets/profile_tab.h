@@ -1,8 +1,8 @@
 // The skeleton of the main window's views (hierarchy, procedures, locks, threads, run,
-// what-ifs): the run shown, the layout (a filter bar, for views that have one, above the
-// view's body), and what the main window asks of each view: the run to show, what the
-// detail panel should show for the view's selected row, a key for back/forward
-// navigation, the table to export, and the layout to remember.
+// what-ifs, findings, scaling, comparison): the run shown, the layout (a filter bar, for
+// views that have one, above the view's body), and what the main window asks of each view:
+// the run to show, what the detail panel should show for the view's selected row, a key for
+// back/forward navigation, the table to export, and the layout to remember.
 #pragma once
 
 #include <QSettings>
@@ -42,6 +42,7 @@ class ProfileTab : public QWidget {
   void show_in_hierarchy(uint64_t address, bool object);
   void open_procedure(uint64_t address);
   void open_lock(uint64_t address);
+  void open_thread(uint32_t index);
 
  protected:
   static constexpr bool kFiltered = true;

@@ -16,30 +16,11 @@
 #include "viewer/models/filter_proxy.h"
 #include "viewer/models/roles.h"
 #include "viewer/models/what_if_text.h"
+#include "viewer/widgets/view_parts.h"
 
 namespace quartz::viewer {
 
 namespace {
-
-QLabel* sentence_label(QWidget* parent) {
-  auto* label = new QLabel(parent);
-  label->setWordWrap(true);
-  label->setTextFormat(Qt::PlainText);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  return label;
-}
-
-void style_table(QTableView* table) {
-  table->verticalHeader()->hide();
-  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setHighlightSections(false);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
-  table->setAlternatingRowColors(true);
-  table->setWordWrap(false);
-  table->setTextElideMode(Qt::ElideMiddle);
-}
 
 // The thread of a critical-path entry "3 worker" (index, then name).
 const analysis::ThreadRow* thread_named(const RunData& run, const QString& entry) {
