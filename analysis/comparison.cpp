@@ -11,16 +11,27 @@ namespace {
 
 // One figure over one side's runs: its value in each run (0 where the run lacks it).
 struct Series {
+ public:
   std::vector<double> values;
-  double sampling_variance = 0;  // of the mean, summed over the runs
-  double periods_s = 0;          // the mean's period, for its ends
+  double sampling_variance = 0;  // of the centre, summed over the runs
+  double periods_s = 0;          // the runs' mean period, for a figure's ends
 
-  double mean() const { return std::accumulate(values.begin(), values.end(), 0.0) / values.size(); }
-  double squares() const {  // sum of squared deviations from the mean
-    const double m = mean();
-    double s = 0;
-    for (double v : values) s += (v - m) * (v - m);
-    return s;
+  double median() const { return median_of(values); }
+  // The runs' spread as a standard deviation, from their median absolute deviation: a run
+  // slowed by something else on the machine moves it little (it would dominate a standard
+  // deviation and hide any change).
+  double spread() const {
+    std::vector<double> deviations;
+    const double m = median();
+    for (double v : values) deviations.push_back(std::fabs(v - m));
+    return 1.4826 * median_of(deviations);
+  }
+
+ private:
+  static double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   }
 };
 
@@ -43,7 +54,9 @@ double noise(const Series& a, const Series& b) {
   const size_t na = a.values.size(), nb = b.values.size();
   if (na + nb < 3) return sampling;
   const double df = static_cast<double>(na + nb - 2);
-  const double pooled = std::sqrt((a.squares() + b.squares()) / df);
+  const double pooled = std::sqrt((a.spread() * a.spread() * static_cast<double>(na - 1) +
+                                   b.spread() * b.spread() * static_cast<double>(nb - 1)) /
+                                  df);
   const double t = boost::math::quantile(boost::math::students_t(df), 0.9995);
   return std::max(sampling, t * pooled * std::sqrt(1.0 / na + 1.0 / nb));
 }
@@ -51,8 +64,8 @@ double noise(const Series& a, const Series& b) {
 Change change_of(const std::string& name, const Series& a, const Series& b) {
   Change c;
   c.name = name;
-  c.a_s = a.mean();
-  c.b_s = b.mean();
+  c.a_s = a.median();
+  c.b_s = b.median();
   c.noise_s = noise(a, b);
   return c;
 }

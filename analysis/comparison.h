@@ -6,10 +6,12 @@
 //   - sampling: each interval of period p goes whole to what was on the stack at its end,
 //     so a figure T of elapsed E is a binomial count of intervals, variance T p (1 - T/E)
 //     (none for what is always there, such as main), and its ends can be off by a period;
-//     bound 2 sqrt(v_A/n_A + v_B/n_B) + p_A + p_B over the mean of n runs per side;
-//   - run to run: with two or more runs on a side, the pooled spread of the runs' figures,
-//     Student's t at 99.9% two-sided times the standard error of the difference of means
-//     (so that a performance gate raises one false alarm in a thousand).
+//     bound 2 sqrt(v_A/n_A + v_B/n_B) + p_A + p_B for the centre of n runs per side;
+//   - run to run: with three runs or more in all, the pooled spread of the runs' figures
+//     (each side's median absolute deviation, as a standard deviation: robust to a run
+//     another process slowed), Student's t at 99.9% two-sided times the standard error of
+//     the difference (a performance gate should raise one false alarm in a thousand).
+// Each side's figure is the median of its runs.
 // A change is beyond noise when it exceeds the larger bound. With one run per side only
 // the sampling bound is known: the machine's run-to-run variation is not.
 #pragma once
@@ -26,7 +28,7 @@ namespace quartz::analysis {
 struct Change {
   std::string name;         // procedure or lock; "elapsed" for the run
   std::string location;     // a procedure's source location
-  double a_s = 0, b_s = 0;  // means over each side's runs
+  double a_s = 0, b_s = 0;  // medians over each side's runs
   double noise_s = 0;       // the bound above
   bool beyond_noise() const;
   std::optional<double> relative() const;  // (b - a) / a
