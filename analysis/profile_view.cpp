@@ -147,6 +147,28 @@ std::vector<ProcedureRow> procedure_rows(const Run& run) {
 // How each procedure's normalized time divides among its children, from the calling-
 // context tree: a child's share is its inclusive time in the contexts directly below the
 // procedure's contexts. Key 0 holds the root's children.
+// Hash tables keyed by a pair, for the per-context passes below: a big run has millions of
+// contexts, where ordered maps spent most of the analysis.
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+    return std::hash<uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+  }
+};
+using EdgeCalls = std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash>;
+
+EdgeCalls edge_calls_of(const Run& run) {
+  EdgeCalls calls;
+  for (const Edge& e : run.edges) calls[{e.caller, e.callee}] += e.calls;
+  return calls;
+}
+
+// An object's name by its address, for the contexts that name it.
+std::unordered_map<uint64_t, std::string> object_names(const Run& run) {
+  std::unordered_map<uint64_t, std::string> names;
+  for (const ObjectInfo& o : run.objects) names[o.address] = object_name(run, o);
+  return names;
+}
+
 std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
                                                      const std::vector<ProcedureRow>& procedures) {
   const size_t n = run.contexts.size();
@@ -156,14 +178,12 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     const uint32_t parent = run.contexts[i].parent;
     if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
   }
-  std::unordered_map<uint64_t, uint64_t> edge_calls;
-  auto edge_key = [](uint64_t caller, uint64_t callee) {
-    return caller * 0x9E3779B97F4A7C15ull ^ callee;
-  };
-  for (const Edge& e : run.edges) edge_calls[edge_key(e.caller, e.callee)] += e.calls;
+  const EdgeCalls edge_calls = edge_calls_of(run);
+  const std::unordered_map<uint64_t, std::string> objects = object_names(run);
 
   // parent procedure -> (child address, kind) -> time
-  std::map<uint64_t, std::map<std::pair<uint64_t, uint32_t>, double>> shares;
+  std::unordered_map<uint64_t, std::unordered_map<std::pair<uint64_t, uint64_t>, double, PairHash>>
+      shares;
   for (size_t i = 0; i < n; ++i) {
     const ContextInfo& c = run.contexts[i];
     uint64_t parent_address = 0;
@@ -191,24 +211,25 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     for (const auto& [child, time] : children) {
       ChildRow row;
       row.address = child.first;
-      row.kind = child.second;
-      row.name = child.second == capture::kProcedure ? display_name(run, child.first) : "";
-      if (child.second != capture::kProcedure) {
-        for (const ObjectInfo& o : run.objects) {
-          if (o.address == child.first) row.name = object_name(run, o);
-        }
-        if (row.name.empty()) row.name = kind_name(child.second) + "@" + hex(child.first);
+      row.kind = static_cast<uint32_t>(child.second);
+      row.name = row.kind == capture::kProcedure ? display_name(run, child.first) : "";
+      if (row.kind != capture::kProcedure) {
+        const auto named = objects.find(child.first);
+        if (named != objects.end()) row.name = named->second;
+        if (row.name.empty()) row.name = kind_name(row.kind) + "@" + hex(child.first);
       }
       row.normalized_s = time;
       row.share = share(time, total).value_or(0);
-      if (child.second == capture::kProcedure) {
-        auto it = edge_calls.find(edge_key(parent, child.first));
+      if (row.kind == capture::kProcedure) {
+        auto it = edge_calls.find({parent, child.first});
         row.calls = it == edge_calls.end() ? 0 : it->second;
       }
       rows.push_back(std::move(row));
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const ChildRow& a, const ChildRow& b) {
-      return a.normalized_s > b.normalized_s;
+    // Ties by address and kind: the same order on every run, whatever the hash tables'.
+    std::sort(rows.begin(), rows.end(), [](const ChildRow& a, const ChildRow& b) {
+      if (a.normalized_s != b.normalized_s) return a.normalized_s > b.normalized_s;
+      return a.address != b.address ? a.address < b.address : a.kind < b.kind;
     });
     if (parent != 0) {
       ChildRow row;
@@ -224,8 +245,8 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
 
 std::vector<ContextRow> context_rows(const Run& run) {
   const size_t n = run.contexts.size();
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> edge_calls;  // (caller, callee)
-  for (const Edge& e : run.edges) edge_calls[{e.caller, e.callee}] += e.calls;
+  const EdgeCalls edge_calls = edge_calls_of(run);
+  const std::unordered_map<uint64_t, std::string> objects = object_names(run);
   std::vector<ContextRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
     const ContextInfo& c = run.contexts[i];
@@ -245,10 +266,8 @@ std::vector<ContextRow> context_rows(const Run& run) {
       auto it = edge_calls.find({caller, c.address});
       if (it != edge_calls.end()) row.calls = it->second;
     } else {
-      row.name = kind_name(c.kind) + "@" + hex(c.address);
-      for (const ObjectInfo& o : run.objects) {
-        if (o.address == c.address) row.name = object_name(run, o);
-      }
+      const auto named = objects.find(c.address);
+      row.name = named != objects.end() ? named->second : kind_name(c.kind) + "@" + hex(c.address);
     }
     row.normalized_self_s = sum(c.record.normalized);
     row.histogram_s = c.record.normalized;
