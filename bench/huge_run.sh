@@ -14,11 +14,17 @@ trap 'rm -rf "$work"' EXIT
 bytes=$(stat -c %s "$work/huge.qcap")
 awk -v n="$contexts" -v b="$bytes" 'BEGIN { printf "capture: %d contexts, %.2f GB\n", n, b / 1e9 }'
 printf '%-22s %9s %9s %9s\n' step seconds "peak GB" "x capture"
+# Each step may map at most 6x the capture's size and 2 GB (never the whole machine): one
+# beyond it fails, and says so, rather than pushing the machine into swap or the OOM killer.
+limit_kb=$((bytes * 6 / 1024 + 2097152))  # and 2 GB for the libraries mapped (Qt)
 measure() {
   name=$1
   shift
-  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
-    { echo "$name failed: $(tail -1 "$work/err")"; return; }
+  (ulimit -v "$limit_kb" && /usr/bin/time -f '%e %M' -o "$work/time" "$@") >/dev/null \
+    2>"$work/err" || {
+    echo "$name failed under $((limit_kb / 1048576)) GB of address space: $(tail -1 "$work/err")"
+    return 0
+  }
   read -r seconds kb <"$work/time"
   awk -v name="$name" -v s="$seconds" -v kb="$kb" -v b="$bytes" \
     'BEGIN { printf "%-22s %9.1f %9.2f %9.2f\n", name, s, kb * 1024 / 1e9, kb * 1024 / b }'
