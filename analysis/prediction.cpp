@@ -1,6 +1,7 @@
 #include "analysis/prediction.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -235,6 +236,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   for (const auto& r : pass.results)
     out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
   out.observed_s = run.elapsed_s();  // the run's one elapsed time, as the report shows it
+  if (run.info.count(capture::run_keys::kOtherCpuNs) && out.observed_s > 0) {
+    out.other_share = run.number(capture::run_keys::kOtherCpuNs) * 1e-9 /
+                      (out.observed_s * std::max<uint32_t>(1, run.processors));
+  }
   out.recorded_s = pass.results[0].elapsed_ns / 1e9;
   out.critical_path = describe_path(run, pass.results[1], out.observed_s);
   size_t next = 2;
@@ -293,6 +298,44 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       if (s.report.best.size() == request.best) break;
     }
     out.searches.push_back(std::move(s.report));
+  }
+  return out;
+}
+
+std::vector<TrustWarning> trust_warnings(const Predictions& p) {
+  std::vector<TrustWarning> out;
+  const auto percent = [](double share) { return std::to_string(std::lround(100 * share)) + "%"; };
+  const double error = p.observed_s > 0 ? (p.recorded_s - p.observed_s) / p.observed_s : 0;
+  constexpr double kBusy = 0.05;  // of the processors' time: more than the noise of ticks
+  const bool busy = p.other_share && *p.other_share > kBusy;
+  if (std::fabs(error) > 0.10) {
+    out.push_back(
+        {"replay_error", "the replay of the recording is " + percent(std::fabs(error)) +
+                             (error < 0 ? " short of" : " over") +
+                             " the recorded time: every prediction carries an error of that order" +
+                             (busy ? " (the machine was busy: below)" : "")});
+  }
+  if (busy) {
+    out.push_back({"busy_machine", "other processes took " + percent(*p.other_share) +
+                                       " of the processors while this was recorded; the "
+                                       "predictions are for the program alone on an idle "
+                                       "machine"});
+  }
+  if (p.quality.dropped) {
+    out.push_back({"dropped_events", "the trace lost " + std::to_string(p.quality.dropped) +
+                                         " events: the threads that lost them are replayed "
+                                         "without them"});
+  }
+  if (!p.quality.complete) {
+    out.push_back({"incomplete_trace",
+                   "the trace ends early (the run did not finish writing "
+                   "it): the replay stops where it does"});
+  }
+  if (p.quality.forced_waits || p.quality.unpaired_waits) {
+    out.push_back(
+        {"unmatched_waits", std::to_string(p.quality.forced_waits + p.quality.unpaired_waits) +
+                                " waits had no recorded wake-up the replay could follow and are "
+                                "replayed as the delays they took"});
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -83,12 +84,25 @@ struct Predictions {
   uint32_t processors = 1;
   double observed_s = 0;  // the run's elapsed time (profile::Run::elapsed_s), as reported
   double recorded_s = 0;  // the replay of the recorded configuration (the model's check)
+  // Of the program's processors' time during the recording, the share other processes
+  // took (none: not measured). The replay gives the program the whole machine.
+  std::optional<double> other_share;
   CriticalPath critical_path;
   std::vector<GroupingPrediction> groupings;
   std::vector<GroupingSearch> searches;
   std::vector<ProcedurePrediction> procedures;
   TraceQuality quality;
 };
+
+// Why the predictions may be off, most serious first (empty: nothing known against them):
+// the replay of the recording more than 10% from the recorded time, a recording made on a
+// busy machine, a trace that lost events or ends early, waits replayed without their
+// recorded wake-up. Each with the reason, for text, JSON and the viewer alike.
+struct TrustWarning {
+  std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...
+  std::string text;
+};
+std::vector<TrustWarning> trust_warnings(const Predictions& p);
 
 // Opens the run's trace from its start (called once per pass).
 using TraceOpener = profile::TraceOpener;

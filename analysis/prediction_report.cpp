@@ -51,12 +51,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   out << "\n  recorded  " << seconds(p.observed_s) << " on " << p.processors << " processor"
       << (p.processors == 1 ? "" : "s") << "; replayed as recorded " << seconds(p.recorded_s)
       << " (" << change(p.recorded_s, p.observed_s) << ": the model's error on what it saw)\n";
-  if (!p.quality.complete)
-    out << "  WARNING   the trace ends early (the run did not finish writing it)\n";
-  if (p.quality.dropped) {
-    out << "  WARNING   the trace lost " << p.quality.dropped
-        << " events: predictions are approximate\n";
-  }
+  for (const TrustWarning& w : trust_warnings(p)) out << "  CAUTION   " << w.text << "\n";
 
   const CriticalPath& cp = p.critical_path;
   out << "\nCritical path (every thread on a processor of its own): " << seconds(cp.length_s)
@@ -113,6 +108,7 @@ void print_what_if(std::ostream& out, const std::string& made, const std::string
   out << "  " << made << "  " << question << "\n"
       << "    replayed as recorded " << seconds(p.recorded_s) << " (recorded "
       << seconds(p.observed_s) << "); critical path " << seconds(p.critical_path.length_s) << "\n";
+  for (const TrustWarning& w : trust_warnings(p)) out << "    caution: " << w.text << "\n";
   auto line = [&](const std::string& what, double s) {
     out << "    " << pad(seconds(s), 10) << "  " << pad(change(s, p.recorded_s), 7) << "  " << what
         << "\n";
@@ -136,6 +132,11 @@ std::string predictions_json(const Predictions& p) {
   j["processors"] = p.processors;
   j["observed_s"] = p.observed_s;
   j["recorded_s"] = p.recorded_s;
+  j["other_share"] = p.other_share ? nlohmann::json(*p.other_share) : nlohmann::json(nullptr);
+  auto& trust = j["trust"] = nlohmann::json::array();
+  for (const TrustWarning& w : trust_warnings(p)) {
+    trust.push_back({{"reason", w.reason}, {"text", w.text}});
+  }
   const CriticalPath& cp = p.critical_path;
   j["critical_path"] = {{"length_s", cp.length_s},
                         {"share", cp.share},
@@ -190,6 +191,9 @@ Predictions predictions_from_json(const std::string& text) {
     p.processors = j.at("processors").get<uint32_t>();
     p.observed_s = j.at("observed_s").get<double>();
     p.recorded_s = j.at("recorded_s").get<double>();
+    if (j.contains("other_share") && j["other_share"].is_number()) {  // stored since 0.x
+      p.other_share = j["other_share"].get<double>();
+    }
     const auto& cp = j.at("critical_path");
     p.critical_path = {cp.at("length_s").get<double>(), cp.at("share").get<double>(),
                        cp.at("cpu_s").get<double>(),    cp.at("delay_s").get<double>(),

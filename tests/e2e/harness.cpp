@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -220,6 +221,35 @@ void ScratchTest::SetUp() {
 void ScratchTest::TearDown() {
   std::error_code error;
   std::filesystem::remove_all(dir, error);
+}
+
+Competitors::Competitors() : started_(std::chrono::steady_clock::now()) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int processors = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  for (int i = 0; i < processors; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(60);  // never outlives a test that dies
+      for (unsigned long spin = 0;; ++spin) asm volatile("" : "+r"(spin));  // not optimized out
+    }
+    if (pid > 0) pids_.push_back(pid);
+  }
+}
+
+void Competitors::stop() {
+  for (pid_t pid : pids_) kill(pid, SIGKILL);
+  for (pid_t pid : pids_) {
+    rusage usage{};
+    if (wait4(pid, nullptr, 0, &usage) == pid) {
+      cpu_s_ += usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+                1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    }
+  }
+  if (!pids_.empty()) {
+    life_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  pids_.clear();
 }
 
 }  // namespace quartz::test

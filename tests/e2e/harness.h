@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -88,6 +89,25 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 std::optional<Capture> read_capture_file(const std::string& path);
 
 // A test with a directory of its own (removed afterwards) and an experiment store in it.
+// CPU-bound processes, one per processor the test may use, until stopped: a busy machine
+// made by the test itself. stop() gives their processor time from the kernel's accounting
+// of them (wait4) and how long they lived.
+class Competitors {
+ public:
+  Competitors();
+  ~Competitors() { stop(); }
+  Competitors(const Competitors&) = delete;
+  Competitors& operator=(const Competitors&) = delete;
+  void stop();
+  double cpu_s() const { return cpu_s_; }
+  double life_s() const { return life_s_; }
+
+ private:
+  std::chrono::steady_clock::time_point started_;
+  std::vector<pid_t> pids_;
+  double cpu_s_ = 0, life_s_ = 0;
+};
+
 class ScratchTest : public ::testing::Test {
  protected:
   void SetUp() override;

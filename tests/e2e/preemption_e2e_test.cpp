@@ -6,13 +6,7 @@
 // ready, and blocked is only the little the measurement cannot place. The report also says
 // what the competitors took, against the kernel's accounting of their processor time.
 #include <gtest/gtest.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -22,48 +16,6 @@ namespace {
 
 using nlohmann::json;
 const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-
-// CPU-bound processes, one per processor the test may use, until stopped.
-class Competitors {
- public:
-  Competitors() : started_(std::chrono::steady_clock::now()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    const int processors = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    for (int i = 0; i < processors; ++i) {
-      const pid_t pid = fork();
-      if (pid == 0) {
-        alarm(60);  // never outlives a test that dies
-        for (unsigned long spin = 0;; ++spin) asm volatile("" : "+r"(spin));  // not optimized out
-      }
-      if (pid > 0) pids_.push_back(pid);
-    }
-  }
-  ~Competitors() { stop(); }
-  // Stops them; their processor time, from the kernel's accounting of them (wait4), and
-  // how long they lived.
-  void stop() {
-    for (pid_t pid : pids_) kill(pid, SIGKILL);
-    for (pid_t pid : pids_) {
-      rusage usage{};
-      if (wait4(pid, nullptr, 0, &usage) == pid) {
-        cpu_s_ += usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-                  1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-      }
-    }
-    if (!pids_.empty()) {
-      life_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    }
-    pids_.clear();
-  }
-  double cpu_s() const { return cpu_s_; }
-  double life_s() const { return life_s_; }
-
- private:
-  std::chrono::steady_clock::time_point started_;
-  std::vector<pid_t> pids_;
-  double cpu_s_ = 0, life_s_ = 0;
-};
 
 class Preemption : public ScratchTest {};
 

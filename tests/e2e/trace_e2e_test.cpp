@@ -265,6 +265,28 @@ TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
   EXPECT_EQ(cpus["w0"], "1") << r.out;
 }
 
+// Recorded beside CPU-bound processes of the test's own (issue 15 item 3): the predictions
+// say first that the machine was busy, in text and JSON, and the report says how much the
+// others took.
+TEST_F(TraceE2E, APredictionRecordedOnABusyMachineSaysSoFirst) {
+  Competitors competitors;
+  const CommandResult r = run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--",
+                                       sample("lock_contention"), "--iterations", "300"});
+  competitors.stop();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = predict({});
+  ASSERT_FALSE(p.is_discarded());
+  bool busy = false;
+  for (const json& w : p["trust"]) busy |= w["reason"] == "busy_machine";
+  EXPECT_TRUE(busy) << p["trust"].dump(1);
+  EXPECT_GT(p["other_share"].get<double>(), 0.2) << "one competitor per processor";
+  const CommandResult text = run_command({kQuartz, "predict", "--store", store});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const size_t caution = text.out.find("CAUTION");
+  ASSERT_NE(caution, std::string::npos) << text.out;
+  EXPECT_LT(caution, text.out.find("Critical path")) << "before any prediction";
+}
+
 // Queues too small for the drain period: events are lost, counted, and predictions refused
 // unless asked for anyway.
 TEST_F(TraceE2E, ATraceThatLostEventsIsRefusedUnlessAllowed) {

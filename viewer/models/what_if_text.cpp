@@ -71,11 +71,8 @@ QString critical_path_sentence(const analysis::Predictions& p) {
 
 QString trace_warning(const analysis::Predictions& p) {
   QStringList warnings;
-  if (!p.quality.complete)
-    warnings << QObject::tr("the trace ends early (the run did not finish writing it)");
-  if (p.quality.dropped) {
-    warnings << QObject::tr("the trace lost %1 events: predictions are approximate")
-                    .arg(format_count(p.quality.dropped));
+  for (const analysis::TrustWarning& w : analysis::trust_warnings(p)) {
+    warnings << QString::fromStdString(w.text);
   }
   return warnings.join(QStringLiteral("; "));
 }
