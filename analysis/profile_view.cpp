@@ -6,6 +6,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "analysis/system_frames.h"
+
 namespace quartz::analysis {
 
 using namespace quartz::profile;
@@ -380,8 +382,11 @@ Quality quality_of(const Run& run) {
 
 }  // namespace
 
-ProfileView analyze(const Run& run) {
+ProfileView analyze(const Run& source, const ViewOptions& options) {
+  const Run folded = options.all_frames ? Run{} : fold_system_frames(source);
+  const Run& run = options.all_frames ? source : folded;
   ProfileView view;
+  view.all_frames = options.all_frames;
   view.program = run.text(capture::run_keys::kProgram);
   std::stringstream split(run.text(capture::run_keys::kArguments));
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);

@@ -113,6 +113,7 @@ struct Quality {
 
 struct ProfileView {
   std::string program;
+  bool all_frames = false;  // false: system frames folded into their callers (system_frames.h)
   std::vector<std::string> arguments;
   uint32_t processors = 1;
   double elapsed_s = 0;
@@ -135,7 +136,12 @@ struct ProfileView {
 // whole is not positive.
 std::optional<double> share(double part, double whole);
 
-ProfileView analyze(const profile::Run& run);
+// What analyze() shows.
+struct ViewOptions {
+  bool all_frames = false;  // every frame, system code's included (`--all-frames`)
+};
+
+ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);

@@ -16,6 +16,7 @@ int diagnose_command(const std::vector<std::string>& args) {
   std::string which;
   bool json = false;
   uint64_t min_percent = 1;
+  analysis::ViewOptions view_options;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
@@ -23,12 +24,16 @@ int diagnose_command(const std::vector<std::string>& args) {
       continue;
     }
     if (a.number("--min-severity", 0, 100, &min_percent)) continue;
+    if (a.flag("--all-frames")) {
+      view_options.all_frames = true;
+      continue;
+    }
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     if (!which.empty()) throw UsageError("diagnose: more than one run given");
     which = a.next();
   }
   const profile::OpenedRun opened = open_named_run("diagnose", which, store_path);
-  const analysis::ProfileView view = analysis::analyze(opened.run);
+  const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   const std::vector<analysis::Finding> findings =
       analysis::diagnose(view, static_cast<double>(min_percent) / 100);
   if (json) {

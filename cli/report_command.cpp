@@ -22,6 +22,7 @@ int report_command(const std::vector<std::string>& args) {
   std::string format = "text", output, table;
   uint64_t top = 20;
   std::string which;
+  analysis::ViewOptions view_options;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
@@ -33,6 +34,10 @@ int report_command(const std::vector<std::string>& args) {
       continue;
     }
     if (a.number("--top", 1, 100000, &top)) continue;
+    if (a.flag("--all-frames")) {
+      view_options.all_frames = true;
+      continue;
+    }
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     if (!which.empty()) throw UsageError("report: more than one run given");
     which = a.next();
@@ -50,7 +55,7 @@ int report_command(const std::vector<std::string>& args) {
     options.parent_run = store.parent_run(*opened.id);
     options.child_runs = store.child_runs(*opened.id);
   }
-  const analysis::ProfileView view = analysis::analyze(opened.run);
+  const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   if ((format != "text" && format != "json") || !table.empty()) {
     try {
       exports::write_export({format, output, table}, opened, view, store_path);
