@@ -77,7 +77,12 @@ struct ContextRow {
 struct ThreadRow {
   uint32_t index = 0;
   uint32_t parent = capture::kNoParent;
+  // The name the program gave it; else its routine's bare name (cxx_names.h); else the
+  // name it inherited (the main thread's: the program's).
   std::string name;
+  bool named = false;   // the program named it
+  std::string routine;  // the program's own procedure it started in (full name), or ""
+
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
   double cpu_s = 0;
   uint64_t calls = 0;

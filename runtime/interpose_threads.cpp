@@ -125,7 +125,7 @@ QUARTZ_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
   if (rc != 0) return rc;
   if (ThreadBlock* block = find_block(thread)) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
-      ThreadHistory::set_name(*record, name);
+      ThreadHistory::set_given_name(*record, name);
     }
     place_thread(block->tid.load(std::memory_order_relaxed), block->index, name);
   }
