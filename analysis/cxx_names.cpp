@@ -46,8 +46,8 @@ std::string elide_groups(const std::string& name, char open, char close,
     if (depth == 0) {
       if (c == '{') ++braces;
       if (c == '}' && braces > 0) --braces;
-      const bool opens = c == open && braces == 0 && follows_name(name, i) &&
-                         !in_operator_name(name, i);
+      const bool opens =
+          c == open && braces == 0 && follows_name(name, i) && !in_operator_name(name, i);
       if (opens && i + 1 < name.size() && name[i + 1] != close) {
         depth = 1;
         out += replacement;

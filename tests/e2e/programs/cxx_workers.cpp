@@ -52,7 +52,8 @@ void sort_records(int rounds) {
   double total = 0;
   for (int r = 0; r < rounds; ++r) {
     std::vector<int> records(500);
-    for (size_t i = 0; i < records.size(); ++i) records[i] = static_cast<int>((i * 104729 + r) % 997);
+    for (size_t i = 0; i < records.size(); ++i)
+      records[i] = static_cast<int>((i * 104729 + r) % 997);
     std::sort(records.begin(), records.end(), [](int a, int b) { return a > b; });
     total += records.front();
   }
