@@ -1,10 +1,12 @@
 // `quartz diagnose`: a run's findings (analysis/diagnosis.h), most severe first.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/diagnosis.h"
 #include "analysis/diagnosis_report.h"
 #include "analysis/profile_view.h"
+#include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -43,8 +45,10 @@ int diagnose_command(const std::vector<std::string>& args) {
                      .dump(2)
               << "\n";
   } else {
-    std::cout << "Diagnosis of " << opened.label << " (" << view.program << ")\n";
-    analysis::print_findings(std::cout, findings);
+    std::ostringstream text;  // within kColumns at the end
+    text << "Diagnosis of " << opened.label << " (" << view.program << ")\n";
+    analysis::print_findings(text, findings);
+    std::cout << analysis::text::wrap_lines(text.str());
   }
   return 0;
 }

@@ -267,6 +267,18 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
   c.expect_end();
 }
 
+// A capture from before the thread_routines section: a thread that has its creator's name
+// (the main thread's when its creator is unknown) kept the name it inherited.
+void infer_named_threads(Run& run) {
+  std::map<uint32_t, const std::string*> names;
+  for (const ThreadInfo& t : run.threads) names[t.index] = &t.name;
+  for (ThreadInfo& t : run.threads) {
+    if (t.index == 0) continue;
+    auto creator = names.find(t.parent == kNoParent ? 0 : t.parent);
+    t.named = creator == names.end() || *creator->second != t.name;
+  }
+}
+
 }  // namespace
 
 Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& name) {
@@ -329,6 +341,7 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
     at = payload + section.bytes;
   }
   if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
+  if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);
   for (uint32_t type : {uint32_t(SectionType::run), uint32_t(SectionType::program)}) {
     if (!seen[type]) return fail(at, std::string("no ") + section_name(type) + " section");
   }
