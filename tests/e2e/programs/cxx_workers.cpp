@@ -2,11 +2,13 @@
 //   crunch_numbers  a std::thread on a function that names itself with pthread_setname_np
 //   sort_records    a std::thread on a lambda that calls it; no name set
 //   sum_squares     a std::thread on a plain function; no name set
+//   count_primes    a std::thread on a function that names itself with prctl(PR_SET_NAME)
 // each doing its work through std::vector, std::sort and a std::mutex. Every worker prints
 // the name its thread has, its worker function and its own processor time
 // (CLOCK_THREAD_CPUTIME_ID, at its end), one line each:
 //   worker=crunch_numbers name=cruncher cpu_s=0.31
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <algorithm>
@@ -71,6 +73,23 @@ void sum_squares(int rounds) {
   report("sum_squares", total);
 }
 
+void count_primes(int limit) {
+  prctl(PR_SET_NAME, "primes", 0, 0, 0);
+  std::vector<int> primes;
+  for (int n = 2; primes.size() < static_cast<size_t>(limit); ++n) {
+    bool prime = true;
+    for (int p : primes) {
+      if (p * p > n) break;
+      if (n % p == 0) {
+        prime = false;
+        break;
+      }
+    }
+    if (prime) primes.push_back(n);
+  }
+  report("count_primes", primes.back());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,7 +98,8 @@ int main(int argc, char** argv) {
   threads.emplace_back(crunch_numbers, rounds);
   threads.emplace_back([rounds] { sort_records(rounds); });
   threads.emplace_back(sum_squares, rounds * 4);
+  threads.emplace_back(count_primes, rounds * 20);
   for (std::thread& t : threads) t.join();
   std::printf("results=%zu\n", results.size());
-  return results.size() == 3 ? 0 : 1;
+  return results.size() == 4 ? 0 : 1;
 }
