@@ -31,8 +31,16 @@ bool in_operator_name(const std::string& name, size_t i) {
 bool follows_name(const std::string& name, size_t i) {
   if (i == 0) return false;
   const char before = name[i - 1];
-  return std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '>' ||
-         before == ')';
+  if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '>' ||
+      before == ')') {
+    return true;
+  }
+  size_t start = i;  // after an operator's name ("operator<(" opens its parameters)
+  while (start > 0 &&
+         std::string_view("<>=!+-*/%&|^~[],").find(name[start - 1]) != std::string_view::npos) {
+    --start;
+  }
+  return start < i && start >= 8 && name.compare(start - 8, 8, "operator") == 0;
 }
 
 // Every outermost group opened by `open` (outside lambdas' braces) replaced by

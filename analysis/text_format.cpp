@@ -30,12 +30,14 @@ bool continues_character(char c) {
 }
 
 // Where to break `line` so that what comes before fits in `width` columns: its last space
-// past the indentation that allows it, else (one word wider than that) inside the word.
-size_t break_at(const std::string& line, size_t indent, size_t width) {
+// after its first word's start that allows it, else (one word wider than that) inside the
+// word. What comes before always holds some of the text: the line shortens every time.
+size_t break_at(const std::string& line, size_t width) {
+  const size_t text_at = line.find_first_not_of(' ');
   size_t cut = std::string::npos, seen = 0;
   for (size_t i = 0; i < line.size() && seen <= width; ++i) {
     if (continues_character(line[i])) continue;
-    if (line[i] == ' ' && i > indent) cut = i;
+    if (line[i] == ' ' && i > text_at) cut = i;
     ++seen;
   }
   if (cut != std::string::npos) return cut;
@@ -58,7 +60,7 @@ std::string wrap_lines(const std::string& text, size_t width) {
     const std::string lead(indent + 4, ' ');
     bool rest_left = true;
     while (columns(line) > width) {
-      const size_t cut = break_at(line, indent, width);
+      const size_t cut = break_at(line, width);
       const size_t head_end = line.find_last_not_of(' ', cut == 0 ? 0 : cut - 1);
       out += line.substr(0, head_end == std::string::npos ? cut : head_end + 1) + "\n";
       const size_t rest = line.find_first_not_of(' ', cut);
