@@ -351,7 +351,8 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     row.parent = t.parent;
     row.name = thread_name(run, t);
     row.named = t.named;
-    if (const uint64_t routine = thread_routine(run, t)) row.routine = display_name(run, routine);
+    row.routine_address = thread_routine(run, t);
+    if (row.routine_address) row.routine = display_name(run, row.routine_address);
     row.totals = totals_of(t.record);
     row.busy_s = row.totals.state_s[capture::kBusy];
     row.spinning_s = row.totals.state_s[capture::kSpinning];
@@ -418,8 +419,8 @@ Quality quality_of(const Run& run) {
 }  // namespace
 
 ProfileView analyze(const Run& source, const ViewOptions& options) {
-  const Run folded = options.all_frames ? Run{} : fold_system_frames(source);
-  const Run& run = options.all_frames ? source : folded;
+  const std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(source);
+  const Run& run = folded ? *folded : source;
   ProfileView view;
   view.all_frames = options.all_frames;
   view.program = run.text(capture::run_keys::kProgram);

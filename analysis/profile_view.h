@@ -80,8 +80,9 @@ struct ThreadRow {
   // The name the program gave it; else its routine's bare name (cxx_names.h); else the
   // name it inherited (the main thread's: the program's).
   std::string name;
-  bool named = false;   // the program named it
-  std::string routine;  // the program's own procedure it started in (full name), or ""
+  bool named = false;            // the program named it
+  std::string routine;           // the program's own procedure it started in (full name), or ""
+  uint64_t routine_address = 0;  // its address; 0 when none is known
 
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
   double cpu_s = 0;

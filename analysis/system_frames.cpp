@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -46,11 +47,16 @@ void move_to_self(FullRecord& record, const ContextRecord& moved) {
 
 }  // namespace
 
-Run fold_system_frames(const Run& run) {
+std::optional<Run> fold_system_frames(const Run& run) {
   auto is_system = [&](uint64_t address) {
     auto it = run.symbols.find(address);
     return it != run.symbols.end() && is_system_code(it->second);
   };
+  const bool any = std::any_of(run.procedures.begin(), run.procedures.end(),
+                               [&](const ProcedureInfo& p) { return is_system(p.address); }) ||
+                   std::any_of(run.edges.begin(), run.edges.end(),
+                               [&](const Edge& e) { return is_system(e.callee); });
+  if (!any) return std::nullopt;
 
   Run folded = run;
   folded.contexts.clear();

@@ -3,6 +3,8 @@
 // that is not, so its time counts as that caller's own. `--all-frames` shows every frame.
 #pragma once
 
+#include <optional>
+
 #include "profile/run.h"
 
 namespace quartz::analysis {
@@ -13,7 +15,8 @@ namespace quartz::analysis {
 // held object: from "on its behalf" to "self"). System procedures leave the procedure
 // list and the call graph; a call from one counts as a call from the program's procedure
 // above it. A system frame with no caller above it (a thread started inside a system
-// library) stays: there is nothing to fold it into.
-profile::Run fold_system_frames(const profile::Run& run);
+// library) stays: there is nothing to fold it into. None when no procedure is system code
+// (a C program, or std:: left without hooks): the run reads as it is.
+std::optional<profile::Run> fold_system_frames(const profile::Run& run);
 
 }  // namespace quartz::analysis

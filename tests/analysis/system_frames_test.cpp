@@ -65,7 +65,7 @@ profile::Run callback_run() {
 }
 
 TEST(SystemFrames, FoldIntoTheirCallerWhoseOwnTimeTheyBecome) {
-  const profile::Run folded = fold_system_frames(callback_run());
+  const profile::Run folded = fold_system_frames(callback_run()).value();
   ASSERT_EQ(folded.procedures.size(), 2u);
   for (const ProcedureInfo& p : folded.procedures) {
     const double self = p.record.normalized_self[1], behalf = p.record.normalized_behalf[1];
@@ -91,6 +91,12 @@ TEST(SystemFrames, FoldIntoTheirCallerWhoseOwnTimeTheyBecome) {
   EXPECT_EQ(folded.edges[1].caller, kMain);
   EXPECT_EQ(folded.edges[1].callee, kWork);
   EXPECT_EQ(folded.edges[1].calls, 7u);
+}
+
+TEST(SystemFrames, ARunWithoutSystemCodeReadsAsItIs) {
+  profile::Run run = callback_run();
+  run.symbols[kPushBack].file = "/src/vector.h";
+  EXPECT_FALSE(fold_system_frames(run).has_value());
 }
 
 TEST(SystemFrames, TheViewFoldsUnlessAskedForAllFrames) {
