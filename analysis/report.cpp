@@ -230,6 +230,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["parallelism_s"] = v.parallelism_s;
   j["program_totals"] = totals_json(v.program_totals);
   j["final"] = v.quality.final;
+  j["all_frames"] = v.all_frames;  // false: system frames folded into the program's callers
   j["findings"] = findings_json(diagnose(v));
   if (options.parent_run) j["parent_run"] = *options.parent_run;
   if (!options.child_runs.empty()) j["child_runs"] = options.child_runs;
