@@ -423,6 +423,7 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   const Run& run = folded ? *folded : source;
   ProfileView view;
   view.all_frames = options.all_frames;
+  view.folded_system_frames = folded.has_value();
   view.program = run.text(capture::run_keys::kProgram);
   std::stringstream split(run.text(capture::run_keys::kArguments));
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);

@@ -120,6 +120,7 @@ struct Quality {
 struct ProfileView {
   std::string program;
   bool all_frames = false;  // false: system frames folded into their callers (system_frames.h)
+  bool folded_system_frames = false;  // some were
   std::vector<std::string> arguments;
   uint32_t processors = 1;
   double elapsed_s = 0;

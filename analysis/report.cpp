@@ -63,7 +63,7 @@ void print_parallelism(std::ostream& out, const ProfileView& v) {
 
 void print_procedures(std::ostream& out, const ProfileView& v, size_t top) {
   out << "\nProcedures by normalized processor time (self and on its behalf)\n";
-  if (!v.all_frames) {
+  if (v.folded_system_frames) {
     out << "  (system code, std:: and the C library, counts as the procedure that called it: "
            "--all-frames shows it)\n";
   }
