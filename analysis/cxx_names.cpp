@@ -90,6 +90,19 @@ std::string after_return_type(const std::string& name) {
   return name.substr(start);
 }
 
+// Where the last top-level "::" starts (before the function's own name), or npos.
+size_t last_qualifier(const std::string& name) {
+  int depth = 0;
+  size_t last = std::string::npos;
+  for (size_t i = 0; i + 1 < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<' || c == '(' || c == '{') ++depth;
+    if ((c == '>' || c == ')' || c == '}') && depth > 0) --depth;
+    if (c == ':' && name[i + 1] == ':' && depth == 0) last = i++;
+  }
+  return last;
+}
+
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -108,6 +121,11 @@ std::string fit_name(const std::string& name, size_t width) {
   if (shorter.size() <= width) return shorter;
   if (ends_with(shorter, " const")) shorter.erase(shorter.size() - 6);
   if (shorter.size() <= width) return shorter;
+  // Cut in the qualifiers, keeping the function's own name ("std::thread::_Sta...::_M_run()").
+  const size_t last = last_qualifier(shorter);
+  if (last != std::string::npos && shorter.size() - last + 3 + 8 <= width) {
+    return shorter.substr(0, width - (shorter.size() - last) - 3) + "..." + shorter.substr(last);
+  }
   return width > 3 ? shorter.substr(0, width - 3) + "..." : shorter.substr(0, width);
 }
 

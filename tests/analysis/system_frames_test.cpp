@@ -123,6 +123,9 @@ TEST(CxxNames, FitShortensTemplatesAndParametersFirst) {
   EXPECT_EQ(fit_name(invoke, 60), "void std::thread::_Invoker<...>::_M_invoke<...>(...)");
   EXPECT_EQ(fit_name(invoke, 48), "std::thread::_Invoker<...>::_M_invoke<...>(...)");
   EXPECT_EQ(fit_name(invoke, 20).size(), 20u);
+  EXPECT_EQ(fit_name("std::thread::_State_impl<std::thread::_Invoker<> >::_M_run()", 33),
+            "std::thread::_State_...::_M_run()")
+      << "a cut keeps the function's own name";
   EXPECT_EQ(fit_name("(anonymous namespace)::sort_records(int)", 30), "sort_records(int)");
   // A location in parentheses is not a parameter list.
   EXPECT_EQ(fit_name("mutex@(anonymous namespace)::report(char const*, double) (w.cpp:33)", 40),
