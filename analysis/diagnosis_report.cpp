@@ -9,7 +9,7 @@ namespace quartz::analysis {
 namespace {
 
 constexpr size_t kIndent = 24;  // under the finding's name
-constexpr size_t kColumns = 120;
+using text::kColumns;
 
 // `text` after `first` (the first line's lead), broken at spaces into lines of at most
 // kColumns, each later one indented like the first.
@@ -32,9 +32,10 @@ void print_wrapped(std::ostream& out, const std::string& first, const std::strin
 }
 
 void print_title(std::ostream& out, const Finding& f) {
+  const std::string property = std::string(property_name(f.property)) + ": ";
   out << "  " << text::format("%7.1f%%", 100 * f.severity) << "  "
-      << text::format("%10.2f", f.confidence) << "  " << property_name(f.property) << ": "
-      << f.subject << (f.location.empty() ? "" : "  [" + f.location + "]") << "\n";
+      << text::format("%10.2f", f.confidence) << "  " << property
+      << text::name_at(f.subject, f.location, kColumns - kIndent - property.size()) << "\n";
 }
 
 void print_finding(std::ostream& out, const Finding& f) {

@@ -6,6 +6,10 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "analysis/cxx_names.h"
+#include "analysis/system_frames.h"
+#include "profile/system_code.h"
+
 namespace quartz::analysis {
 
 using namespace quartz::profile;
@@ -60,13 +64,44 @@ std::string location_of(const Run& run, uint64_t address) {
   return basename_of(s.module);
 }
 
+// The program's own procedure a thread started in: its start routine, or for one a library
+// started (std::thread's trampolines) the first of the program's procedures on its own
+// stack. A lambda that calls the program's procedure gives way to it: the lambda only
+// passes arguments on. 0: not known.
+uint64_t thread_routine(const Run& run, const ThreadInfo& t) {
+  auto symbol = [&](uint64_t address) -> const Symbol* {
+    auto it = run.symbols.find(address);
+    return it == run.symbols.end() || it->second.function.empty() ? nullptr : &it->second;
+  };
+  const Symbol* start = symbol(t.start_routine);
+  if (start && !is_system_code(*start)) return t.start_routine;
+  for (size_t i = 0; i < t.routines.size(); ++i) {
+    const Symbol* s = symbol(t.routines[i]);
+    if (!s || is_system_code(*s)) continue;
+    const bool lambda = s->function.find("{lambda(") != std::string::npos;
+    if (lambda && i + 1 < t.routines.size()) {
+      const Symbol* next = symbol(t.routines[i + 1]);
+      if (next && !is_system_code(*next)) return t.routines[i + 1];
+    }
+    return t.routines[i];
+  }
+  return 0;
+}
+
+// A thread's name in reports (ThreadRow::name).
+std::string thread_name(const Run& run, const ThreadInfo& t) {
+  const uint64_t routine = t.named || t.index == 0 ? 0 : thread_routine(run, t);
+  if (routine) return bare_name(display_name(run, routine));
+  return t.name.empty() ? "thread " + std::to_string(t.index) : t.name;
+}
+
 std::string object_name(const Run& run, const ObjectInfo& o) {
   if (!o.name.empty()) return o.name;
   std::string name = kind_name(o.kind);
   if (o.kind == capture::kJoin) {  // a join waits on the thread joined: name it
     for (const ThreadInfo& t : run.threads) {
       if (t.handle == o.address && t.handle != 0) {
-        return name + " " + (t.name.empty() ? "thread" : t.name) + " #" + std::to_string(t.index);
+        return name + " " + thread_name(run, t) + " #" + std::to_string(t.index);
       }
     }
   }
@@ -333,7 +368,10 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     ThreadRow row;
     row.index = t.index;
     row.parent = t.parent;
-    row.name = t.name.empty() ? "thread " + std::to_string(t.index) : t.name;
+    row.name = thread_name(run, t);
+    row.named = t.named;
+    row.routine_address = thread_routine(run, t);
+    if (row.routine_address) row.routine = display_name(run, row.routine_address);
     row.totals = totals_of(t.record);
     row.busy_s = row.totals.state_s[capture::kBusy];
     row.spinning_s = row.totals.state_s[capture::kSpinning];
@@ -400,8 +438,12 @@ Quality quality_of(const Run& run) {
 
 }  // namespace
 
-ProfileView analyze(const Run& run) {
+ProfileView analyze(const Run& source, const ViewOptions& options) {
+  const std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(source);
+  const Run& run = folded ? *folded : source;
   ProfileView view;
+  view.all_frames = options.all_frames;
+  view.folded_system_frames = folded.has_value();
   view.program = run.text(capture::run_keys::kProgram);
   std::stringstream split(run.text(capture::run_keys::kArguments));
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);

@@ -77,7 +77,13 @@ struct ContextRow {
 struct ThreadRow {
   uint32_t index = 0;
   uint32_t parent = capture::kNoParent;
+  // The name the program gave it; else its routine's bare name (cxx_names.h); else the
+  // name it inherited (the main thread's: the program's).
   std::string name;
+  bool named = false;            // the program named it
+  std::string routine;           // the program's own procedure it started in (full name), or ""
+  uint64_t routine_address = 0;  // its address; 0 when none is known
+
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
   double cpu_s = 0;
   uint64_t calls = 0;
@@ -115,6 +121,8 @@ struct Quality {
 
 struct ProfileView {
   std::string program;
+  bool all_frames = false;  // false: system frames folded into their callers (system_frames.h)
+  bool folded_system_frames = false;  // some were
   std::vector<std::string> arguments;
   uint32_t processors = 1;
   double elapsed_s = 0;
@@ -137,7 +145,12 @@ struct ProfileView {
 // whole is not positive.
 std::optional<double> share(double part, double whole);
 
-ProfileView analyze(const profile::Run& run);
+// What analyze() shows.
+struct ViewOptions {
+  bool all_frames = false;  // every frame, system code's included (`--all-frames`)
+};
+
+ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "analysis/cxx_names.h"
 #include "analysis/diagnosis.h"
 #include "analysis/diagnosis_report.h"
 #include "analysis/prediction_report.h"
@@ -15,6 +17,8 @@ namespace {
 
 using text::bar;
 using text::format;
+using text::kColumns;
+using text::name_at;
 using text::pad;
 using text::percent;
 using text::seconds;
@@ -59,6 +63,10 @@ void print_parallelism(std::ostream& out, const ProfileView& v) {
 
 void print_procedures(std::ostream& out, const ProfileView& v, size_t top) {
   out << "\nProcedures by normalized processor time (self and on its behalf)\n";
+  if (v.folded_system_frames) {
+    out << "  (system code, std:: and the C library, counts as the procedure that called it: "
+           "--all-frames shows it)\n";
+  }
   out << "  rank  normalized  %elapsed        self   processor       calls  procedure\n";
   size_t rank = 0;
   for (const ProcedureRow& p : v.procedures) {
@@ -66,9 +74,8 @@ void print_procedures(std::ostream& out, const ProfileView& v, size_t top) {
     const Totals& t = p.totals;
     out << "  " << pad(std::to_string(++rank), 4) << pad(seconds(t.normalized_s), 12)
         << pad(percent(t.normalized_s, v.elapsed_s), 10) << pad(seconds(t.normalized_self_s), 12)
-        << pad(seconds(t.processor_s), 12) << pad(std::to_string(p.calls), 12) << "  " << p.name;
-    if (!p.location.empty()) out << "  [" << p.location << "]";
-    out << "\n";
+        << pad(seconds(t.processor_s), 12) << pad(std::to_string(p.calls), 12) << "  "
+        << name_at(p.name, p.location, kColumns - 66) << "\n";
   }
   if (v.procedures.size() > top) {
     out << "  ... " << v.procedures.size() - top << " more (--top N)\n";
@@ -87,14 +94,13 @@ std::string histogram_inline(const Totals& t) {
 void print_block(std::ostream& out, const ProfileView& v, const std::string& name,
                  const Totals* totals, const std::vector<ChildRow>& children) {
   const double total = totals ? totals->normalized_s : v.program_totals.normalized_s;
-  out << "\n  " << name << "  " << seconds(total) << " (" << percent(total, v.elapsed_s)
-      << " of elapsed)";
-  if (totals) out << "   by processors busy: " << histogram_inline(*totals);
-  out << "\n";
+  out << "\n  " << fit_name(name, kColumns - 32) << "  " << seconds(total) << " ("
+      << percent(total, v.elapsed_s) << " of elapsed)\n";
+  if (totals) out << "    by processors busy: " << histogram_inline(*totals) << "\n";
   for (const ChildRow& c : children) {
     if (c.normalized_s <= 0 && c.name != "self") continue;
-    std::string label = c.name;
-    if (c.kind != capture::kProcedure) label += "  (" + kind_name(c.kind) + ")";
+    const std::string kind = c.kind == capture::kProcedure ? "" : "  (" + kind_name(c.kind) + ")";
+    const std::string label = fit_name(c.name, kColumns - 36 - kind.size()) + kind;
     out << "      " << pad(seconds(c.normalized_s), 10) << " " << percent(c.normalized_s, total);
     out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label
         << "\n";
@@ -126,7 +132,8 @@ void print_locks(std::ostream& out, const ProfileView& v, size_t top) {
     out << "  " << pad(seconds(l.totals.normalized_s), 10) << pad(seconds(l.wait_s), 12)
         << pad(seconds(l.hold_s), 12) << pad(std::to_string(l.acquisitions), 10)
         << pad(std::to_string(l.contended), 11) << pad(format("%.2f", l.mean_queue), 12) << "  "
-        << l.name << "  (" << kind_name(l.kind) << ")\n";
+        << fit_name(l.name, kColumns - 75 - kind_name(l.kind).size()) << "  (" << kind_name(l.kind)
+        << ")\n";
   }
 }
 
@@ -141,7 +148,8 @@ void print_threads(std::ostream& out, const ProfileView& v, size_t top) {
     }
     out << "  " << pad(std::to_string(t.index), 5) << pad(seconds(t.totals.normalized_s), 12)
         << pad(seconds(t.busy_s), 12) << pad(seconds(t.spinning_s), 12)
-        << pad(seconds(t.blocked_s), 12) << pad(seconds(t.ready_s), 12) << "  " << t.name << "\n";
+        << pad(seconds(t.blocked_s), 12) << pad(seconds(t.ready_s), 12) << "  "
+        << fit_name(t.name, kColumns - 69) << "\n";
   }
 }
 
@@ -197,7 +205,9 @@ nlohmann::json totals_json(const Totals& t) {
 
 }  // namespace
 
-void print_text_report(std::ostream& out, const ProfileView& view, const ReportOptions& options) {
+void print_text_report(std::ostream& wrapped, const ProfileView& view,
+                       const ReportOptions& options) {
+  std::ostringstream out;  // every line within kColumns at the end
   print_header(out, view, options);
   out << "\n";
   print_findings_summary(out, diagnose(view), 3);
@@ -212,6 +222,7 @@ void print_text_report(std::ostream& out, const ProfileView& view, const ReportO
     for (const profile::StoredPrediction& w : options.what_ifs)
       print_what_if(out, w.made, w.question, predictions_from_json(w.json));
   }
+  wrapped << text::wrap_lines(out.str());
 }
 
 void print_json_report(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
@@ -223,6 +234,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["parallelism_s"] = v.parallelism_s;
   j["program_totals"] = totals_json(v.program_totals);
   j["final"] = v.quality.final;
+  j["all_frames"] = v.all_frames;  // false: system frames folded into the program's callers
   j["findings"] = findings_json(diagnose(v));
   if (options.parent_run) j["parent_run"] = *options.parent_run;
   if (!options.child_runs.empty()) j["child_runs"] = options.child_runs;
@@ -270,6 +282,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     row["parent"] =
         t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
     row["name"] = t.name;
+    row["named"] = t.named;
+    row["routine"] = t.routine;
     row["busy_s"] = t.busy_s;
     row["spin_s"] = t.spinning_s;
     row["blocked_s"] = t.blocked_s;

@@ -1,4 +1,5 @@
-// Number formatting shared by the text reports (`quartz report`, `quartz predict`).
+// Number formatting and line width shared by the text reports (`quartz report`,
+// `quartz predict`, `quartz diagnose`).
 #pragma once
 
 #include <algorithm>
@@ -9,6 +10,21 @@
 #include "analysis/profile_view.h"
 
 namespace quartz::analysis::text {
+
+// Every line of a text report fits in this many columns (C++ names are shortened to fit,
+// other long lines wrapped).
+inline constexpr size_t kColumns = 120;
+
+// Columns a terminal gives `s`: its UTF-8 code points (the bars are one column each).
+size_t columns(const std::string& s);
+
+// "name  [location]" in at most `width` columns: the name shortened first (fit_name), the
+// location cut last; no brackets when there is no location.
+std::string name_at(const std::string& name, const std::string& location, size_t width);
+
+// `text` with every line longer than `width` columns broken at spaces; the lines that
+// continue one are indented four columns past it.
+std::string wrap_lines(const std::string& text, size_t width = kColumns);
 
 inline std::string format(const char* spec, double v) {
   char out[64];

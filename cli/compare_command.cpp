@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/comparison.h"
 #include "analysis/diagnosis_report.h"
@@ -34,7 +35,8 @@ void print_changes(std::ostream& out, const std::string& title, const std::vecto
     char line[96];
     std::snprintf(line, sizeof line, "  %10s  %10s  %7s  %10s  ", seconds(c.a_s).c_str(),
                   seconds(c.b_s).c_str(), relative(c).c_str(), seconds(c.noise_s).c_str());
-    out << line << c.name << (c.location.empty() ? "" : "  [" + c.location + "]") << "\n";
+    out << line << analysis::text::name_at(c.name, c.location, analysis::text::kColumns - 47)
+        << "\n";
   }
 }
 
@@ -131,29 +133,31 @@ int compare_command(const std::vector<std::string>& args) {
     out["slower"] = slower;
     std::cout << out.dump(2) << "\n";
   } else {
+    std::ostringstream text;  // within kColumns at the end
     const std::string& program_a = a.views.front().program;
     const std::string& program_b = b.views.front().program;
-    std::cout << "Comparison of A, " << a.label << ", and B, " << b.label << "\n"
-              << "  program   " << program_b
-              << (program_a == program_b ? "" : " (A: " + program_a + ")") << "\n  noise     "
-              << (c.run_to_run ? "sampling and the runs' spread (99.9%)"
-                               : "sampling only: give several runs a side (A1,A2,A3) to "
-                                 "include run-to-run variation")
-              << "\n  elapsed   " << seconds(c.elapsed.a_s) << " -> " << seconds(c.elapsed.b_s)
-              << "  " << relative(c.elapsed) << "  (noise " << seconds(c.elapsed.noise_s) << ")"
-              << (c.elapsed.beyond_noise() ? "" : ": within noise") << "\n";
-    print_changes(std::cout, "Procedures", c.procedures);
-    print_changes(std::cout, "Synchronization objects", c.locks);
-    std::cout << "\nFindings that appeared in B\n";
-    if (c.appeared.empty()) std::cout << "  none\n";
+    text << "Comparison of A, " << a.label << ", and B, " << b.label << "\n"
+         << "  program   " << program_b << (program_a == program_b ? "" : " (A: " + program_a + ")")
+         << "\n  noise     "
+         << (c.run_to_run ? "sampling and the runs' spread (99.9%)"
+                          : "sampling only: give several runs a side (A1,A2,A3) to "
+                            "include run-to-run variation")
+         << "\n  elapsed   " << seconds(c.elapsed.a_s) << " -> " << seconds(c.elapsed.b_s) << "  "
+         << relative(c.elapsed) << "  (noise " << seconds(c.elapsed.noise_s) << ")"
+         << (c.elapsed.beyond_noise() ? "" : ": within noise") << "\n";
+    print_changes(text, "Procedures", c.procedures);
+    print_changes(text, "Synchronization objects", c.locks);
+    text << "\nFindings that appeared in B\n";
+    if (c.appeared.empty()) text << "  none\n";
     for (const auto& f : c.appeared) {
-      std::cout << "  " << analysis::property_name(f.property) << ": " << f.subject << "\n";
+      text << "  " << analysis::property_name(f.property) << ": " << f.subject << "\n";
     }
-    std::cout << "Findings that went away\n";
-    if (c.went_away.empty()) std::cout << "  none\n";
+    text << "Findings that went away\n";
+    if (c.went_away.empty()) text << "  none\n";
     for (const auto& f : c.went_away) {
-      std::cout << "  " << analysis::property_name(f.property) << ": " << f.subject << "\n";
+      text << "  " << analysis::property_name(f.property) << ": " << f.subject << "\n";
     }
+    std::cout << analysis::text::wrap_lines(text.str());
   }
   if (slower) {
     std::cerr << "quartz: compare: B is " << relative(c.elapsed) << " slower than A (over "

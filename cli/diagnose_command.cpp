@@ -1,10 +1,12 @@
 // `quartz diagnose`: a run's findings (analysis/diagnosis.h), most severe first.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/diagnosis.h"
 #include "analysis/diagnosis_report.h"
 #include "analysis/profile_view.h"
+#include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -16,6 +18,7 @@ int diagnose_command(const std::vector<std::string>& args) {
   std::string which;
   bool json = false;
   uint64_t min_percent = 1;
+  analysis::ViewOptions view_options;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
@@ -23,12 +26,16 @@ int diagnose_command(const std::vector<std::string>& args) {
       continue;
     }
     if (a.number("--min-severity", 0, 100, &min_percent)) continue;
+    if (a.flag("--all-frames")) {
+      view_options.all_frames = true;
+      continue;
+    }
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     if (!which.empty()) throw UsageError("diagnose: more than one run given");
     which = a.next();
   }
   const profile::OpenedRun opened = open_named_run("diagnose", which, store_path);
-  const analysis::ProfileView view = analysis::analyze(opened.run);
+  const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   const std::vector<analysis::Finding> findings =
       analysis::diagnose(view, static_cast<double>(min_percent) / 100);
   if (json) {
@@ -38,8 +45,10 @@ int diagnose_command(const std::vector<std::string>& args) {
                      .dump(2)
               << "\n";
   } else {
-    std::cout << "Diagnosis of " << opened.label << " (" << view.program << ")\n";
-    analysis::print_findings(std::cout, findings);
+    std::ostringstream text;  // within kColumns at the end
+    text << "Diagnosis of " << opened.label << " (" << view.program << ")\n";
+    analysis::print_findings(text, findings);
+    std::cout << analysis::text::wrap_lines(text.str());
   }
   return 0;
 }

@@ -87,10 +87,13 @@ std::string command_help(const std::string& command) {
            "  evidence and what to do. RUN: an id, 'latest' (default) or a capture file.\n"
            "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --json                  JSON output\n"
-           "  --min-severity PCT      leave out findings below PCT% of elapsed (default 1)\n";
+           "  --min-severity PCT      leave out findings below PCT% of elapsed (default 1)\n"
+           "  --all-frames            name system code (std::, the C library) in findings too,\n"
+           "                          instead of the program's procedure that called it\n";
   }
   if (command == "report") {
-    return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--store FILE]\n"
+    return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--all-frames]\n"
+           "                     [--store FILE]\n"
            "  RUN: a run number, 'latest' (the default), or a capture file.\n"
            "  --format F   text (default), json, pprof (gzipped profile.proto), collapsed\n"
            "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
@@ -98,6 +101,8 @@ std::string command_help(const std::string& command) {
            "               parallelism, procedures, call_graph, locks, threads, contexts)\n"
            "  -o, --output PATH  write there instead of to standard output\n"
            "  --top N      rows per table (default 20)\n"
+           "  --all-frames show system code (std::, the C library) as procedures of its own;\n"
+           "               by default its time is the program's procedure that called it\n"
            "  --store FILE the store (default: ./quartz.db or $QUARTZ_STORE)\n";
   }
   if (command == "import") {

@@ -1,8 +1,10 @@
 // `quartz predict`: what-if predictions from a traced run, stored with it.
 #include <iostream>
+#include <sstream>
 
 #include "analysis/prediction.h"
 #include "analysis/prediction_report.h"
+#include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "profile/open_run.h"
@@ -95,7 +97,9 @@ int predict_command(const std::vector<std::string>& args) {
   if (json) {
     std::cout << text << "\n";
   } else {
-    analysis::print_predictions(std::cout, predictions, opened.label);
+    std::ostringstream printed;  // within kColumns at the end
+    analysis::print_predictions(printed, predictions, opened.label);
+    std::cout << analysis::text::wrap_lines(printed.str());
   }
   return 0;
 }

@@ -23,6 +23,7 @@ int report_command(const std::vector<std::string>& args) {
   std::string format = "text", output, table;
   uint64_t top = 20;
   std::string which;
+  analysis::ViewOptions view_options;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
     if (a.flag("--json")) {
@@ -34,6 +35,10 @@ int report_command(const std::vector<std::string>& args) {
       continue;
     }
     if (a.number("--top", 1, 100000, &top)) continue;
+    if (a.flag("--all-frames")) {
+      view_options.all_frames = true;
+      continue;
+    }
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     if (!which.empty()) throw UsageError("report: more than one run given");
     which = a.next();
@@ -54,7 +59,7 @@ int report_command(const std::vector<std::string>& args) {
     options.child_runs = store.child_runs(*opened.id);
   }
   progress.step("analysing");
-  const analysis::ProfileView view = analysis::analyze(opened.run);
+  const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   progress.step("writing the report");
   if ((format != "text" && format != "json") || !table.empty()) {
     try {

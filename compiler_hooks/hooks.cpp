@@ -12,6 +12,20 @@ using namespace quartz::rt;
 
 namespace {
 
+// Keeps the bottom of the thread's own stack in its record (ThreadRecord::routines) until
+// it first reaches kThreadRoutines deep: offline, the first of the program's procedures
+// there names a thread std::thread started. Here, on the path of a new edge: a call that
+// goes the fast way repeats the callee last noted at its depth.
+QUARTZ_ALWAYS_INLINE void note_routine(ThreadBlock* block, uintptr_t callee, StackEntry* slot) {
+  ThreadRecord* record = block->record;
+  if (slot == nullptr || record == nullptr) return;
+  const uint32_t own = block->stack.depth() - 1 - block->own_base;
+  if (own >= kThreadRoutines) return;
+  if (record->routine_count.load(std::memory_order_relaxed) == kThreadRoutines) return;
+  record->routines[own].store(callee, std::memory_order_relaxed);
+  record->routine_count.store(own + 1, std::memory_order_relaxed);
+}
+
 // The caller's entry did not cache this edge: count it in the thread's table (or
 // process-wide when the table is full) and cache its counter for the next call.
 // (The push arrives field by field: a struct of three would travel through memory.)
@@ -41,6 +55,7 @@ QUARTZ_NOINLINE void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintpt
     below_entry->child_callee = callee;
   }
   block->stack.finish_push(ProfileStack::Push{below, below_entry, slot}, callee, kProcedureTag);
+  note_routine(block, callee, slot);
 }
 
 // The first event of a thread, or one the runtime must ignore.

@@ -56,8 +56,13 @@ enum class SectionType : uint32_t {
   edges = 7,       // u32 n, then n: u64 caller (0: thread root), u64 callee, u64 calls;
                    // an edge may appear more than once: readers add them up
   program = 8,     // full record of the whole program (self: everything)
+  // Added later; readers before it skip it. u32 n, then n: u32 index, u32 named (1: the
+  // program named the thread, so the threads section's name is its own; 0: inherited from
+  // its creator), u32 k, u64 routine[k] (the first procedure it entered at each depth of
+  // its own stack, bottom first, when it first went that deep).
+  thread_routines = 9,
 };
-inline constexpr uint32_t kSectionTypeCount = 8;
+inline constexpr uint32_t kSectionTypeCount = 9;
 
 struct SectionHeader {
   uint32_t type;

@@ -1,5 +1,6 @@
 #include "profile/capture.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -124,8 +125,9 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"unknown",    "run",      "modules", "threads", "objects",
-                                       "procedures", "contexts", "edges",   "program"};
+  static const char* const kNames[] = {
+      "unknown",    "run",      "modules", "threads", "objects",
+      "procedures", "contexts", "edges",   "program", "thread routines"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -241,8 +243,40 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
     case SectionType::program:
       run.program = read_full(c, run.processors, run.runnable_bins);
       break;
+    case SectionType::thread_routines: {
+      const uint32_t n = c.count(12);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t index = c.u32();
+        const uint32_t named = c.u32();
+        const uint32_t k = c.count(8);
+        std::vector<uint64_t> routines;
+        for (uint32_t r = 0; r < k; ++r) routines.push_back(c.u64());
+        // Threads are listed by index: look there first.
+        auto thread = index < run.threads.size() && run.threads[index].index == index
+                          ? run.threads.begin() + index
+                          : std::find_if(run.threads.begin(), run.threads.end(),
+                                         [&](const ThreadInfo& t) { return t.index == index; });
+        if (thread == run.threads.end()) c.fail_at(item, "routines of a thread not listed");
+        thread->named = named == 1;
+        thread->routines = std::move(routines);
+      }
+      break;
+    }
   }
   c.expect_end();
+}
+
+// A capture from before the thread_routines section: a thread that has its creator's name
+// (the main thread's when its creator is unknown) kept the name it inherited.
+void infer_named_threads(Run& run) {
+  std::map<uint32_t, const std::string*> names;
+  for (const ThreadInfo& t : run.threads) names[t.index] = &t.name;
+  for (ThreadInfo& t : run.threads) {
+    if (t.index == 0) continue;
+    auto creator = names.find(t.parent == kNoParent ? 0 : t.parent);
+    t.named = creator == names.end() || *creator->second != t.name;
+  }
 }
 
 }  // namespace
@@ -307,6 +341,7 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
     at = payload + section.bytes;
   }
   if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
+  if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);
   for (uint32_t type : {uint32_t(SectionType::run), uint32_t(SectionType::program)}) {
     if (!seen[type]) return fail(at, std::string("no ") + section_name(type) + " section");
   }

@@ -58,6 +58,13 @@ struct ThreadInfo {
   uint64_t exact_blocked_ns = 0, exact_spinning_ns = 0;
   uint64_t cpu_ns = 0, run_queue_ns = 0;
   FullRecord record;
+  // The program named the thread: `name` is its own, not the one it inherited from its
+  // creator. Captures written before the runtime said so: inferred, named when its name
+  // is not its creator's (profile/capture.cpp).
+  bool named = true;
+  // The first procedure it entered at each depth of its own stack, bottom first (empty in
+  // older captures): for a std::thread, its trampolines, then the program's callable.
+  std::vector<uint64_t> routines;
 };
 
 struct ObjectInfo {

@@ -49,7 +49,10 @@ void symbolize_run(Run& run) {
     add(e.caller, false);
     add(e.callee, false);
   }
-  for (const ThreadInfo& t : run.threads) add(t.start_routine, false);
+  for (const ThreadInfo& t : run.threads) {
+    add(t.start_routine, false);
+    for (uint64_t routine : t.routines) add(routine, false);
+  }
   for (const ObjectInfo& o : run.objects) add(o.first_site, true);
 }
 

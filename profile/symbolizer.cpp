@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "profile/system_code.h"
+
 namespace quartz::profile {
 
 namespace {
@@ -22,15 +24,6 @@ const Dwfl_Callbacks kOfflineCallbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = nullptr,
 };
-
-// Shared libraries the system installed (the C library, libstdc++, libm...), by where the
-// dynamic loader finds them.
-bool is_system_library(const std::string& path) {
-  for (const char* dir : {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"}) {
-    if (path.rfind(dir, 0) == 0) return true;
-  }
-  return false;
-}
 
 struct DwflEnd {
   void operator()(Dwfl* session) const { dwfl_end(session); }

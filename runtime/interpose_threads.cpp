@@ -119,15 +119,19 @@ QUARTZ_EXPORT void pthread_exit(void* result) {
   __builtin_unreachable();
 }
 
+// The name the program gives a thread names it in reports (ThreadRecord::named). Placing
+// the thread by its new name may make system calls: errno stays the real call's.
 QUARTZ_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
   if (!have_real<real::pthread_setname_np>()) return ENOSYS;
   const int rc = real::pthread_setname_np(thread, name);
   if (rc != 0) return rc;
+  const int saved_errno = errno;
   if (ThreadBlock* block = find_block(thread)) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
-      ThreadHistory::set_name(*record, name);
+      ThreadHistory::set_given_name(*record, name);
     }
     place_thread(block->tid.load(std::memory_order_relaxed), block->index, name);
   }
+  errno = saved_errno;
   return rc;
 }

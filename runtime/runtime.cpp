@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "runtime/merged_counts.h"
 #include "runtime/placement.h"
 #include "runtime/real.h"
@@ -52,6 +54,10 @@ QUARTZ_NOINSTR void record_thread_start(ThreadBlock& block, uint32_t parent_inde
   char name[kThreadNameBytes] = {};
   prctl(PR_GET_NAME, name, 0, 0, 0);  // new threads start with their creator's name
   ThreadHistory::set_name(*record, name);
+  record->named.store(0, std::memory_order_relaxed);
+  record->routine_count.store(0, std::memory_order_relaxed);
+  block.record = record;
+  block.own_base = block.stack.depth();
   record->phase.store(ThreadPhase::running, std::memory_order_release);
   place_thread(0, block.index, name);
 }
@@ -66,6 +72,16 @@ QUARTZ_NOINSTR void adopt(ThreadSlot* slot) {
   t_local.slot = slot;
   t_local.block = block;
   g_runtime.threads.publish(slot);
+}
+
+// A name the thread gave itself behind our back (prctl(PR_SET_NAME), or a write to
+// /proc/self/task/TID/comm): one system call, at its end.
+QUARTZ_NOINSTR void note_kernel_name(ThreadRecord& record) {
+  char now[kThreadNameBytes] = {}, recorded[kThreadNameBytes];
+  if (prctl(PR_GET_NAME, now, 0, 0, 0) != 0) return;
+  ThreadHistory::copy_name(record, recorded);
+  if (std::strncmp(now, recorded, kThreadNameBytes) != 0)
+    ThreadHistory::set_given_name(record, now);
 }
 
 QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
@@ -100,6 +116,7 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
     record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
   record_end_cpu(*block);  // ended through pthread_exit or cancellation: not read yet
   ThreadRecord* record = g_runtime.history.at(block->index);
+  if (record) note_kernel_name(*record);
   if (g_runtime.exit_cpu_wanted.load(std::memory_order_acquire)) {
     // The run-queue time, from schedstat (an open, a read and a close: ~11 us), only for a
     // thread that lived long enough for that to be at most 1% of its life.
@@ -229,6 +246,7 @@ void finish(void (*stop_readers)()) {
     // for the sampler's last capture) is not the program's, and would make its processor
     // time exceed its life in a short run.
     record_end_cpu(*block);
+    if (block->record) note_kernel_name(*block->record);
     if (block->trace) {
       record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
     }

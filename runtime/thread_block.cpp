@@ -54,6 +54,8 @@ void ThreadBlock::reuse() {
   start_arg = nullptr;
   start_cpu_ns = 0;
   clocks_from_birth = false;
+  record = nullptr;
+  own_base = 0;
   exit_cpu_ns.store(0, std::memory_order_relaxed);
   exit_runqueue_ns.store(0, std::memory_order_relaxed);
   trace_cpu_ticks = 0;

@@ -17,6 +17,7 @@
 #include "runtime/attributes.h"
 #include "runtime/profile_stack.h"
 #include "runtime/thread_counters.h"
+#include "runtime/thread_history.h"
 #include "runtime/trace_queue.h"
 
 namespace quartz::rt {
@@ -66,6 +67,10 @@ struct alignas(kCacheLine) ThreadBlock {
   // registration for one we did not see created (the main thread).
   uint64_t start_cpu_ns = 0;
   bool clocks_from_birth = false;  // its CPU and run-queue clocks started in the run
+  // Where the enter hook notes the thread's own first procedures (ThreadRecord::routines),
+  // and the depth its own stack starts at (above the procedures it inherited).
+  ThreadRecord* record = nullptr;
+  uint32_t own_base = 0;
   // Written as the thread ends, for a reader that can no longer ask the kernel: its own CPU
   // clock (0: not read) and its run-queue time from schedstat (kExitRunqueueUnknown: not
   // read, the thread was too short-lived to pay for it).

@@ -1,7 +1,7 @@
 // One record per thread the program ever ran, by thread index: who created it, its name,
 // when it was created, started and ended, and its final counters. Running threads' live
 // values are in their blocks; records hold what outlives a block. Memory grows with the
-// number of threads ever created (128 bytes each), in mapped chunks.
+// number of threads ever created (192 bytes each), in mapped chunks.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +15,9 @@ namespace quartz::rt {
 
 inline constexpr uint32_t kThreadNameBytes = 16;  // as the kernel's comm
 inline constexpr uint32_t kNoThread = 0xffffffffu;
+// The thread's own first procedures kept (ThreadRecord::routines): std::thread's own
+// trampolines take five levels before the program's callable.
+inline constexpr uint32_t kThreadRoutines = 8;
 
 enum class ThreadPhase : uint32_t { unused = 0, created, running, exited };
 
@@ -33,6 +36,15 @@ struct alignas(kCacheLine) ThreadRecord {
   std::atomic<uint64_t> blocked_ticks{0};
   std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> name_words[kThreadNameBytes / 8]{};
+  // 1 once the program named the thread (pthread_setname_np, quartz_name_thread, or a new
+  // kernel name seen at its end); 0 while it has the name it inherited from its creator.
+  std::atomic<uint32_t> named{0};
+  // The bottom of the thread's own stack (above what it inherited): the first
+  // `routine_count` entries, as they were when it first reached kThreadRoutines deep (or
+  // at its last new call if never). Offline, the first of the program's own procedures
+  // names a thread whose start routine is a library's (std::thread's trampolines).
+  std::atomic<uint32_t> routine_count{0};
+  std::atomic<uintptr_t> routines[kThreadRoutines]{};
 };
 
 class ThreadHistory {
@@ -55,6 +67,8 @@ class ThreadHistory {
   }
   QUARTZ_NOINSTR static void set_name(ThreadRecord& record, const char* name);
   QUARTZ_NOINSTR static void copy_name(const ThreadRecord& record, char* out);
+  // The name the program gave the thread (set_name, and marks it named).
+  QUARTZ_NOINSTR static void set_given_name(ThreadRecord& record, const char* name);
 
   // Forked child: the surviving thread becomes index 0 and numbering starts again.
   QUARTZ_NOINSTR void reset_after_fork();

@@ -53,7 +53,7 @@ QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
   if (have_real<real::pthread_setname_np>()) real::pthread_setname_np(pthread_self(), comm);
   if (ThreadBlock* block = current_block()) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
-      ThreadHistory::set_name(*record, name);
+      ThreadHistory::set_given_name(*record, name);
     }
     place_thread(0, block->index, name);
   }

@@ -225,6 +225,26 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
   out.end();
 }
 
+QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
+  out.begin(SectionType::thread_routines);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  for (uint32_t index = 0; index < runtime.history.size(); ++index) {
+    const rt::ThreadRecord* r = runtime.history.find(index);
+    if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
+    out.u32(index);
+    out.u32(r->named.load(std::memory_order_relaxed));
+    const uint32_t count = r->routine_count.load(std::memory_order_relaxed);
+    const uint32_t k = count < rt::kThreadRoutines ? count : rt::kThreadRoutines;
+    out.u32(k);
+    for (uint32_t i = 0; i < k; ++i) out.u64(r->routines[i].load(std::memory_order_relaxed));
+    ++n;
+  }
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
 QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                  const rt::MergedCounts& counts, uint64_t address, uint32_t kind,
                                  const rt::ObjectRecord* r, uint32_t sampled, double ns_per_tick) {
@@ -351,6 +371,7 @@ bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTota
   write_run(out, info, totals, tables, runtime, counts_);
   write_modules(out, program_);
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
+  write_thread_routines(out, runtime);
   write_objects(out, tables, runtime, counts_, ns_per_tick);
   write_procedures(out, tables);
   write_contexts(out, tables);

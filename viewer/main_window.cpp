@@ -160,6 +160,18 @@ void MainWindow::build_menus() {
   back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
   QAction* forward = view->addAction(tr("&Forward"), this, &MainWindow::go_forward);
   forward->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+  QAction* system = view->addAction(tr("Show s&ystem frames (std::, the C library)"));
+  system->setCheckable(true);
+  system->setToolTip(
+      tr("As 'quartz report --all-frames'; otherwise their time is the time of "
+         "the program's procedure that called them"));
+  connect(system, &QAction::toggled, this, [this](bool shown) {
+    view_options_.all_frames = shown;
+    if (!run_) return;
+    const View view = current_view();
+    set_run(reanalyzed(*run_, view_options_));
+    show_view(view);
+  });
   view->addSeparator();
   QAction* panel = dock_->toggleViewAction();
   panel->setShortcut(QKeySequence(Qt::Key_F9));
@@ -233,7 +245,7 @@ void MainWindow::update_export_actions() {
 bool MainWindow::open_run(const QString& which, const QString& store) {
   QApplication::setOverrideCursor(Qt::WaitCursor);
   try {
-    set_run(load_run(which.toStdString(), store.toStdString()));
+    set_run(load_run(which.toStdString(), store.toStdString(), view_options_));
     QApplication::restoreOverrideCursor();
   } catch (const LoadError& e) {
     QApplication::restoreOverrideCursor();

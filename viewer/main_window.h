@@ -132,6 +132,7 @@ class MainWindow : public QMainWindow {
   bool quiet_errors_ = false;
   QString last_error_;
   std::shared_ptr<const RunData> run_;
+  analysis::ViewOptions view_options_;  // View ▸ Show system frames: --all-frames
   QTabWidget* tabs_;
   HierarchyView* hierarchy_;
   ProcedureView* procedures_;

@@ -99,6 +99,51 @@ TEST(ParseCapture, SkipsSectionsOfNewerWriters) {
   EXPECT_EQ(run.text("host"), "h");
 }
 
+// Which threads the program named, and the bottom of their own stacks, come in a section
+// older readers skip; without it (an older capture) a thread that has its creator's name
+// is taken to have inherited it.
+TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
+  profile::Run run = test_support::sample_run();
+  run.threads[1].name = run.threads[0].name;  // the worker kept main's name
+  const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
+  EXPECT_FALSE(older.threads[1].named);
+  EXPECT_TRUE(older.threads[1].routines.empty());
+  run.threads[1].name = "solver";
+  EXPECT_TRUE(parse_capture(CaptureBuilder::of(run).bytes(), kName).threads[1].named);
+
+  test_support::PayloadWriter routines;
+  routines.u32(2);
+  for (uint32_t index : {0u, 1u}) {
+    routines.u32(index);
+    routines.u32(index == 0 ? 1 : 0);  // main named, the worker not
+    routines.u32(index == 0 ? 0 : 2);
+    if (index == 1) {
+      routines.u64(0x555555555100);
+      routines.u64(0x555555555200);
+    }
+  }
+  const profile::Run newer = parse_capture(
+      CaptureBuilder::of(run)
+          .raw_section(uint32_t(capture::SectionType::thread_routines), routines.bytes())
+          .bytes(),
+      kName);
+  EXPECT_TRUE(newer.threads[0].named);
+  EXPECT_FALSE(newer.threads[1].named) << "as the runtime said, whatever its name";
+  EXPECT_EQ(newer.threads[1].routines, (std::vector<uint64_t>{0x555555555100, 0x555555555200}));
+
+  test_support::PayloadWriter stranger;  // routines of a thread the threads section does not list
+  stranger.u32(1);
+  stranger.u32(7);
+  stranger.u32(0);
+  stranger.u32(0);
+  EXPECT_THROW(parse_capture(CaptureBuilder::of(run)
+                                 .raw_section(uint32_t(capture::SectionType::thread_routines),
+                                              stranger.bytes())
+                                 .bytes(),
+                             kName),
+               CaptureError);
+}
+
 TEST(ParseCapture, ReadsAFileAndTellsItFromOthers) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("quartz_capture_test_" + std::to_string(::getpid()));

@@ -86,6 +86,31 @@ class LoadingTest : public QObject {
     QCOMPARE(r.which, "latest");
   }
 
+  // System code folds into its caller unless shown (View ▸ Show system frames), as in
+  // `quartz report` and `--all-frames`: relax made std:: code, its time is solve's own.
+  void systemFramesFoldUnlessShown() {
+    QTemporaryDir dir;
+    profile::Run run = test::small_run();
+    run.symbols[test::kRelax].file = "/usr/include/c++/12/bits/stl_algo.h";
+    const std::string store = dir.filePath("runs.db").toStdString();
+    profile::Store(store).add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
+                                  "run.qcap", "");
+    auto names = [](const RunData& data) {
+      QStringList out;
+      for (const auto& p : data.view.procedures) {
+        out << QString::fromStdString(p.name.substr(0, p.name.find('(')));
+      }
+      return out;
+    };
+    const std::shared_ptr<const RunData> folded = load_run("1", store);
+    QVERIFY(!folded->view.all_frames);
+    QVERIFY(!names(*folded).contains("relax"));
+    const std::shared_ptr<const RunData> all = reanalyzed(*folded, {.all_frames = true});
+    QVERIFY(all->view.all_frames);
+    QVERIFY(names(*all).contains("relax"));
+    QCOMPARE(names(*all).size(), names(*folded).size() + 1);
+  }
+
   void missingFilesAreNamed() {
     try {
       load_run("/nonexistent/run.qcap", "quartz.db");

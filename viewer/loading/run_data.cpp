@@ -45,7 +45,8 @@ std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& 
   return out;
 }
 
-std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path) {
+std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path,
+                                        const analysis::ViewOptions& options) {
   const bool run_number =
       !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
   std::error_code error;
@@ -60,7 +61,7 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
   }
-  data->view = analysis::analyze(data->run);
+  data->view = analysis::analyze(data->run, options);
   data->has_trace = has_trace(*data, store_path);
   if (data->id) {
     // The profile is open: predictions that cannot be listed are the What-ifs view's
@@ -72,6 +73,13 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
       data->what_ifs_error = one_line(e.what());
     }
   }
+  return data;
+}
+
+std::shared_ptr<const RunData> reanalyzed(const RunData& run,
+                                          const analysis::ViewOptions& options) {
+  auto data = std::make_shared<RunData>(run);
+  data->view = analysis::analyze(data->run, options);
   return data;
 }
 

@@ -49,9 +49,12 @@ struct RunData : profile::OpenedRun {
 };
 
 // `which`: a capture file, a run number, "latest" or "" (the store's latest run), as
-// `quartz report` takes it; `store_path` is the store for numbers and "latest".
-// Throws LoadError.
-std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path);
+// `quartz report` takes it; `store_path` is the store for numbers and "latest"; `options`
+// as `quartz report` takes them (--all-frames). Throws LoadError.
+std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path,
+                                        const analysis::ViewOptions& options = {});
+// The same run analyzed with other options (system frames shown or folded).
+std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options);
 
 // The stored predictions of a run (oldest first, as the store lists them) read with
 // predictions_from_json(), newest first. One that cannot be read keeps its error.

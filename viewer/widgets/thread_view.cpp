@@ -12,10 +12,17 @@ ThreadView::ThreadView(QWidget* parent)
   connect(table(), &RankedTable::current_changed, this, &ThreadView::selection_changed);
   connect(table(), &RankedTable::row_activated, this, [this](const QModelIndex& index) {
     if (!run_ || !index.isValid()) return;
-    // The thread's work is charged under its start routine (0: the main thread, the root).
+    // The thread's work is charged under its routine: the program's procedure it started
+    // in (std::thread's trampolines are folded away), else its start routine (0: the main
+    // thread, the root).
     const uint32_t thread = index.data(KeyRole).toUInt();
-    for (const profile::ThreadInfo& t : run_->run.threads) {
-      if (t.index == thread) emit show_in_hierarchy(t.start_routine, false);
+    for (const analysis::ThreadRow& row : run_->view.threads) {
+      if (row.index != thread) continue;
+      for (const profile::ThreadInfo& t : run_->run.threads) {
+        if (t.index != thread) continue;
+        emit show_in_hierarchy(
+            thread != 0 && row.routine_address ? row.routine_address : t.start_routine, false);
+      }
     }
   });
   set_run(nullptr);

@@ -151,7 +151,10 @@ WhatIfView::WhatIfView(QWidget* parent)
       case WhatIfDetailsModel::kThread:
         if (const analysis::ThreadRow* t = thread_named(*run_, name)) {
           for (const profile::ThreadInfo& info : run_->run.threads) {
-            if (info.index == t->index) return emit show_in_hierarchy(info.start_routine, false);
+            if (info.index != t->index) continue;
+            return emit show_in_hierarchy(
+                t->index != 0 && t->routine_address ? t->routine_address : info.start_routine,
+                false);
           }
         }
         return;

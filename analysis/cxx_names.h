@@ -1,0 +1,22 @@
+// C++ names made short: demangled names run to hundreds of characters of template
+// arguments and parameter lists. The text report fits them to its columns; JSON keeps them
+// whole.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace quartz::analysis {
+
+// `name` in at most `width` characters: whole if it fits, else without
+// "(anonymous namespace)::", then with template arguments as "<...>", then with parameter
+// lists as "(...)", and at last cut, ending in "...".
+std::string fit_name(const std::string& name, size_t width);
+
+// The name of a procedure as its source calls it: no namespace "(anonymous namespace)",
+// return type, template arguments, parameter list or qualifiers ("sort_records" for
+// "(anonymous namespace)::sort_records(int)"; "main::{lambda()#1}" for a lambda's
+// operator()). Names threads after their routine.
+std::string bare_name(const std::string& name);
+
+}  // namespace quartz::analysis

@@ -1,0 +1,141 @@
+#include "analysis/system_frames.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "profile/system_code.h"
+
+namespace quartz::analysis {
+
+using namespace quartz::profile;
+
+namespace {
+
+void add(std::vector<double>& into, const std::vector<double>& values) {
+  if (into.size() < values.size()) into.resize(values.size(), 0);
+  for (size_t i = 0; i < values.size(); ++i) into[i] += values[i];
+}
+
+void add(ContextRecord& into, const ContextRecord& r) {
+  add(into.processor, r.processor);
+  add(into.normalized, r.normalized);
+  for (size_t s = 0; s < capture::kStateCount; ++s) {
+    into.state[s] += r.state[s];
+    into.runnable_sum[s] += r.runnable_sum[s];
+  }
+}
+
+// Time that was spent on the record's behalf (in a system callee) becomes its own.
+void move_to_self(FullRecord& record, const ContextRecord& moved) {
+  auto move = [](std::vector<double>& self, std::vector<double>& behalf,
+                 const std::vector<double>& values) {
+    for (size_t i = 0; i < values.size() && i < self.size() && i < behalf.size(); ++i) {
+      self[i] += values[i];
+      behalf[i] = std::max(0.0, behalf[i] - values[i]);
+    }
+  };
+  move(record.processor_self, record.processor_behalf, moved.processor);
+  move(record.normalized_self, record.normalized_behalf, moved.normalized);
+  for (size_t s = 0; s < capture::kStateCount; ++s) {
+    record.state_self[s] += moved.state[s];
+    record.state_behalf[s] = std::max(0.0, record.state_behalf[s] - moved.state[s]);
+  }
+}
+
+}  // namespace
+
+std::optional<Run> fold_system_frames(const Run& run) {
+  auto is_system = [&](uint64_t address) {
+    auto it = run.symbols.find(address);
+    return it != run.symbols.end() && is_system_code(it->second);
+  };
+  const bool any = std::any_of(run.procedures.begin(), run.procedures.end(),
+                               [&](const ProcedureInfo& p) { return is_system(p.address); }) ||
+                   std::any_of(run.edges.begin(), run.edges.end(),
+                               [&](const Edge& e) { return is_system(e.callee); });
+  if (!any) return std::nullopt;
+
+  Run folded = run;
+  folded.contexts.clear();
+  // Old context -> new; merged contexts are found by (new parent, address, kind).
+  std::vector<uint32_t> to_new(run.contexts.size(), capture::kNoParent);
+  std::map<std::tuple<uint32_t, uint64_t, uint32_t>, uint32_t> by_key;
+  std::unordered_set<uint64_t> kept_system;  // system frames with nothing above to fold into
+  // What each kept record takes as its own, by (address, kind) of the kept context.
+  std::map<std::pair<uint64_t, uint32_t>, ContextRecord> taken;
+  std::unordered_map<uint64_t, uint64_t> caller_of;  // system procedure -> program's caller
+  for (size_t i = 0; i < run.contexts.size(); ++i) {
+    const ContextInfo& c = run.contexts[i];
+    const uint32_t parent = c.parent == capture::kNoParent ? capture::kNoParent : to_new[c.parent];
+    const bool system = c.kind == capture::kProcedure && is_system(c.address);
+    if (system && parent != capture::kNoParent) {
+      to_new[i] = parent;
+      ContextInfo& into = folded.contexts[parent];
+      add(into.record, c.record);
+      add(taken[{into.address, into.kind}], c.record);
+      uint32_t up = parent;  // the nearest procedure above: objects held in between do not call
+      while (up != capture::kNoParent && folded.contexts[up].kind != capture::kProcedure) {
+        up = folded.contexts[up].parent;
+      }
+      caller_of.emplace(c.address, up == capture::kNoParent ? 0 : folded.contexts[up].address);
+      continue;
+    }
+    if (system) kept_system.insert(c.address);
+    const auto key = std::make_tuple(parent, c.address, c.kind);
+    auto found = by_key.find(key);
+    if (found != by_key.end()) {
+      to_new[i] = found->second;
+      add(folded.contexts[found->second].record, c.record);
+      continue;
+    }
+    ContextInfo copy = c;
+    copy.id = static_cast<uint32_t>(folded.contexts.size());
+    copy.parent = parent;
+    to_new[i] = copy.id;
+    by_key.emplace(key, copy.id);
+    folded.contexts.push_back(std::move(copy));
+  }
+
+  auto folds = [&](uint64_t address) { return is_system(address) && !kept_system.count(address); };
+  folded.procedures.clear();
+  for (const ProcedureInfo& p : run.procedures) {
+    if (folds(p.address)) continue;
+    ProcedureInfo copy = p;
+    auto it = taken.find({p.address, capture::kProcedure});
+    if (it != taken.end()) move_to_self(copy.record, it->second);
+    folded.procedures.push_back(std::move(copy));
+  }
+  for (ObjectInfo& o : folded.objects) {
+    auto it = taken.find({o.address, o.kind});
+    if (it != taken.end()) move_to_self(o.record, it->second);
+  }
+
+  // A system procedure no sample found (so in no context) calls for its most frequent
+  // caller, up through the call graph to the program's own.
+  std::unordered_map<uint64_t, const Edge*> busiest_call_of;
+  for (const Edge& e : run.edges) {
+    const Edge*& busiest = busiest_call_of[e.callee];
+    if (!busiest || e.calls > busiest->calls) busiest = &e;
+  }
+  auto program_caller = [&](uint64_t caller) {
+    for (int hops = 0; caller != 0 && folds(caller) && hops < 64; ++hops) {
+      if (auto known = caller_of.find(caller); known != caller_of.end()) return known->second;
+      auto up = busiest_call_of.find(caller);
+      caller = up == busiest_call_of.end() ? 0 : up->second->caller;
+    }
+    return folds(caller) ? 0 : caller;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
+  for (const Edge& e : run.edges) {
+    if (!folds(e.callee)) edges[{program_caller(e.caller), e.callee}] += e.calls;
+  }
+  folded.edges.clear();
+  for (const auto& [edge, calls] : edges)
+    folded.edges.push_back(Edge{edge.first, edge.second, calls});
+  return folded;
+}
+
+}  // namespace quartz::analysis

@@ -1,0 +1,30 @@
+#include "profile/system_code.h"
+
+namespace quartz::profile {
+
+namespace {
+
+bool starts_with_any(const std::string& text, std::initializer_list<const char*> prefixes) {
+  for (const char* prefix : prefixes) {
+    if (text.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_system_library(const std::string& module_path) {
+  return starts_with_any(module_path, {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"});
+}
+
+bool is_system_source(const std::string& file) {
+  return starts_with_any(file, {"/usr/include/", "/usr/lib/gcc/", "/usr/lib/llvm-"});
+}
+
+bool is_system_code(const Symbol& symbol) {
+  if (symbol.function.empty()) return false;
+  if (!symbol.file.empty()) return is_system_source(symbol.file);
+  return is_system_library(symbol.module);
+}
+
+}  // namespace quartz::profile
