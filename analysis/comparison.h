@@ -7,11 +7,12 @@
 //     so a figure T of elapsed E is a binomial count of intervals, variance T p (1 - T/E)
 //     (none for what is always there, such as main), and its ends can be off by a period;
 //     bound 2 sqrt(v_A/n_A + v_B/n_B) + p_A + p_B for the centre of n runs per side;
-//   - run to run: with three runs or more in all, the pooled spread of the runs' figures
-//     (each side's median absolute deviation, as a standard deviation: robust to a run
-//     another process slowed), Student's t at 99.9% two-sided times the standard error of
-//     the difference (a performance gate should raise one false alarm in a thousand).
-// Each side's figure is the median of its runs.
+//   - run to run: with three runs or more in all, the pooled standard deviation of the
+//     runs' figures, Student's t at 99.9% two-sided times the standard error of the
+//     difference (a gate should almost never cry wolf: 0.2% of same-build comparisons, by
+//     simulation with normal noise and 3 to 6 runs a side).
+// Each side's figure is the mean of its runs, leaving out the largest of three or more (the
+// run another process most slowed: interference only ever slows).
 // A change is beyond noise when it exceeds the larger bound. With one run per side only
 // the sampling bound is known: the machine's run-to-run variation is not.
 #pragma once
@@ -28,7 +29,7 @@ namespace quartz::analysis {
 struct Change {
   std::string name;         // procedure or lock; "elapsed" for the run
   std::string location;     // a procedure's source location
-  double a_s = 0, b_s = 0;  // medians over each side's runs
+  double a_s = 0, b_s = 0;  // each side's runs' mean, the largest of 3+ left out
   double noise_s = 0;       // the bound above
   bool beyond_noise() const;
   std::optional<double> relative() const;  // (b - a) / a

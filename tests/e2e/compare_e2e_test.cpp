@@ -19,19 +19,27 @@ const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 class Compare : public ScratchTest {
  protected:
-  // Runs the sample `n` times with `unit_ms` of work per unit; returns the run numbers
-  // ("4,5,6") and adds the program's own elapsed times to `elapsed_s`.
-  std::string series(int n, int unit_ms, std::vector<double>* elapsed_s) {
-    std::string runs;
+  struct Series {
+    std::string runs;           // "4,7,10"
+    std::vector<double> own_s;  // the program's own elapsed time in each
+  };
+  // Series of `n` runs of the sample, one per entry of `unit_ms` (its work per unit), the
+  // series' runs interleaved as a user comparing builds would: a drift in the machine's
+  // speed falls on every series alike.
+  std::vector<Series> interleaved(int n, const std::vector<int>& unit_ms) {
+    std::vector<Series> out(unit_ms.size());
     for (int i = 0; i < n; ++i) {
-      const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--",
-                                           std::string(QUARTZ_SAMPLES_DIR) + "/imbalance",
-                                           "--threads", "2", "--unit-ms", std::to_string(unit_ms)});
-      EXPECT_EQ(r.exit_code, 0) << r.err;
-      elapsed_s->push_back(std::stod(printed_values(r.out).at("elapsed_s")));
-      runs += (runs.empty() ? "" : ",") + std::to_string(++stored_);
+      for (size_t k = 0; k < unit_ms.size(); ++k) {
+        const CommandResult r =
+            run_command({kQuartz, "run", "-q", "--store", store, "--",
+                         std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads", "2",
+                         "--unit-ms", std::to_string(unit_ms[k])});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        out[k].own_s.push_back(std::stod(printed_values(r.out).at("elapsed_s")));
+        out[k].runs += (out[k].runs.empty() ? "" : ",") + std::to_string(++stored_);
+      }
     }
-    return runs;
+    return out;
   }
   CommandResult compare(const std::string& a, const std::string& b,
                         const std::vector<std::string>& flags = {}) {
@@ -49,11 +57,9 @@ double median(std::vector<double> v) {
 }
 
 TEST_F(Compare, FindsAFlagsSlowdownAndNothingInARerun) {
-  constexpr int kRuns = 4;
-  std::vector<double> own_a, own_again, own_slow;
-  const std::string a = series(kRuns, 100, &own_a);
-  const std::string again = series(kRuns, 100, &own_again);
-  const std::string slow = series(kRuns, 120, &own_slow);
+  const std::vector<Series> series = interleaved(4, {100, 100, 120});
+  const std::string &a = series[0].runs, &again = series[1].runs, &slow = series[2].runs;
+  const std::vector<double>&own_a = series[0].own_s, &own_slow = series[2].own_s;
 
   const CommandResult rerun = compare(a, again, {"--fail-if-slower", "10"});
   EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
@@ -83,8 +89,7 @@ TEST_F(Compare, FindsAFlagsSlowdownAndNothingInARerun) {
 }
 
 TEST_F(Compare, BadRunsGiveOneLineAndStatusTwo) {
-  std::vector<double> own;
-  const std::string a = series(1, 20, &own);
+  const std::string a = interleaved(1, {20})[0].runs;
   for (const auto& [x, y] :
        std::vector<std::pair<std::string, std::string>>{{a, "99"}, {a + ",", a}, {a, "x.qcap"}}) {
     const CommandResult r = compare(x, y);
