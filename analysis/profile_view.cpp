@@ -452,10 +452,10 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.program_totals = totals_of(run.program);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);
-  view.children = child_rows(run, view.procedures);
+  if (options.contexts) view.children = child_rows(run, view.procedures);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
-  view.contexts = context_rows(run);
+  if (options.contexts) view.contexts = context_rows(run);
   view.quality = quality_of(run);
   return view;
 }

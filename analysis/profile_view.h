@@ -148,6 +148,10 @@ std::optional<double> share(double part, double whole);
 // What analyze() shows.
 struct ViewOptions {
   bool all_frames = false;  // every frame, system code's included (`--all-frames`)
+  // The calling-context tree and the children's shares; without them only the ranked
+  // tables (what import stores), which a run of millions of contexts builds in a fraction
+  // of the memory.
+  bool contexts = true;
 };
 
 ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});

@@ -66,7 +66,7 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
     id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
   }
   progress.step("analysing");
-  const analysis::ProfileView view = analysis::analyze(run);
+  const analysis::ProfileView view = analysis::analyze(run, {.contexts = false});
   progress.step("storing the metrics");
   store_metrics(store, id, view);
   const std::string trace = capture_path + ".trace";
