@@ -5,7 +5,8 @@
 
 --procedure: the report names procedure NAME at FILE:LINE (where the source defines it).
 --standard-library: whether the report has procedures of the C++ standard library (std::,
-__gnu_cxx::), which instrumentation leaves out by default and keeps on request.
+__gnu_cxx::), which instrumentation leaves out by default and keeps on request (give it a
+report made with --all-frames: reports fold system code into its callers by default).
 """
 import argparse
 import json
