@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
+#include <unordered_map>
 
 namespace quartz::analysis {
 namespace {
@@ -73,20 +75,23 @@ Change change_of(const std::string& name, const Series& a, const Series& b) {
 // beyond noise, largest change first.
 std::vector<Change> changes(const std::vector<ProfileView>& a, const std::vector<ProfileView>& b,
                             auto&& rows_of) {
-  std::map<std::string, std::string> names;  // name -> location
+  // Each run's time by name, once: a run may have thousands of rows.
+  std::set<std::string> names;
+  std::unordered_map<const ProfileView*, std::unordered_map<std::string, double>> times;
   for (const auto* side : {&a, &b}) {
     for (const ProfileView& run : *side) {
-      for (const auto& row : rows_of(run)) names[row.name];
+      for (const auto& row : rows_of(run)) {
+        names.insert(row.name);
+        times[&run][row.name] += row.totals.normalized_s;
+      }
     }
   }
   std::vector<Change> out;
-  for (const auto& [name, unused] : names) {
+  for (const std::string& name : names) {
     auto figure = [&](const ProfileView& run) {
-      double s = 0;
-      for (const auto& row : rows_of(run)) {
-        if (row.name == name) s += row.totals.normalized_s;
-      }
-      return s;
+      const auto& of_run = times[&run];
+      const auto it = of_run.find(name);
+      return it == of_run.end() ? 0.0 : it->second;
     };
     Change c = change_of(name, series_of(a, figure), series_of(b, figure));
     if (c.beyond_noise()) out.push_back(std::move(c));

@@ -142,4 +142,14 @@ std::string bare_name(const std::string& name) {
   return bare;
 }
 
+bool is_lambda(const std::string& name) {
+  if (name.find("{lambda(") != std::string::npos) return true;
+  // clang: an unnamed type "$_N" whose call operator this is.
+  const size_t call = name.find("::operator()");
+  if (call == std::string::npos) return false;
+  const size_t type = name.rfind("$_", call);
+  return type != std::string::npos && type + 2 < call &&
+         name.find_first_not_of("0123456789", type + 2) == call;
+}
+
 }  // namespace quartz::analysis

@@ -19,4 +19,8 @@ std::string fit_name(const std::string& name, size_t width);
 // operator()). Names threads after their routine.
 std::string bare_name(const std::string& name);
 
+// Whether a demangled name is a lambda's call operator, as gcc names them
+// ("main::{lambda()#1}::operator()() const") or clang ("main::$_1::operator()() const").
+bool is_lambda(const std::string& name);
+
 }  // namespace quartz::analysis

@@ -78,8 +78,7 @@ uint64_t thread_routine(const Run& run, const ThreadInfo& t) {
   for (size_t i = 0; i < t.routines.size(); ++i) {
     const Symbol* s = symbol(t.routines[i]);
     if (!s || is_system_code(*s)) continue;
-    const bool lambda = s->function.find("{lambda(") != std::string::npos;
-    if (lambda && i + 1 < t.routines.size()) {
+    if (is_lambda(s->function) && i + 1 < t.routines.size()) {
       const Symbol* next = symbol(t.routines[i + 1]);
       if (next && !is_system_code(*next)) return t.routines[i + 1];
     }

@@ -1,5 +1,7 @@
 #include "profile/system_code.h"
 
+#include <filesystem>
+
 namespace quartz::profile {
 
 namespace {
@@ -18,7 +20,12 @@ bool is_system_library(const std::string& module_path) {
 }
 
 bool is_system_source(const std::string& file) {
-  return starts_with_any(file, {"/usr/include/", "/usr/lib/gcc/", "/usr/lib/llvm-"});
+  // clang names the headers it found through its own directory unnormalized:
+  // /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits/std_thread.h
+  const std::string normal = file.find("/..") == std::string::npos
+                                 ? file
+                                 : std::filesystem::path(file).lexically_normal().string();
+  return starts_with_any(normal, {"/usr/include/", "/usr/lib/gcc/", "/usr/lib/llvm-"});
 }
 
 bool is_system_code(const Symbol& symbol) {

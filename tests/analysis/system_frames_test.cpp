@@ -10,6 +10,7 @@
 #include "analysis/cxx_names.h"
 #include "analysis/profile_view.h"
 #include "analysis/text_format.h"
+#include "profile/system_code.h"
 
 namespace quartz::analysis {
 namespace {
@@ -62,6 +63,16 @@ profile::Run callback_run() {
                {kWork, kPushBack, 20}};
   run.program = full(15, 0);
   return run;
+}
+
+// Headers as gcc and clang name them (clang through its own directory, unnormalized), and
+// the program's own sources, wherever they are.
+TEST(SystemCode, HeadersAsEitherCompilerNamesThem) {
+  EXPECT_TRUE(profile::is_system_source("/usr/include/c++/12/bits/std_thread.h"));
+  EXPECT_TRUE(profile::is_system_source(
+      "/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits/std_thread.h"));
+  EXPECT_FALSE(profile::is_system_source("/home/me/src/../include/app.h"));
+  EXPECT_FALSE(profile::is_system_source("app.cpp"));
 }
 
 TEST(SystemFrames, FoldIntoTheirCallerWhoseOwnTimeTheyBecome) {
@@ -131,6 +142,15 @@ TEST(CxxNames, FitShortensTemplatesAndParametersFirst) {
   EXPECT_EQ(fit_name("mutex@(anonymous namespace)::report(char const*, double) (w.cpp:33)", 40),
             "mutex@report(...) (w.cpp:33)");
   EXPECT_EQ(fit_name("bool operator<(Foo const&, Foo const&)", 20), "bool operator<(...)");
+}
+
+TEST(CxxNames, LambdasAsEitherCompilerNamesThem) {
+  EXPECT_TRUE(is_lambda("main::{lambda()#1}::operator()() const"));
+  EXPECT_TRUE(is_lambda("main::$_1::operator()() const"));
+  EXPECT_TRUE(is_lambda("(anonymous namespace)::run()::$_12::operator()(int) const"));
+  EXPECT_FALSE(is_lambda("Matrix::operator()(int, int) const"));
+  EXPECT_FALSE(is_lambda("price$_usd::operator()()"));
+  EXPECT_FALSE(is_lambda("sort_records(int)"));
 }
 
 TEST(CxxNames, BareNamesAreWhatTheSourceCallsThem) {

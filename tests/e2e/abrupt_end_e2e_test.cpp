@@ -31,6 +31,10 @@ std::ostream& operator<<(std::ostream& out, const Ending& e) {
 class AbruptEnd : public ScratchTest, public ::testing::WithParamInterface<Ending> {};
 
 TEST_P(AbruptEnd, StoredRunCoversTheProgramToItsEnd) {
+  // A sanitizer's runtime owns fatal signals and abort (it reports and exits in their
+  // place), and its slower sampler publishes less often than a period: the endings this
+  // measures are a release build's.
+  if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer changes how a program ends";
   const Ending ending = GetParam();
   const std::string capture = (dir / "run.qcap").string();
   Launch l;

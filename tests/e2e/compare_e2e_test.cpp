@@ -50,13 +50,18 @@ class Compare : public ScratchTest {
   int stored_ = 0;
 };
 
-double median(std::vector<double> v) {
+// The programs' own times as compare takes a side's: their mean, the slowest of three or
+// more left out.
+double centre(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  if (v.size() >= 3) v.pop_back();
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 TEST_F(Compare, FindsAFlagsSlowdownAndNothingInARerun) {
+  // Under a sanitizer the program's speed varies from run to run by more than four runs
+  // can tell a 20% change from (measured: a 49 ms bound on 206 ms).
+  if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer's run-to-run variation";
   const std::vector<Series> series = interleaved(4, {100, 100, 120});
   const std::string &a = series[0].runs, &again = series[1].runs, &slow = series[2].runs;
   const std::vector<double>&own_a = series[0].own_s, &own_slow = series[2].own_s;
@@ -74,11 +79,11 @@ TEST_F(Compare, FindsAFlagsSlowdownAndNothingInARerun) {
   EXPECT_EQ(gate.exit_code, 1) << "a 20% slowdown fails a 10% gate";
   EXPECT_NE(gate.err.find("slower"), std::string::npos) << gate.err;
   const json slower = json::parse(gate.out);
-  // The medians are the programs' own wall clocks', within a sampling period.
+  // The sides' figures are the programs' own wall clocks, within a sampling period.
   const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
   const double period_s = json::parse(report.out)["sampling"]["period_s"];
-  EXPECT_NEAR(slower["elapsed"]["a_s"].get<double>(), median(own_a), period_s);
-  EXPECT_NEAR(slower["elapsed"]["b_s"].get<double>(), median(own_slow), period_s);
+  EXPECT_NEAR(slower["elapsed"]["a_s"].get<double>(), centre(own_a), period_s);
+  EXPECT_NEAR(slower["elapsed"]["b_s"].get<double>(), centre(own_slow), period_s);
   EXPECT_TRUE(slower["elapsed"]["beyond_noise"]) << slower["elapsed"].dump();
   ASSERT_FALSE(slower["procedures"].empty());
   bool named = false;

@@ -365,7 +365,8 @@ TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
   }
   profile("pairs", {"--rounds", "200"});
   const CommandResult d = run_command({kQuartz, "diagnose", "--store", store, "--json"});
-  for (const json& f : json::parse(d.out)["findings"]) {
+  const json pairs = json::parse(d.out);  // the loop's range must outlive it
+  for (const json& f : pairs["findings"]) {
     if (f["about"] == "program") {
       EXPECT_LT(f["severity"].get<double>(), 0.10) << f.dump();
     }
