@@ -85,8 +85,15 @@ TEST_F(Scale, SpeedupAndLostTimeAreWhatTheProgramsClocksSay) {
   EXPECT_TRUE(scaling["non_scalability"].is_null()) << "two counts cannot tell it";
   EXPECT_FALSE(scaling["notes"].empty());
 
-  // The capacity lost on two processors, 2 T2 - T1, is do_share's, the first region.
-  const json& top = scaling["regions"][0];
+  // The capacity lost on two processors, 2 T2 - T1, is do_share's, the first procedure
+  // (the longer thread, which runs alone at the end, loses as much).
+  json top;
+  for (const json& region : scaling["regions"]) {
+    if (region["kind"] == "procedure") {
+      top = region;
+      break;
+    }
+  }
   EXPECT_EQ(top["name"], "do_share") << scaling["regions"].dump(1);
   EXPECT_NEAR(top["lost_s"][1].get<double>(), 2 * t2 - t1, 0.1 * (2 * t2 - t1) + 2 * period_s);
 
