@@ -7,6 +7,26 @@
 
 namespace quartz::profile {
 
+namespace {
+
+// The run ids one query over `table` gives for `id` (none when an older store, opened read
+// only, lacks the table).
+std::vector<int64_t> ids(sqlite3* db, const std::string& path, const char* table, const char* sql,
+                         int64_t id, const std::string& what) {
+  std::vector<int64_t> out;
+  if (!sqlite::has_table(db, path, table)) return out;
+  Statement rows(db, path, sql, what);
+  rows.bind(1, id);
+  while (rows.step()) out.push_back(rows.integer(0));
+  return out;
+}
+
+std::optional<int64_t> first(const std::vector<int64_t>& ids) {
+  return ids.empty() ? std::nullopt : std::optional<int64_t>(ids.front());
+}
+
+}  // namespace
+
 void Store::link_run(int64_t run_id, int64_t parent_run) {
   Statement link(db_.get(), path_,
                  "INSERT OR REPLACE INTO run_links (run_id, parent_run) VALUES (?, ?)",
@@ -17,23 +37,15 @@ void Store::link_run(int64_t run_id, int64_t parent_run) {
 }
 
 std::optional<int64_t> Store::parent_run(int64_t run_id) const {
-  if (!sqlite::has_table(db_.get(), path_, "run_links")) return std::nullopt;
-  Statement row(db_.get(), path_, "SELECT parent_run FROM run_links WHERE run_id = ?",
-                "cannot read the run links");
-  row.bind(1, run_id);
-  if (!row.step()) return std::nullopt;
-  return row.integer(0);
+  return first(ids(db_.get(), path_, "run_links",
+                   "SELECT parent_run FROM run_links WHERE run_id = ?", run_id,
+                   "cannot read the run links"));
 }
 
 std::vector<int64_t> Store::child_runs(int64_t run_id) const {
-  std::vector<int64_t> children;
-  if (!sqlite::has_table(db_.get(), path_, "run_links")) return children;
-  Statement rows(db_.get(), path_,
-                 "SELECT run_id FROM run_links WHERE parent_run = ? ORDER BY run_id",
-                 "cannot read the run links");
-  rows.bind(1, run_id);
-  while (rows.step()) children.push_back(rows.integer(0));
-  return children;
+  return ids(db_.get(), path_, "run_links",
+             "SELECT run_id FROM run_links WHERE parent_run = ? ORDER BY run_id", run_id,
+             "cannot read the run links");
 }
 
 void Store::add_to_series(int64_t run_id, int64_t series) {
@@ -46,22 +58,14 @@ void Store::add_to_series(int64_t run_id, int64_t series) {
 }
 
 std::optional<int64_t> Store::series_of(int64_t run_id) const {
-  if (!sqlite::has_table(db_.get(), path_, "run_series")) return std::nullopt;
-  Statement row(db_.get(), path_, "SELECT series FROM run_series WHERE run_id = ?",
-                "cannot read the run series");
-  row.bind(1, run_id);
-  if (!row.step()) return std::nullopt;
-  return row.integer(0);
+  return first(ids(db_.get(), path_, "run_series", "SELECT series FROM run_series WHERE run_id = ?",
+                   run_id, "cannot read the run series"));
 }
 
 std::vector<int64_t> Store::series_runs(int64_t series) const {
-  std::vector<int64_t> runs;
-  if (!sqlite::has_table(db_.get(), path_, "run_series")) return runs;
-  Statement rows(db_.get(), path_, "SELECT run_id FROM run_series WHERE series = ? ORDER BY run_id",
-                 "cannot read the run series");
-  rows.bind(1, series);
-  while (rows.step()) runs.push_back(rows.integer(0));
-  return runs;
+  return ids(db_.get(), path_, "run_series",
+             "SELECT run_id FROM run_series WHERE series = ? ORDER BY run_id", series,
+             "cannot read the run series");
 }
 
 }  // namespace quartz::profile
