@@ -18,7 +18,9 @@ QUARTZ_NOINSTR char* append_number(char* out, uint64_t value) {
   return out;
 }
 
-QUARTZ_NOINSTR const char* parse_number(const char* p, const char* end, uint64_t* value) {
+}  // namespace
+
+const char* parse_number(const char* p, const char* end, uint64_t* value) {
   while (p < end && *p == ' ') ++p;
   if (p == end || *p < '0' || *p > '9') return nullptr;
   uint64_t v = 0;
@@ -26,8 +28,6 @@ QUARTZ_NOINSTR const char* parse_number(const char* p, const char* end, uint64_t
   *value = v;
   return p;
 }
-
-}  // namespace
 
 bool read_thread_cpu(pid_t tid, ThreadCpu* out) {
   char path[64] = "/proc/self/task/";

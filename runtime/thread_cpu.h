@@ -18,6 +18,10 @@ struct ThreadCpu {
   uint64_t runqueue_ns;
 };
 
+// The decimal number after any spaces at `p` (before `end`), for reading the kernel's /proc
+// files without allocating: past its last digit, or null when there is none.
+QUARTZ_NOINSTR const char* parse_number(const char* p, const char* end, uint64_t* value);
+
 // False when the thread is gone or schedstat is unavailable. Never allocates.
 QUARTZ_NOINSTR bool read_thread_cpu(pid_t tid, ThreadCpu* out);
 

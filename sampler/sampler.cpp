@@ -262,17 +262,10 @@ QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::T
 
 // Attributes the window. Unless it is the last, its newest snapshot is carried into the
 // next window: its samples' processor time is complete only once the next snapshot is read.
-QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
-  for (uint32_t i = 0; i < s.window.thread_count(); ++i) {
-    WindowThread& w = s.window.thread_at(i);
-    if (w.track == kNone) continue;  // ended: measured when it ended
-    Track& track = s.tracks[w.track];
-    if (!track.valid || track.thread_index != w.thread) continue;
-    measure(s, track, w, nullptr);
-  }
-  const uint32_t snapshots = s.window.snapshot_count();
-  attribute_window(s.window, s.tables, s.config, s.totals,
-                   last || snapshots == 0 ? snapshots : snapshots - 1);
+// After a window's attribution: each live thread's run-queue time its samples could not
+// take as ready goes to the next window (Track::runqueue_carry_ns), at most what this
+// window measured itself, so that nothing is carried twice.
+QUARTZ_NOINSTR void carry_unplaced_runqueue(Sampler& s) {
   for (uint32_t i = 0; i < s.window.thread_count(); ++i) {
     const WindowThread& w = s.window.thread_at(i);
     if (w.track == kNone) continue;
@@ -285,6 +278,20 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
     track.runqueue_carry_ns = carry < own ? carry : own;
     track.runqueue_carried_in_ns = 0;
   }
+}
+
+QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
+  for (uint32_t i = 0; i < s.window.thread_count(); ++i) {
+    WindowThread& w = s.window.thread_at(i);
+    if (w.track == kNone) continue;  // ended: measured when it ended
+    Track& track = s.tracks[w.track];
+    if (!track.valid || track.thread_index != w.thread) continue;
+    measure(s, track, w, nullptr);
+  }
+  const uint32_t snapshots = s.window.snapshot_count();
+  attribute_window(s.window, s.tables, s.config, s.totals,
+                   last || snapshots == 0 ? snapshots : snapshots - 1);
+  carry_unplaced_runqueue(s);
   if (last) {
     s.window.clear();
   } else {
