@@ -6,16 +6,13 @@
 #include <QLegend>
 #include <algorithm>
 
+#include "viewer/models/format.h"
+
 namespace quartz::viewer {
 
 namespace {
 
 constexpr int kLabelLength = 26;
-
-QString short_label(const std::string& name) {
-  const QString s = QString::fromStdString(name);
-  return s.size() <= kLabelLength ? s : s.left(kLabelLength - 1) + QChar(0x2026);
-}
 
 }  // namespace
 
@@ -46,7 +43,7 @@ void ComparisonChart::show_changes(const analysis::Comparison& c) {
   QStringList categories;
   // Categories run bottom-up: the largest change is added last, to be on top.
   for (size_t k = shown; k-- > 0;) {
-    QString label = short_label(changes[k]->name);
+    QString label = elided(QString::fromStdString(changes[k]->name), kLabelLength);
     while (categories.contains(label)) label += QChar(0x200b);  // names must differ
     categories << label;
     a->append(changes[k]->a_s * unit.per_second);

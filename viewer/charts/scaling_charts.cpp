@@ -7,16 +7,13 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "viewer/models/format.h"
+
 namespace quartz::viewer {
 
 namespace {
 
 constexpr int kNameLength = 28;
-
-QString short_name(const std::string& name) {
-  const QString s = QString::fromStdString(name);
-  return s.size() <= kNameLength ? s : s.left(kNameLength - 1) + QChar(0x2026);
-}
 
 // Processors across, from 0 to the most measured, one tick each while readable.
 QValueAxis* processor_axis(const analysis::Scaling& s) {
@@ -109,7 +106,7 @@ void RegionScalingChart::show_series(const analysis::Scaling& s, bool lost) {
   for (size_t r = 0; r < shown; ++r) {
     const analysis::RegionScaling& region = s.regions[r];
     auto* line = new QLineSeries;
-    line->setName(short_name(region.name));
+    line->setName(elided(QString::fromStdString(region.name), kNameLength));
     line->setPointsVisible(true);
     const std::vector<double>& values = lost ? region.lost_s : region.time_s;
     for (size_t i = 0; i < s.processors.size(); ++i)

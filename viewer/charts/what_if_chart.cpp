@@ -24,10 +24,6 @@ int colour_of(double predicted_s, double recorded_s) {
   return *change < 0 ? 2 : 3;
 }
 
-QString short_label(const QString& label) {
-  return label.size() <= kLabelLength ? label : label.left(kLabelLength - 1) + QChar(0x2026);
-}
-
 }  // namespace
 
 WhatIfChart::WhatIfChart(QWidget* parent) : ChartView(parent) {}
@@ -88,7 +84,7 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
   labels_.clear();
   for (auto it = bars.rbegin(); it != bars.rend(); ++it) {
     // Categories must be unique: a repeated label gets an invisible difference.
-    QString label = short_label(it->label);
+    QString label = elided(it->label, kLabelLength);
     while (categories.contains(label)) label += QChar(0x200b);
     categories << label;
     for (int s = 0; s < kSets; ++s) sets[s]->append(s == it->set ? it->s * unit.per_second : 0.0);

@@ -22,4 +22,8 @@ QString format_count(uint64_t n) {
   return QLocale(QLocale::English).toString(static_cast<qulonglong>(n));
 }
 
+QString elided(const QString& text, int length) {
+  return text.size() <= length ? text : text.left(length - 1) + QChar(0x2026);
+}
+
 }  // namespace quartz::viewer
