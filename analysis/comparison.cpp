@@ -11,29 +11,22 @@
 namespace quartz::analysis {
 namespace {
 
-// One figure over one side's runs: its value in each run (0 where the run lacks it).
+// One figure over one side's runs. Its values that count: one per run (0 where the run
+// lacks the figure), with three runs or more all but the largest. Something else on the
+// machine only ever slows a run down; one slowed run would move a mean, and its spread
+// hide any change (a 20% slowdown had been hidden behind a 92 ms bound).
 struct Series {
-  std::vector<double> values;
+  std::vector<double> kept;
   double sampling_variance = 0;  // of the centre, summed over the runs
   double periods_s = 0;          // the runs' mean period, for a figure's ends
 
-  // The values that count: with three runs or more, all but the largest. Something else on
-  // the machine only ever slows a run down; one slowed run would move a mean, and its
-  // spread hide any change (a 20% slowdown had been hidden behind a 92 ms bound).
-  std::vector<double> kept() const {
-    std::vector<double> v = values;
-    std::sort(v.begin(), v.end());
-    if (v.size() >= 3) v.pop_back();
-    return v;
-  }
   double centre() const {
-    const std::vector<double> v = kept();
-    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    return std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(kept.size());
   }
   double squares() const {  // of the kept values' deviations from their mean
     const double m = centre();
     double s = 0;
-    for (double v : kept()) s += (v - m) * (v - m);
+    for (double v : kept) s += (v - m) * (v - m);
     return s;
   }
 };
@@ -44,17 +37,19 @@ Series series_of(const std::vector<ProfileView>& runs, auto&& figure) {
   for (const ProfileView& run : runs) {
     const double t = std::max(0.0, figure(run)), p = run.quality.period_s;
     const double f = run.elapsed_s > 0 ? std::min(1.0, t / run.elapsed_s) : 1.0;
-    s.values.push_back(t);
+    s.kept.push_back(t);
     s.sampling_variance += t * p * (1 - f) / (n * n);
     s.periods_s += p / n;
   }
+  std::sort(s.kept.begin(), s.kept.end());
+  if (s.kept.size() >= 3) s.kept.pop_back();
   return s;
 }
 
 double noise(const Series& a, const Series& b) {
   const double sampling =
       2 * std::sqrt(a.sampling_variance + b.sampling_variance) + a.periods_s + b.periods_s;
-  const size_t na = a.kept().size(), nb = b.kept().size();
+  const size_t na = a.kept.size(), nb = b.kept.size();
   if (na + nb < 3) return sampling;
   const double df = static_cast<double>(na + nb - 2);
   const double pooled = std::sqrt((a.squares() + b.squares()) / df);
