@@ -129,7 +129,9 @@ TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
     // preempts the parallel phase enough to lift the kernels' normalized time (10% below
     // log_message's by construction) to it: rank 4 in CI's ASan tree. The rank is a claim
     // about a release build's figures; the others below hold under a sanitizer too.
-    if (!QUARTZ_SANITIZED) EXPECT_LE(rank, 3u);
+    if (!QUARTZ_SANITIZED) {
+      EXPECT_LE(rank, 3u);
+    }
     EXPECT_GT(rank_by(procedures, "log_message", "processor_s"), 16u);
     const json* log = find(procedures, "log_message");
     EXPECT_NE(log, nullptr);
