@@ -31,9 +31,9 @@ QUARTZ_ALWAYS_INLINE void note_routine(ThreadBlock* block, uintptr_t callee, Sta
 // (The push arrives field by field: a struct of three would travel through memory.)
 //
 // A signal handler may run instrumented code anywhere in here or in the enter hook: the
-// cache is emptied before it changes and filled callee last, so a nested hook never pairs
-// a callee with another edge's counter; and a handler that interrupts an insertion into
-// the thread's table counts process-wide instead of inserting beside it.
+// cache is one word (the edge's slot, whose key says whose counter it is), so a nested
+// hook never pairs a callee with another edge's counter; and a handler that interrupts an
+// insertion into the thread's table counts process-wide instead of inserting beside it.
 QUARTZ_NOINLINE void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintptr_t below,
                                     StackEntry* below_entry, StackEntry* slot) {
   CallEdgeSlot* edge = nullptr;
@@ -48,11 +48,7 @@ QUARTZ_NOINLINE void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintpt
     bump(block->spilled_events);
     runtime().call_graph.add(below, callee, 1);
   } else if (below_entry != nullptr) {
-    below_entry->child_callee = 0;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    below_entry->child_calls = &edge->calls;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    below_entry->child_callee = callee;
+    below_entry->child_edge = edge;
   }
   block->stack.finish_push(ProfileStack::Push{below, below_entry, slot}, callee, kProcedureTag);
   note_routine(block, callee, slot);
@@ -77,13 +73,11 @@ QUARTZ_EXPORT void __cyg_profile_func_enter(void* function, void* /*call_site*/)
   if (QUARTZ_UNLIKELY(caller == nullptr)) {
     return enter_new_edge(block, callee, push.below, push.below_entry, push.slot);
   }
-  // Counter first, callee second: see enter_new_edge.
-  std::atomic<uint64_t>* calls = caller->child_calls;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (QUARTZ_UNLIKELY(caller->child_callee != callee)) {
+  CallEdgeSlot* edge = caller->child_edge;
+  if (QUARTZ_UNLIKELY(edge->callee.load(std::memory_order_relaxed) != callee)) {
     return enter_new_edge(block, callee, push.below, push.below_entry, push.slot);
   }
-  bump(*calls);
+  bump(edge->calls);
   block->stack.finish_push(push, callee, kProcedureTag);
 }
 

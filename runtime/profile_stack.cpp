@@ -12,8 +12,7 @@ QUARTZ_ALWAYS_INLINE bool is_procedure(uint64_t meta) {
 QUARTZ_ALWAYS_INLINE void copy_entry(StackEntry& to, const StackEntry& from) {
   to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
   to.meta.store(from.meta.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  to.child_callee = from.child_callee;
-  to.child_calls = from.child_calls;
+  to.child_edge = from.child_edge;
 }
 
 }  // namespace
@@ -45,7 +44,7 @@ void ProfileStack::restore_entry(StackEntry* slot, uintptr_t address, EntryTag t
   const uint64_t begun = begin_rewrite();
   slot->address.store(address, std::memory_order_relaxed);
   slot->meta.store(tag, std::memory_order_relaxed);
-  slot->child_callee = 0;
+  slot->child_edge = &kNoEdge;
   end_rewrite(begun, static_cast<uint32_t>(begun));
 }
 
@@ -149,7 +148,7 @@ void ProfileStack::inherit(const ProfileStack& parent) {
     StackEntry& to = entries_[n++];
     to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
     to.meta.store(kInheritedTag, std::memory_order_relaxed);
-    to.child_callee = 0;
+    to.child_edge = &kNoEdge;
   }
   const uint64_t seq = (word_.load(std::memory_order_relaxed) >> 32) + 2;
   word_.store((seq & ~uint64_t{1}) << 32 | n, std::memory_order_release);

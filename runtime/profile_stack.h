@@ -22,6 +22,7 @@
 
 #include "runtime/attributes.h"
 #include "runtime/single_writer.h"
+#include "runtime/thread_counters.h"
 
 namespace quartz::rt {
 
@@ -73,11 +74,13 @@ QUARTZ_ALWAYS_INLINE constexpr EntryTag meta_tag(uint64_t meta) {
 struct StackEntry {
   std::atomic<uintptr_t> address;  // function entry or object address
   std::atomic<uint64_t> meta;      // tag | repeat << 32 (immediate repeats folded here)
-  // Writer-only cache for the enter hook: the callee last called from this entry and its
-  // call counter. Cleared by every push into this slot, so it always belongs to the
-  // entry's current procedure.
-  uintptr_t child_callee;
-  std::atomic<uint64_t>* child_calls;
+  // Writer-only cache for the enter hook: the call edge last counted from this entry, or
+  // kNoEdge. Emptied by every push into this slot, so it always belongs to the entry's
+  // current procedure. One word, so that a signal handler's hook, nested anywhere in the
+  // owner's, sees either the old edge or the new one, never a callee with another edge's
+  // counter.
+  CallEdgeSlot* child_edge;
+  uint64_t padding;  // 32 bytes: an entry never straddles a cache line
 };
 static_assert(sizeof(StackEntry) == 32);
 
@@ -128,7 +131,7 @@ class ProfileStack {
     StackEntry* slot = &entries_[depth];
     slot->address.store(address, std::memory_order_relaxed);
     slot->meta.store(tag, std::memory_order_relaxed);
-    slot->child_callee = 0;
+    slot->child_edge = &kNoEdge;
     word_.store(word + kSeqStep + 1, std::memory_order_release);
     return Push{below, below_entry, slot};
   }

@@ -29,6 +29,10 @@ struct CallEdgeSlot {
 };
 static_assert(sizeof(CallEdgeSlot) == 32);
 
+// The edge an empty cache points at (ProfileStack's StackEntry::child_edge): callee 0
+// matches no procedure, so the enter hook needs no null check.
+inline constinit CallEdgeSlot kNoEdge{};
+
 class CallEdgeTable {
  public:
   QUARTZ_NOINSTR void reset(CallEdgeSlot* slots, uint32_t capacity_log2);
