@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/profile_view.h"
 #include "format/placement_syntax.h"
 
 namespace quartz::analysis {
@@ -118,11 +119,12 @@ std::string grouping_spec(const Grouping& grouping) {
 
 std::string grouping_names(const Grouping& grouping, const profile::Run& run) {
   std::map<std::string, int> uses;
-  for (const auto& t : run.threads) ++uses[t.name];
+  for (const auto& t : run.threads) ++uses[thread_name(run, t)];
   std::vector<std::string> label(grouping.group_of.size());
   for (uint32_t i = 0; i < label.size(); ++i) label[i] = std::to_string(i);
   for (const auto& t : run.threads) {
-    if (t.index < label.size() && !t.name.empty() && uses[t.name] == 1) label[t.index] = t.name;
+    const std::string name = thread_name(run, t);
+    if (t.index < label.size() && uses[name] == 1) label[t.index] = name;
   }
   const Grouping g = canonical(grouping);
   std::string out;

@@ -95,7 +95,7 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
     if (p.thread_ns[i] <= 0) continue;
     std::string name = std::to_string(i);
     for (const auto& t : run.threads) {
-      if (t.index == i && !t.name.empty()) name = std::to_string(i) + " " + t.name;
+      if (t.index == i) name = std::to_string(i) + " " + thread_name(run, t);
     }
     threads[name] += p.thread_ns[i];
   }
@@ -112,13 +112,10 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
       if (c.parent == capture::kNoParent) break;
     }
   }
+  const auto object_name = object_names(run);
   for (const auto& [address, ns] : p.lock_ns) {
-    std::string name;
-    for (const auto& o : run.objects) {
-      if (o.address == address) name = o.name;
-    }
-    if (name.empty()) name = display_name(run, address);
-    locks[name] += ns;
+    auto object = object_name.find(address);
+    locks[object != object_name.end() ? object->second : display_name(run, address)] += ns;
   }
   cp.threads = top(threads);
   cp.procedures = top(procedures);

@@ -87,6 +87,24 @@ uint64_t thread_routine(const Run& run, const ThreadInfo& t) {
   return 0;
 }
 
+// The program's own frame that first acquired an object: the first of its call chain
+// outside system code (std::mutex::lock, std::lock_guard, the C library), else the first
+// with a name. 0: none known.
+uint64_t acquiring_frame(const Run& run, const ObjectInfo& o) {
+  const std::vector<uint64_t> only_site{o.first_site};
+  const std::vector<uint64_t>& chain = o.acquired_from.empty() ? only_site : o.acquired_from;
+  uint64_t named = 0;
+  for (uint64_t frame : chain) {
+    auto it = run.symbols.find(frame);
+    if (it == run.symbols.end() || it->second.function.empty()) continue;
+    if (!is_system_code(it->second)) return frame;
+    if (named == 0) named = frame;
+  }
+  return named;
+}
+
+}  // namespace
+
 // A thread's name in reports (ThreadRow::name).
 std::string thread_name(const Run& run, const ThreadInfo& t) {
   const uint64_t routine = t.named || t.index == 0 ? 0 : thread_routine(run, t);
@@ -94,29 +112,36 @@ std::string thread_name(const Run& run, const ThreadInfo& t) {
   return t.name.empty() ? "thread " + std::to_string(t.index) : t.name;
 }
 
-std::string object_name(const Run& run, const ObjectInfo& o) {
+// An object's name before objects that share it are told apart (object_names).
+std::string own_name(const Run& run, const ObjectInfo& o) {
   if (!o.name.empty()) return o.name;
   std::string name = kind_name(o.kind);
   if (o.kind == capture::kJoin) {  // a join waits on the thread joined: name it
     for (const ThreadInfo& t : run.threads) {
       if (t.handle == o.address && t.handle != 0) {
-        return name + " " + thread_name(run, t) + " #" + std::to_string(t.index);
+        return name + " " + thread_name(run, t) + " (thread " + std::to_string(t.index) + ")";
       }
     }
   }
-  if (o.first_site) {
-    auto it = run.symbols.find(o.first_site);
-    if (it != run.symbols.end() && !it->second.function.empty()) {
-      name += "@" + it->second.function;
-      const std::string where = location_of(run, o.first_site);
-      if (!where.empty()) name += " (" + where + ")";
-      return name;
-    }
+  if (const uint64_t frame = acquiring_frame(run, o)) {
+    name += "@" + bare_name(display_name(run, frame));
+    const std::string where = location_of(run, frame);
+    if (!where.empty()) name += " (" + where + ")";
+    return name;
   }
   return name + "@" + hex(o.address);
 }
 
-}  // namespace
+std::unordered_map<uint64_t, std::string> object_names(const Run& run) {
+  std::unordered_map<uint64_t, std::string> names;
+  std::unordered_map<std::string, int> uses;
+  for (const ObjectInfo& o : run.objects) ++uses[names[o.address] = own_name(run, o)];
+  for (const ObjectInfo& o : run.objects) {
+    std::string& name = names[o.address];
+    if (uses[name] > 1) name += " #" + std::to_string(o.id);
+  }
+  return names;
+}
 
 std::string kind_name(uint32_t kind) {
   return capture::kind_name(kind);
@@ -194,13 +219,6 @@ EdgeCalls edge_calls_of(const Run& run) {
   EdgeCalls calls;
   for (const Edge& e : run.edges) calls[{e.caller, e.callee}] += e.calls;
   return calls;
-}
-
-// An object's name by its address, for the contexts that name it.
-std::unordered_map<uint64_t, std::string> object_names(const Run& run) {
-  std::unordered_map<uint64_t, std::string> names;
-  for (const ObjectInfo& o : run.objects) names[o.address] = object_name(run, o);
-  return names;
 }
 
 std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
@@ -327,10 +345,12 @@ std::vector<ContextRow> context_rows(const Run& run) {
 
 std::vector<LockRow> lock_rows(const Run& run) {
   std::vector<LockRow> rows;
+  const std::unordered_map<uint64_t, std::string> names = object_names(run);
   for (const ObjectInfo& o : run.objects) {
     LockRow row;
+    row.id = o.id;
     row.address = o.address;
-    row.name = object_name(run, o);
+    row.name = names.at(o.address);
     row.kind = o.kind;
     row.wait_spinning_s = o.wait_spinning_s;
     row.wait_blocked_s = o.wait_blocked_s;

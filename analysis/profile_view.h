@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "profile/run.h"
@@ -41,8 +42,9 @@ struct ChildRow {
 };
 
 struct LockRow {
+  uint32_t id = 0;  // ObjectInfo::id
   uint64_t address = 0;
-  std::string name;  // given name, or kind@call site
+  std::string name;  // object_names()
   uint32_t kind = capture::kMutex;
   double wait_s = 0, wait_spinning_s = 0, wait_blocked_s = 0, hold_s = 0;
   uint64_t acquisitions = 0, contended = 0, posts = 0;
@@ -159,5 +161,13 @@ ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);
 std::string kind_name(uint32_t kind);  // capture::kind_name, as a string
+
+// The one name of a thread and of each object, by address, in every report, export and
+// view. A thread: the name the program gave it, else its routine's. An object: the
+// program's name for it, else its kind and the program's own frame that first acquired
+// it ("mutex@push_job (queue.cpp:41)"), or for a join the thread joined; objects that
+// share a name (an array's, first taken at one site) add their ids ("... #7").
+std::string thread_name(const profile::Run& run, const profile::ThreadInfo& t);
+std::unordered_map<uint64_t, std::string> object_names(const profile::Run& run);
 
 }  // namespace quartz::analysis

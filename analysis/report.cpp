@@ -125,14 +125,15 @@ void print_call_graph(std::ostream& out, const ProfileView& v, const ReportOptio
 void print_locks(std::ostream& out, const ProfileView& v, size_t top) {
   if (v.locks.empty()) return;
   out << "\nSynchronization objects by normalized processor time (holding and on their behalf)\n";
-  out << "  normalized        wait        hold  acquired  contended  mean queue  object\n";
+  out << "     id  normalized        wait        hold  acquired  contended  mean queue  object\n";
   size_t n = 0;
   for (const LockRow& l : v.locks) {
     if (n++ == top) break;
-    out << "  " << pad(seconds(l.totals.normalized_s), 10) << pad(seconds(l.wait_s), 12)
-        << pad(seconds(l.hold_s), 12) << pad(std::to_string(l.acquisitions), 10)
-        << pad(std::to_string(l.contended), 11) << pad(format("%.2f", l.mean_queue), 12) << "  "
-        << fit_name(l.name, kColumns - 75 - kind_name(l.kind).size()) << "  (" << kind_name(l.kind)
+    out << "  " << pad("#" + std::to_string(l.id), 5) << pad(seconds(l.totals.normalized_s), 12)
+        << pad(seconds(l.wait_s), 12) << pad(seconds(l.hold_s), 12)
+        << pad(std::to_string(l.acquisitions), 10) << pad(std::to_string(l.contended), 11)
+        << pad(format("%.2f", l.mean_queue), 12) << "  "
+        << fit_name(l.name, kColumns - 82 - kind_name(l.kind).size()) << "  (" << kind_name(l.kind)
         << ")\n";
   }
 }
@@ -260,6 +261,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   auto& locks = j["locks"] = nlohmann::json::array();
   for (const LockRow& l : v.locks) {
     nlohmann::json row = totals_json(l.totals);
+    row["id"] = l.id;
     row["name"] = l.name;
     row["kind"] = kind_name(l.kind);
     row["address"] = l.address;

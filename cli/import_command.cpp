@@ -33,7 +33,7 @@ void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileVie
   std::vector<profile::LockMetric> locks;
   for (const auto& l : view.locks) {
     locks.push_back({l.name, analysis::kind_name(l.kind), l.totals.normalized_s, l.wait_s, l.hold_s,
-                     l.acquisitions, l.contended});
+                     l.acquisitions, l.contended, l.id});
   }
   std::vector<profile::ThreadMetric> threads;
   for (const auto& t : view.threads) {

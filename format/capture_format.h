@@ -61,8 +61,12 @@ enum class SectionType : uint32_t {
   // its creator), u32 k, u64 routine[k] (the first procedure it entered at each depth of
   // its own stack, bottom first, when it first went that deep).
   thread_routines = 9,
+  // Added later; readers before it skip it. u32 n, then n: u64 address, u32 k,
+  // u64 frame[k]: return addresses of the call chain that first acquired the object,
+  // innermost first (frame[0] is the objects section's first_site).
+  object_frames = 10,
 };
-inline constexpr uint32_t kSectionTypeCount = 9;
+inline constexpr uint32_t kSectionTypeCount = 10;
 
 struct SectionHeader {
   uint32_t type;

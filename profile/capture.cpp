@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 namespace quartz::profile {
 
@@ -126,8 +127,8 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 
 const char* section_name(uint32_t type) {
   static const char* const kNames[] = {
-      "unknown",    "run",      "modules", "threads", "objects",
-      "procedures", "contexts", "edges",   "program", "thread routines"};
+      "unknown",  "run",   "modules", "threads",         "objects",      "procedures",
+      "contexts", "edges", "program", "thread routines", "object frames"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -182,6 +183,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       const uint32_t n = c.count(full);
       for (uint32_t i = 0; i < n; ++i) {
         ObjectInfo o;
+        o.id = static_cast<uint32_t>(run.objects.size()) + 1;
         o.address = c.u64();
         o.kind = c.u32();
         o.name = c.str();
@@ -243,6 +245,22 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
     case SectionType::program:
       run.program = read_full(c, run.processors, run.runnable_bins);
       break;
+    case SectionType::object_frames: {
+      std::unordered_map<uint64_t, ObjectInfo*> by_address;
+      for (ObjectInfo& o : run.objects) by_address.emplace(o.address, &o);
+      const uint32_t n = c.count(12);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint64_t address = c.u64();
+        const uint32_t k = c.count(8);
+        std::vector<uint64_t> frames;
+        for (uint32_t f = 0; f < k; ++f) frames.push_back(c.u64());
+        auto object = by_address.find(address);
+        if (object == by_address.end()) c.fail_at(item, "frames of an object not listed");
+        object->second->acquired_from = std::move(frames);
+      }
+      break;
+    }
     case SectionType::thread_routines: {
       const uint32_t n = c.count(12);
       for (uint32_t i = 0; i < n; ++i) {

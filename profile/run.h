@@ -68,10 +68,16 @@ struct ThreadInfo {
 };
 
 struct ObjectInfo {
+  // Its number in the run, from 1 in the order the program first used them: the same in
+  // every report, export and view of the run.
+  uint32_t id = 0;
   uint64_t address = 0;
   uint32_t kind = capture::kMutex;
   std::string name;
   uint64_t first_site = 0;
+  // The call chain of its first acquisition, innermost first (return addresses, from
+  // first_site on); empty in older captures and for objects only named or waited for.
+  std::vector<uint64_t> acquired_from;
   uint64_t acquisitions = 0, contended = 0, posts = 0, exact_wait_ns = 0;
   double wait_spinning_s = 0, wait_blocked_s = 0, hold_s = 0;
   std::vector<double> queue;  // time with k threads waiting, while in use

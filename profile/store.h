@@ -70,6 +70,7 @@ struct LockMetric {
   std::string name, kind;
   double normalized_s = 0, wait_s = 0, hold_s = 0;
   uint64_t acquisitions = 0, contended = 0;
+  uint32_t id = 0;  // ObjectInfo::id
 };
 struct ThreadMetric {
   uint32_t index = 0;

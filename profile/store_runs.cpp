@@ -186,7 +186,7 @@ void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& proc
   }
   Statement lock(db, path_,
                  "INSERT INTO locks (run_id, name, kind, normalized_s, wait_s, hold_s, "
-                 "acquisitions, contended) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 "acquisitions, contended, object_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  what);
   for (const LockMetric& l : locks) {
     lock.bind(1, run_id);
@@ -197,6 +197,7 @@ void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& proc
     lock.bind(6, l.hold_s);
     lock.bind(7, l.acquisitions);
     lock.bind(8, l.contended);
+    lock.bind(9, int64_t{l.id});
     lock.step();
     lock.reset();
   }

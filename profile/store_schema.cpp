@@ -16,7 +16,7 @@ using sqlite::Transaction;
 
 namespace {
 
-constexpr int64_t kSchemaVersion = 5;
+constexpr int64_t kSchemaVersion = 6;
 constexpr int64_t kOldestReadableVersion = 2;  // has every table the readers use
 constexpr const char* kApplication = "quartz";
 
@@ -142,6 +142,12 @@ CREATE UNIQUE INDEX chunks_by_run ON chunks(run_id, kind, seq);
 ALTER TABLE runs ADD COLUMN capture_bytes INTEGER;
 )sql";
 
+// Version 6 gives each lock row the object's id in its run (ObjectInfo::id), as reports,
+// exports and the viewer print it ("#3 mutex@..."); NULL for rows stored before.
+constexpr const char* kSchemaSql6 = R"sql(
+ALTER TABLE locks ADD COLUMN object_id INTEGER;
+)sql";
+
 // quartz_capture_crc32(blob), for the upgrade of the runs stored before version 3.
 void crc32_function(sqlite3_context* context, int, sqlite3_value** arguments) {
   const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(arguments[0]));
@@ -194,6 +200,7 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
       exec(db, path, kSchemaSql2, "cannot create the store");
       exec(db, path, kSchemaSql4, "cannot create the store");
       exec(db, path, kSchemaSql5, "cannot create the store");
+      exec(db, path, kSchemaSql6, "cannot create the store");
       Statement meta(db, path, "INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)",
                      "cannot create the store");
       meta.bind(1, std::string("application"));
@@ -247,7 +254,8 @@ void open_schema(sqlite3* db, const std::string& path, StoreAccess access) {
     if (version <= 2) upgrade_to_3(db, path);
     if (version <= 3) exec(db, path, kSchemaSql4, "cannot upgrade the store");
     if (version <= 4) exec(db, path, kSchemaSql5, "cannot upgrade the store");
-    exec(db, path, "UPDATE meta SET value = 5 WHERE key = 'schema_version'",
+    if (version <= 5) exec(db, path, kSchemaSql6, "cannot upgrade the store");
+    exec(db, path, "UPDATE meta SET value = 6 WHERE key = 'schema_version'",
          "cannot upgrade the store");
     transaction.commit();
     version = kSchemaVersion;

@@ -53,7 +53,10 @@ void symbolize_run(Run& run) {
     add(t.start_routine, false);
     for (uint64_t routine : t.routines) add(routine, false);
   }
-  for (const ObjectInfo& o : run.objects) add(o.first_site, true);
+  for (const ObjectInfo& o : run.objects) {
+    add(o.first_site, true);
+    for (uint64_t frame : o.acquired_from) add(frame, true);
+  }
 }
 
 }  // namespace quartz::profile

@@ -4,6 +4,27 @@ namespace quartz::rt {
 namespace {
 // find_or_insert's `kind` for an object only being named.
 constexpr auto kUnsetKind = static_cast<EntryKind>(0xff);
+
+// Keeps the call chain from `site` outwards. The walk starts in the runtime's own frames
+// (this function, the wrapper): they end where `site`, the wrapper's return address, is
+// found. Without a walker, or when `site` is not in the walk (a frame the walker could not
+// step through), only `site` is kept.
+void keep_acquired_from(ObjectRecord& r, uintptr_t site, StackWalker walk) {
+  constexpr uint32_t kOwnFrames = 12;  // at most, between the wrapper and here
+  uintptr_t chain[kOwnFrames + kAcquiredFromFrames];
+  const uint32_t n = walk ? walk(chain, kOwnFrames + kAcquiredFromFrames) : 0;
+  uint32_t from = 0;
+  while (from < n && chain[from] != site) ++from;
+  uint32_t kept = 0;
+  if (from == n) {
+    r.acquired_from[kept++].store(site, std::memory_order_relaxed);
+  } else {
+    for (uint32_t i = from; i < n && kept < kAcquiredFromFrames; ++i) {
+      r.acquired_from[kept++].store(chain[i], std::memory_order_relaxed);
+    }
+  }
+  r.frames.store(kept, std::memory_order_release);
+}
 }  // namespace
 
 ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site) {
@@ -14,6 +35,7 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
       r.kind.store(kind == kUnsetKind ? kKindUnset : static_cast<uint32_t>(kind),
                    std::memory_order_relaxed);
       r.first_site.store(site, std::memory_order_relaxed);
+      if (site != 0) keep_acquired_from(r, site, walk_);
       table_.note_claimed(r);
       return Probe::found;
     }
@@ -24,7 +46,9 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
     }
     if (site != 0 && r.first_site.load(std::memory_order_relaxed) == 0) {
       uintptr_t none = 0;
-      r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed);
+      if (r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed)) {
+        keep_acquired_from(r, site, walk_);
+      }
     }
     return Probe::found;
   });

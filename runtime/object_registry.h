@@ -1,5 +1,5 @@
 // Process-wide record of every synchronization object the program used: its kind, its
-// name (quartz.h) or the call site that first acquired it, and the counters of threads
+// name (quartz.h) or the call chain that first acquired it, and the counters of threads
 // that have finished. Counters of running threads
 // stay in their blocks (thread_counters.h); a reader adds the two.
 //
@@ -18,6 +18,10 @@
 namespace quartz::rt {
 
 inline constexpr uint32_t kObjectNameBytes = 48;
+// Return addresses kept of the call chain that first acquired an object: from the caller
+// of the pthread function outwards, enough to get past std::mutex, std::lock_guard and
+// similar frames of the system's headers to the program's own.
+inline constexpr uint32_t kAcquiredFromFrames = 8;
 // The kind of an object named before its first use; that use sets the kind.
 inline constexpr uint32_t kKindUnset = 0xffffffffu;
 
@@ -37,19 +41,33 @@ struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uint32_t> trace_sequence{0};  // acquisitions, write epochs, signals, posts, arrivals
   std::atomic<uint32_t> trace_count{0};     // read acquisitions in this epoch, semaphore waits
   char name[kObjectNameBytes] = {};
+  // The first acquisition's call chain, innermost first (acquired_from[0] == first_site);
+  // `frames` is stored last, with release.
+  std::atomic<uint32_t> frames{0};
+  std::atomic<uintptr_t> acquired_from[kAcquiredFromFrames] = {};
 };
-static_assert(sizeof(ObjectRecord) == 2 * kCacheLine);
+static_assert(sizeof(ObjectRecord) == 3 * kCacheLine);
+
+// Fills `out` with up to `capacity` return addresses of the calling thread's stack,
+// innermost first; returns how many.
+using StackWalker = uint32_t (*)(uintptr_t* out, uint32_t capacity);
 
 class ObjectRegistry {
  public:
   constexpr ObjectRegistry() = default;
 
   // Maps room for 2^capacity_log2 records. Returns false when the memory is unavailable
-  // (then every lookup returns null).
-  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2) { return table_.configure(capacity_log2); }
+  // (then every lookup returns null). `walk` gives the call chain of an object's first
+  // acquisition (none: its call site only).
+  QUARTZ_NOINSTR bool configure(uint32_t capacity_log2, StackWalker walk = nullptr) {
+    walk_ = walk;
+    return table_.configure(capacity_log2);
+  }
 
   // The record for `address`, created with `kind` and `site` if new (or completed, if it
-  // was only named so far); null when full.
+  // was only named so far); null when full. The caller that gives an object its site also
+  // unwinds the call chain above `site` (the return address of the pthread function
+  // called), once per object.
   QUARTZ_NOINSTR ObjectRecord* find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site);
   // The record for `address`, or null.
   QUARTZ_NOINSTR ObjectRecord* find(uintptr_t address) const;
@@ -72,6 +90,7 @@ class ObjectRegistry {
 
  private:
   SharedTable<ObjectRecord> table_;
+  StackWalker walk_ = nullptr;
 };
 
 }  // namespace quartz::rt

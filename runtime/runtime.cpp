@@ -7,7 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 
 #include "runtime/merged_counts.h"
 #include "runtime/placement.h"
@@ -142,12 +146,29 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   g_runtime.threads.finish(slot);
 }
 
+// The object registry's stack walker. libunwind takes locks of its own, whose
+// pthread_mutex_lock comes back to our wrappers: the thread is hidden from the runtime
+// while it walks, so that they are neither counted nor walked in turn.
+QUARTZ_NOINSTR uint32_t walk_stack(uintptr_t* out, uint32_t capacity) {
+  ThreadBlock* const block = t_local.block;
+  const uint8_t in_runtime = t_local.in_runtime;
+  t_local.block = nullptr;
+  t_local.in_runtime = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  const int n = unw_backtrace(reinterpret_cast<void**>(out), static_cast<int>(capacity));
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_local.block = block;
+  t_local.in_runtime = in_runtime;
+  return n > 0 ? static_cast<uint32_t>(n) : 0;
+}
+
 QUARTZ_NOINSTR void initialize() {
   Runtime& rt = g_runtime;
   read_options(rt.options);
   // Resolve even when disabled: the wrappers always need the real functions.
   const bool resolved = real::resolve_real_functions();
-  if (rt.options.disabled || !resolved || !rt.objects.configure(rt.options.objects_log2) ||
+  if (rt.options.disabled || !resolved ||
+      !rt.objects.configure(rt.options.objects_log2, walk_stack) ||
       !rt.call_graph.configure(rt.options.call_graph_log2) ||
       pthread_key_create(&g_exit_key, on_thread_exit) != 0) {
     rt.lifecycle.store(Lifecycle::disabled, std::memory_order_release);

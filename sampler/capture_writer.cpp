@@ -309,6 +309,25 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
   out.end();
 }
 
+QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime) {
+  out.begin(SectionType::object_frames);
+  const size_t count_at = out.position();
+  uint32_t n = 0;
+  out.u32(0);
+  runtime.objects.for_each([&](const rt::ObjectRecord& r) {
+    const uint32_t k = r.frames.load(std::memory_order_acquire);
+    if (k == 0) return;
+    out.u64(r.address.load(std::memory_order_relaxed));
+    out.u32(k < rt::kAcquiredFromFrames ? k : rt::kAcquiredFromFrames);
+    for (uint32_t i = 0; i < k && i < rt::kAcquiredFromFrames; ++i) {
+      out.u64(r.acquired_from[i].load(std::memory_order_relaxed));
+    }
+    ++n;
+  });
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
 QUARTZ_NOINSTR void write_procedures(Out& out, ProfileTables& tables) {
   out.begin(SectionType::procedures);
   out.u32(tables.procedure_count());
@@ -373,6 +392,7 @@ bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTota
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
   write_thread_routines(out, runtime);
   write_objects(out, tables, runtime, counts_, ns_per_tick);
+  write_object_frames(out, runtime);
   write_procedures(out, tables);
   write_contexts(out, tables);
   write_edges(out, runtime);

@@ -331,7 +331,7 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
   bool join_named = false;
   for (const json& l : r["locks"])
     join_named |= l["name"].get<std::string>().rfind("join ", 0) == 0 &&
-                  l["name"].get<std::string>().find("#1") != std::string::npos;
+                  l["name"].get<std::string>().find("(thread 1)") != std::string::npos;
   EXPECT_TRUE(join_named) << r["locks"].dump();
 }
 

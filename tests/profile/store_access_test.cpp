@@ -63,7 +63,7 @@ TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
   Store store(path_);
   EXPECT_THROW(store.add_run(run.bytes, run.run, "", ""), DuplicateCaptureError);
   Database db(path_);
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "5");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
   EXPECT_EQ(db.value("SELECT count(*) FROM runs WHERE capture_crc32 IS NULL"), "0");
   EXPECT_EQ(db.value("SELECT count(*) FROM run_links"), "0");
   EXPECT_EQ(db.value("SELECT count(*) FROM run_series"), "0");

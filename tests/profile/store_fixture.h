@@ -71,12 +71,13 @@ class Database {
     return result.empty() || result[0].empty() ? "" : result[0][0];
   }
   // The store as versions before 5 kept it: each capture whole in runs.capture, no chunks
-  // (no trace stored), no series.
+  // (no trace stored), no series; and no lock ids (version 6).
   void as_before_version_5() {
     exec(
         "UPDATE runs SET capture = (SELECT bytes FROM chunks WHERE chunks.run_id = runs.id "
         "AND kind = 'capture' AND seq = 0)");
     exec("DROP TABLE chunks; ALTER TABLE runs DROP COLUMN capture_bytes; DROP TABLE run_series");
+    exec("ALTER TABLE locks DROP COLUMN object_id");
   }
   std::vector<unsigned char> capture(int64_t run_id) {
     std::vector<unsigned char> bytes;

@@ -40,6 +40,54 @@ TEST(ObjectRegistry, NamedBeforeUseTakesKindAndSiteFromFirstUse) {
   EXPECT_EQ(r->first_site.load(), 0x77u);
 }
 
+// A walk as the runtime's would see it: its own frames, then the wrapper's caller (0xAB),
+// then the program's frames above it.
+uint32_t walk_through_site(uintptr_t* out, uint32_t capacity) {
+  const uintptr_t chain[] = {0x11, 0x12, 0xAB, 0xAC, 0xAD};
+  uint32_t n = 0;
+  for (uintptr_t frame : chain) {
+    if (n < capacity) out[n++] = frame;
+  }
+  return n;
+}
+uint32_t walk_without_site(uintptr_t* out, uint32_t capacity) {
+  if (capacity < 2) return 0;
+  out[0] = 0x11;
+  out[1] = 0x12;
+  return 2;
+}
+
+std::vector<uintptr_t> acquired_from(const ObjectRecord& r) {
+  std::vector<uintptr_t> frames;
+  for (uint32_t i = 0; i < r.frames.load(); ++i) frames.push_back(r.acquired_from[i].load());
+  return frames;
+}
+
+TEST(ObjectRegistry, KeepsTheFirstAcquisitionsCallChainFromItsSiteOnce) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(6, walk_through_site));
+  ObjectRecord* r = objects.find_or_insert(0x1000, EntryKind::mutex, 0xAB);
+  EXPECT_EQ(acquired_from(*r), (std::vector<uintptr_t>{0xAB, 0xAC, 0xAD}));
+  objects.find_or_insert(0x1000, EntryKind::mutex, 0xAC);  // a later acquisition: no walk
+  EXPECT_EQ(acquired_from(*r), (std::vector<uintptr_t>{0xAB, 0xAC, 0xAD}));
+  // Only named so far: the first acquisition walks.
+  objects.set_name(0x2000, "named");
+  EXPECT_TRUE(acquired_from(*objects.find(0x2000)).empty());
+  objects.find_or_insert(0x2000, EntryKind::mutex, 0xAB);
+  EXPECT_EQ(acquired_from(*objects.find(0x2000)), (std::vector<uintptr_t>{0xAB, 0xAC, 0xAD}));
+}
+
+TEST(ObjectRegistry, AWalkThatMissesTheSiteKeepsTheSiteAlone) {
+  ObjectRegistry objects;
+  ASSERT_TRUE(objects.configure(6, walk_without_site));
+  EXPECT_EQ(acquired_from(*objects.find_or_insert(0x1000, EntryKind::mutex, 0xAB)),
+            (std::vector<uintptr_t>{0xAB}));
+  ObjectRegistry unwalked;
+  ASSERT_TRUE(unwalked.configure(6));
+  EXPECT_EQ(acquired_from(*unwalked.find_or_insert(0x1000, EntryKind::mutex, 0xAB)),
+            (std::vector<uintptr_t>{0xAB}));
+}
+
 TEST(ObjectRegistry, NamesAreTruncatedAndCopied) {
   ObjectRegistry objects;
   ASSERT_TRUE(objects.configure(6));

@@ -198,8 +198,10 @@ class ModelTest : public QObject {
     check_model(&model);
     QCOMPARE(
         print(model),
-        "queue lock (mutex) | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60\n"
-        "phase barrier (barrier) | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67\n");
+        "queue lock (mutex) | 100.00 ms | 11.6% | 40.00 ms | 120.00 ms | 40 | 12 | 3.33 ms | 0.60 "
+        "| 1\n"
+        "phase barrier (barrier) | 1.00 ms | 0.1% | 30.00 ms | 0 s | 2 | 1 | 30.00 ms | 0.67 | "
+        "2\n");
     QCOMPARE(model.row_of(test::kPhaseBarrier), 1);
   }
 
@@ -259,7 +261,7 @@ class ModelTest : public QObject {
     const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
     QCOMPARE(lines[0],
-             "Object,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue");
+             "Object,Normalized,% elapsed,Wait,Hold,Acquired,Contended,Mean wait,Mean queue,Id");
     const QStringList first = lines[1].split(',');
     QCOMPARE(first[0], "queue lock");
     QCOMPARE(first[1].toDouble(), run_->view.locks[0].totals.normalized_s);

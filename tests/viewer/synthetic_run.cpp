@@ -110,6 +110,7 @@ profile::Run small_run() {
   run.edges = {{0, kMain, 1},         {kMain, kWorker, 2}, {kWorker, kSolve, 40},
                {kSolve, kRelax, 400}, {kMain, kLog, 1000}, {kMain, kSolve, 1}};
   profile::ObjectInfo lock;
+  lock.id = 1;
   lock.address = kQueueLock;
   lock.kind = kMutex;
   lock.name = "queue lock";
@@ -121,6 +122,7 @@ profile::Run small_run() {
   lock.hold_s = 0.12;
   lock.queue = {0.05, 0.04, 0.01};
   profile::ObjectInfo barrier;
+  barrier.id = 2;
   barrier.address = kPhaseBarrier;
   barrier.kind = kBarrier;
   barrier.name = "phase barrier";

@@ -14,9 +14,9 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
   auto l = [&v](int row) -> const analysis::LockRow& { return v.locks[size_t(row)]; };
   set_columns({
       {"Object",
-       "Named with quartz_name_object, or by the procedure and line that first took it; its kind "
-       "in "
-       "parentheses (mutex, rwlock, spinlock, condition, barrier, semaphore or join)",
+       "Named with quartz_name_object, or by the program's procedure and line that first took "
+       "it (#id added where objects share that name); its kind in parentheses (mutex, rwlock, "
+       "spinlock, condition, barrier, semaphore or join)",
        Format::Text, [=](int row) { return QString::fromStdString(l(row).name); },
        [=](int row) {
          return QString::fromStdString(l(row).name + " (" + analysis::kind_name(l(row).kind) + ")");
@@ -37,6 +37,10 @@ LockTableModel::LockTableModel(std::shared_ptr<const RunData> run, QObject* pare
        [=](int row) { return l(row).mean_wait_s; }},
       {"Mean queue", "Threads waiting, on average, while it was in use", Format::Decimal,
        [=](int row) { return l(row).mean_queue; }},
+      {"Id",
+       "The object's number in the run, in the order first used: the id of text reports "
+       "(#id), JSON (id) and the store (locks.object_id)",
+       Format::Count, [=](int row) { return static_cast<qulonglong>(l(row).id); }},
   });
   set_key([=](int row) { return static_cast<qulonglong>(l(row).address); });
   set_kind([=](int row) { return l(row).kind; });
