@@ -347,6 +347,11 @@ std::vector<LockRow> lock_rows(const Run& run) {
   std::vector<LockRow> rows;
   const std::unordered_map<uint64_t, std::string> names = object_names(run);
   for (const ObjectInfo& o : run.objects) {
+    // Only named, or signalled with nobody waiting: nothing happened on it.
+    if (o.acquisitions == 0 && o.wait_spinning_s + o.wait_blocked_s + o.hold_s == 0 &&
+        sum(o.record.normalized_self) + sum(o.record.normalized_behalf) == 0) {
+      continue;
+    }
     LockRow row;
     row.id = o.id;
     row.address = o.address;

@@ -154,6 +154,15 @@ void print_threads(std::ostream& out, const ProfileView& v, size_t top) {
   }
 }
 
+// What limits lost, first: every figure after it is short of that.
+void print_limits(std::ostream& out, const ProfileView& v) {
+  for (const LimitReached& l : v.quality.limits_reached) {
+    out << "LIMIT REACHED: " << l.limit << ", " << l.lost << " " << l.lost_what << " ("
+        << (l.flag.empty() ? "no flag raises it" : "raise it with 'quartz run " + l.flag + "'")
+        << ")\n";
+  }
+}
+
 void print_quality(std::ostream& out, const ProfileView& v) {
   const Quality& q = v.quality;
   out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s) << ", "
@@ -168,11 +177,6 @@ void print_quality(std::ostream& out, const ProfileView& v) {
         << percent(*q.other_cpu_s, v.elapsed_s * v.processors) << " of their time)";
   }
   out << "\n";
-  for (const LimitReached& l : q.limits_reached) {
-    out << "LIMIT REACHED: " << l.limit << ", " << l.lost << " " << l.lost_what << " ("
-        << (l.flag.empty() ? "no flag raises it" : "raise it with 'quartz run " + l.flag + "'")
-        << ")\n";
-  }
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
     if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED";
@@ -210,6 +214,7 @@ void print_text_report(std::ostream& wrapped, const ProfileView& view,
                        const ReportOptions& options) {
   std::ostringstream out;  // every line within kColumns at the end
   print_header(out, view, options);
+  print_limits(out, view);
   out << "\n";
   print_findings_summary(out, diagnose(view), 3);
   print_parallelism(out, view);

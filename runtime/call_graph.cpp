@@ -6,7 +6,7 @@ enum : uint32_t { kEmpty = 0, kClaiming = 1, kReady = 2 };
 }  // namespace
 
 void CallGraph::add(uintptr_t caller, uintptr_t callee, uint64_t calls) {
-  if (calls == 0 || capacity() == 0) return;
+  if (calls == 0 || !table_.configured()) return;
   CallGraphRecord* edge = table_.probe(callee ^ (caller >> 2), [&](CallGraphRecord& r) {
     uint32_t state = r.state.load(std::memory_order_acquire);
     if (state == kEmpty &&
@@ -30,14 +30,12 @@ void CallGraph::add(uintptr_t caller, uintptr_t callee, uint64_t calls) {
 }
 
 void CallGraph::reset_counters() {
-  for (uint32_t i = 0; i < capacity(); ++i) {
-    CallGraphRecord& r = table_.record(i);
-    if (r.state.load(std::memory_order_relaxed) == kEmpty) continue;
+  table_.for_each_claimed([](CallGraphRecord& r) {
     r.calls.store(0, std::memory_order_relaxed);
     if (r.state.load(std::memory_order_relaxed) == kClaiming) {
       r.state.store(kReady, std::memory_order_relaxed);  // claimer died in fork
     }
-  }
+  });
 }
 
 }  // namespace quartz::rt

@@ -31,8 +31,6 @@ class CallGraph {
   // Adds `calls` to the edge; counts a drop when the table is full.
   QUARTZ_NOINSTR void add(uintptr_t caller, uintptr_t callee, uint64_t calls);
 
-  QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
-  QUARTZ_NOINSTR const CallGraphRecord& record(uint32_t i) const { return table_.record(i); }
   // Calls visit(const CallGraphRecord&) on every record in use.
   template <class Visit>
   QUARTZ_NOINSTR void for_each(Visit&& visit) const {

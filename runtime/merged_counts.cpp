@@ -20,8 +20,7 @@ ThreadTotals block_totals(const ThreadBlock& block) {
 
 bool MergedCounts::reserve(const Runtime& runtime) {
   if (!threads_.reserve(ThreadHistory::kMaxThreads) ||
-      !objects_.reserve(runtime.objects.capacity()) ||
-      !objects_.resize_at_least(runtime.objects.capacity()) ||
+      !objects_.reserve(runtime.objects.max_records()) ||
       !unregistered_slots_.reserve(size_t{1} << kUnregisteredLog2) ||
       !unregistered_slots_.resize_at_least(size_t{1} << kUnregisteredLog2)) {
     return false;
@@ -33,11 +32,9 @@ bool MergedCounts::reserve(const Runtime& runtime) {
 void MergedCounts::gather(Runtime& runtime) {
   // Forget the last gather: a thread folded since then answers from its record.
   for (size_t i = 0; i < threads_.size(); ++i) threads_[i] = GatheredThread{};
-  const ObjectRecord* first_object =
-      runtime.objects.capacity() ? &runtime.objects.record(0) : nullptr;
-  runtime.objects.for_each([&](const ObjectRecord& r) {
-    objects_[static_cast<size_t>(&r - first_object)] = ObjectTotals{};
-  });
+  // By the registry's order: its records in use, densely (the table grows in levels).
+  if (!objects_.resize_at_least(runtime.objects.count())) return;
+  for (uint32_t i = 0; i < runtime.objects.count(); ++i) objects_[i] = ObjectTotals{};
   unregistered_.clear();
   open_stack_entries_ = 0;
   runtime.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
@@ -55,7 +52,10 @@ void MergedCounts::gather(Runtime& runtime) {
       const uint64_t contended = s.contended.load(std::memory_order_relaxed);
       const uint64_t wait_ticks = s.wait_ticks.load(std::memory_order_relaxed);
       if (const ObjectRecord* r = runtime.objects.find(address)) {
-        ObjectTotals& t = objects_[static_cast<size_t>(r - first_object)];
+        // (One claimed since, or still being listed, is counted at the next gather.)
+        const uint32_t order = runtime.objects.order_of(*r);
+        if (order >= objects_.size()) continue;
+        ObjectTotals& t = objects_[order];
         t.acquisitions += acquisitions;
         t.contended += contended;
         t.wait_ticks += wait_ticks;
@@ -92,7 +92,8 @@ ObjectTotals MergedCounts::object(const Runtime& runtime, uintptr_t address,
                                   const ObjectRecord* record) const {
   ObjectTotals totals;
   if (record) {
-    totals = objects_[static_cast<size_t>(record - &runtime.objects.record(0))];
+    const uint32_t order = runtime.objects.order_of(*record);
+    if (order < objects_.size()) totals = objects_[order];
     totals.acquisitions += record->acquisitions.load(std::memory_order_relaxed);
     totals.contended += record->contended.load(std::memory_order_relaxed);
     totals.wait_ticks += record->wait_ticks.load(std::memory_order_relaxed);

@@ -85,7 +85,7 @@ class MergedCounts {
   static constexpr uint32_t kUnregisteredLog2 = 10;
 
   MappedVector<GatheredThread> threads_;  // by thread index
-  MappedVector<ObjectTotals> objects_;    // by position in the object registry
+  MappedVector<ObjectTotals> objects_;    // by the registry's order (ObjectRegistry::order_of)
   // Objects the registry had no room for, by address (a full table drops the rest).
   MappedVector<ObjectCountSlot> unregistered_slots_;
   ObjectCountTable unregistered_;

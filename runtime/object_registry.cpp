@@ -28,7 +28,7 @@ void keep_acquired_from(ObjectRecord& r, uintptr_t site, StackWalker walk) {
 }  // namespace
 
 ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site) {
-  if (address == 0 || capacity() == 0) return nullptr;
+  if (address == 0 || !table_.configured()) return nullptr;
   ObjectRecord* record = table_.probe(address, [&](ObjectRecord& r) {
     uintptr_t key = r.address.load(std::memory_order_acquire);
     if (key == 0 && r.address.compare_exchange_strong(key, address, std::memory_order_acq_rel)) {
@@ -58,10 +58,13 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
 
 ObjectRecord* ObjectRegistry::find(uintptr_t address) const {
   if (address == 0) return nullptr;
-  return table_.probe(address, [address](const ObjectRecord& r) {
-    const uintptr_t key = r.address.load(std::memory_order_acquire);
-    return key == address ? Probe::found : key == 0 ? Probe::absent : Probe::next;
-  });
+  return table_.probe(
+      address,
+      [address](const ObjectRecord& r) {
+        const uintptr_t key = r.address.load(std::memory_order_acquire);
+        return key == address ? Probe::found : key == 0 ? Probe::absent : Probe::next;
+      },
+      /*grow=*/false);
 }
 
 void ObjectRegistry::set_name(uintptr_t address, const char* name) {
@@ -92,15 +95,13 @@ void ObjectRegistry::copy_name(const ObjectRecord& record, char* out) {
 }
 
 void ObjectRegistry::reset_counters() {
-  for (uint32_t i = 0; i < capacity(); ++i) {
-    ObjectRecord& r = table_.record(i);
-    if (r.address.load(std::memory_order_relaxed) == 0) continue;
+  table_.for_each_claimed([](ObjectRecord& r) {
     r.acquisitions.store(0, std::memory_order_relaxed);
     r.contended.store(0, std::memory_order_relaxed);
     r.wait_ticks.store(0, std::memory_order_relaxed);
     r.posts.store(0, std::memory_order_relaxed);
     r.name_lock.store(0, std::memory_order_relaxed);
-  }
+  });
 }
 
 }  // namespace quartz::rt

@@ -75,8 +75,11 @@ class ObjectRegistry {
   // Copies the name (empty when unnamed) into `out`, kObjectNameBytes long.
   QUARTZ_NOINSTR static void copy_name(const ObjectRecord& record, char* out);
 
-  QUARTZ_NOINSTR uint32_t capacity() const { return table_.capacity(); }
-  QUARTZ_NOINSTR const ObjectRecord& record(uint32_t i) const { return table_.record(i); }
+  // Records that can be in use (every level of the table), and how many are.
+  QUARTZ_NOINSTR uint32_t max_records() const { return table_.max_records(); }
+  QUARTZ_NOINSTR uint32_t count() const { return table_.claimed_count(); }
+  // A record's place in the order first used, from 0 (below count()).
+  QUARTZ_NOINSTR uint32_t order_of(const ObjectRecord& r) const { return table_.order_of(r); }
   // Calls visit(const ObjectRecord&) on every record in use, in the order first used.
   template <class Visit>
   QUARTZ_NOINSTR void for_each(Visit&& visit) const {

@@ -36,5 +36,30 @@ TEST(ProfileView, ProceduresCountedButNeverSampledAreListedWithTheirCalls) {
   }
 }
 
+// Objects the program acquired (or waited for, or held) are listed; one it only named, or
+// a condition it only signalled with nobody waiting, is not: nothing happened on it.
+TEST(ProfileView, ObjectsNeverAcquiredAreNotListed) {
+  profile::Run run;
+  run.processors = 2;
+  auto object = [&](uint32_t id, uint32_t kind, uint64_t acquisitions, uint64_t posts) {
+    profile::ObjectInfo o;
+    o.id = id;
+    o.address = 0x1000 * id;
+    o.kind = kind;
+    o.acquisitions = acquisitions;
+    o.posts = posts;
+    o.record.normalized_self = o.record.normalized_behalf = o.record.processor_self =
+        o.record.processor_behalf = {0, 0, 0};
+    for (auto& bins : o.record.runnable) bins.assign(run.runnable_bins, 0);
+    return o;
+  };
+  run.objects = {object(1, capture::kMutex, 10, 0), object(2, capture::kMutex, 0, 0),
+                 object(3, capture::kCondition, 0, 40), object(4, capture::kCondition, 5, 5)};
+  run.objects[1].name = "named, never used";
+  const ProfileView view = analyze(run);
+  ASSERT_EQ(view.locks.size(), 2u);
+  EXPECT_EQ(view.locks[0].id + view.locks[1].id, 1u + 4u);
+}
+
 }  // namespace
 }  // namespace quartz::analysis

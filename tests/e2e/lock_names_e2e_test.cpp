@@ -79,7 +79,8 @@ TEST_F(LockNames, EachMutexIsNamedByTheProgramsOwnLineAndItsId) {
   const std::vector<json> shards = mutexes_at(report, sites["shards"]);
   EXPECT_EQ(shards.size(), 4u) << report["locks"].dump(1);
   for (const json& shard : shards) {
-    EXPECT_EQ(shard["name"], "mutex" + sites["shards"] + " #" + std::to_string(shard["id"].get<int>()));
+    EXPECT_EQ(shard["name"],
+              "mutex" + sites["shards"] + " #" + std::to_string(shard["id"].get<int>()));
   }
   std::set<std::string> names;
   std::set<uint32_t> ids;

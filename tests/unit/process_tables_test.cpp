@@ -101,9 +101,11 @@ TEST(ObjectRegistry, NamesAreTruncatedAndCopied) {
   EXPECT_EQ(std::strlen(name), kObjectNameBytes - 1);
 }
 
+// Four threads insert the same 1,000 objects into a table whose first level holds 16: the
+// levels grow under them, and each object still has one record.
 TEST(ObjectRegistry, ConcurrentInsertsGiveOneRecordPerObject) {
   ObjectRegistry objects;
-  ASSERT_TRUE(objects.configure(12));
+  ASSERT_TRUE(objects.configure(4));
   std::vector<std::thread> threads;
   std::vector<std::vector<ObjectRecord*>> found(4, std::vector<ObjectRecord*>(1000));
   for (int t = 0; t < 4; ++t) {
@@ -117,23 +119,42 @@ TEST(ObjectRegistry, ConcurrentInsertsGiveOneRecordPerObject) {
   for (uintptr_t i = 0; i < 1000; ++i) {
     ASSERT_NE(found[0][i], nullptr);
     for (int t = 1; t < 4; ++t) EXPECT_EQ(found[t][i], found[0][i]);
+    EXPECT_EQ(objects.find(0x10000 + i * 64), found[0][i]);
   }
   EXPECT_EQ(objects.dropped(), 0u);
+  EXPECT_EQ(objects.count(), 1000u);
 }
 
-TEST(ObjectRegistry, FullTableDropsAndCounts) {
+// The table grows level by level past its first 4 records, lists every record once in the
+// order inserted, and drops (and counts) only what finds no room in its last level.
+TEST(ObjectRegistry, GrowsInLevelsAndDropsOnlyPastTheLast) {
   ObjectRegistry objects;
-  ASSERT_TRUE(objects.configure(6));
-  int inserted = 0;
-  for (uintptr_t i = 1; i <= 100; ++i)
-    inserted += objects.find_or_insert(i * 64, EntryKind::mutex, 0) != nullptr;
-  EXPECT_EQ(inserted, 64);
-  EXPECT_EQ(objects.dropped(), 36u);
+  ASSERT_TRUE(objects.configure(2));
+  EXPECT_EQ(objects.max_records(), 4u * 255u);
+  std::vector<ObjectRecord*> records;
+  for (uintptr_t i = 1; i <= 5000; ++i) {
+    records.push_back(objects.find_or_insert(i * 64, EntryKind::mutex, 0));
+  }
+  uint32_t inserted = 0;
+  for (uintptr_t i = 1; i <= 5000; ++i) {
+    ObjectRecord* r = records[i - 1];
+    if (!r) continue;
+    EXPECT_EQ(objects.find(i * 64), r);
+    EXPECT_EQ(objects.order_of(*r), inserted);  // dense, in the order inserted
+    ++inserted;
+  }
+  EXPECT_GT(inserted, 4u * 255u * 3 / 4);
+  EXPECT_LE(inserted, 4u * 255u);
+  EXPECT_EQ(objects.count(), inserted);
+  EXPECT_EQ(objects.dropped(), 5000u - inserted);
+  uint32_t visited = 0;
+  objects.for_each([&](const ObjectRecord& r) { EXPECT_EQ(objects.order_of(r), visited++); });
+  EXPECT_EQ(visited, inserted);
 }
 
 TEST(CallGraph, ConcurrentAddsSumExactly) {
   CallGraph graph;
-  ASSERT_TRUE(graph.configure(10));
+  ASSERT_TRUE(graph.configure(3));  // 8 edges in the first level: it grows under the threads
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
@@ -144,10 +165,9 @@ TEST(CallGraph, ConcurrentAddsSumExactly) {
   }
   for (auto& t : threads) t.join();
   std::map<std::pair<uintptr_t, uintptr_t>, uint64_t> sums;  // duplicates are summed
-  for (uint32_t i = 0; i < graph.capacity(); ++i) {
-    const CallGraphRecord& r = graph.record(i);
+  graph.for_each([&](const CallGraphRecord& r) {
     if (r.state.load() == 2) sums[{r.caller.load(), r.callee.load()}] += r.calls.load();
-  }
+  });
   ASSERT_EQ(sums.size(), 50u);
   for (const auto& [edge, calls] : sums) EXPECT_EQ(calls, 4000u) << edge.second;
   EXPECT_EQ(graph.dropped(), 0u);
