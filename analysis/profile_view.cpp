@@ -104,6 +104,19 @@ std::string object_name(const Run& run, const ObjectInfo& o) {
       }
     }
   }
+  // OpenMP's objects are named by their place in the source: the region whose end it is
+  // (its function's entry), the barrier's or the lock's first call.
+  const bool openmp = o.kind >= capture::kOmpRegionEnd && o.kind <= capture::kOmpIdle;
+  if (openmp && o.first_site) {
+    if (o.kind == capture::kOmpRegionEnd) {
+      auto it = run.symbols.find(o.first_site);
+      if (it != run.symbols.end() && !it->second.function.empty()) {
+        return "end of " + it->second.function;
+      }
+    }
+    const std::string where = location_of(run, o.first_site);
+    if (!where.empty()) return name + "@" + where;
+  }
   if (o.first_site) {
     auto it = run.symbols.find(o.first_site);
     if (it != run.symbols.end() && !it->second.function.empty()) {
