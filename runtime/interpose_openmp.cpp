@@ -28,8 +28,7 @@ namespace {
 using RegionFunction = void (*)(void*);
 using ParallelFn = void (*)(RegionFunction, void*, unsigned, unsigned);
 using ParallelLoopFn = void (*)(RegionFunction, void*, unsigned, long, long, long, long, unsigned);
-using ParallelLoopRuntimeFn = void (*)(RegionFunction, void*, unsigned, long, long, long,
-                                       unsigned);
+using ParallelLoopRuntimeFn = void (*)(RegionFunction, void*, unsigned, long, long, long, unsigned);
 using ParallelSectionsFn = void (*)(RegionFunction, void*, unsigned, unsigned, unsigned);
 using VoidFn = void (*)();
 using NamedCriticalFn = void (*)(void**);
@@ -37,31 +36,31 @@ using LockFn = void (*)(void*);
 using TestLockFn = int (*)(void*);
 
 // X(name, type): every libgomp function we interpose.
-#define QUARTZ_OPENMP_FUNCTIONS(X)                                         \
-  X(GOMP_parallel, ParallelFn)                                             \
-  X(GOMP_parallel_loop_static, ParallelLoopFn)                             \
-  X(GOMP_parallel_loop_dynamic, ParallelLoopFn)                            \
-  X(GOMP_parallel_loop_guided, ParallelLoopFn)                             \
-  X(GOMP_parallel_loop_nonmonotonic_dynamic, ParallelLoopFn)               \
-  X(GOMP_parallel_loop_nonmonotonic_guided, ParallelLoopFn)                \
-  X(GOMP_parallel_loop_runtime, ParallelLoopRuntimeFn)                     \
-  X(GOMP_parallel_loop_nonmonotonic_runtime, ParallelLoopRuntimeFn)        \
-  X(GOMP_parallel_loop_maybe_nonmonotonic_runtime, ParallelLoopRuntimeFn)  \
-  X(GOMP_parallel_sections, ParallelSectionsFn)                            \
-  X(GOMP_barrier, VoidFn)                                                  \
-  X(GOMP_loop_end, VoidFn)                                                 \
-  X(GOMP_sections_end, VoidFn)                                             \
-  X(GOMP_critical_start, VoidFn)                                           \
-  X(GOMP_critical_end, VoidFn)                                             \
-  X(GOMP_critical_name_start, NamedCriticalFn)                             \
-  X(GOMP_critical_name_end, NamedCriticalFn)                               \
-  X(GOMP_atomic_start, VoidFn)                                             \
-  X(GOMP_atomic_end, VoidFn)                                               \
-  X(omp_set_lock, LockFn)                                                  \
-  X(omp_unset_lock, LockFn)                                                \
-  X(omp_test_lock, TestLockFn)                                             \
-  X(omp_set_nest_lock, LockFn)                                             \
-  X(omp_unset_nest_lock, LockFn)                                           \
+#define QUARTZ_OPENMP_FUNCTIONS(X)                                        \
+  X(GOMP_parallel, ParallelFn)                                            \
+  X(GOMP_parallel_loop_static, ParallelLoopFn)                            \
+  X(GOMP_parallel_loop_dynamic, ParallelLoopFn)                           \
+  X(GOMP_parallel_loop_guided, ParallelLoopFn)                            \
+  X(GOMP_parallel_loop_nonmonotonic_dynamic, ParallelLoopFn)              \
+  X(GOMP_parallel_loop_nonmonotonic_guided, ParallelLoopFn)               \
+  X(GOMP_parallel_loop_runtime, ParallelLoopRuntimeFn)                    \
+  X(GOMP_parallel_loop_nonmonotonic_runtime, ParallelLoopRuntimeFn)       \
+  X(GOMP_parallel_loop_maybe_nonmonotonic_runtime, ParallelLoopRuntimeFn) \
+  X(GOMP_parallel_sections, ParallelSectionsFn)                           \
+  X(GOMP_barrier, VoidFn)                                                 \
+  X(GOMP_loop_end, VoidFn)                                                \
+  X(GOMP_sections_end, VoidFn)                                            \
+  X(GOMP_critical_start, VoidFn)                                          \
+  X(GOMP_critical_end, VoidFn)                                            \
+  X(GOMP_critical_name_start, NamedCriticalFn)                            \
+  X(GOMP_critical_name_end, NamedCriticalFn)                              \
+  X(GOMP_atomic_start, VoidFn)                                            \
+  X(GOMP_atomic_end, VoidFn)                                              \
+  X(omp_set_lock, LockFn)                                                 \
+  X(omp_unset_lock, LockFn)                                               \
+  X(omp_test_lock, TestLockFn)                                            \
+  X(omp_set_nest_lock, LockFn)                                            \
+  X(omp_unset_nest_lock, LockFn)                                          \
   X(omp_test_nest_lock, TestLockFn)
 
 namespace gomp {
@@ -278,14 +277,14 @@ QUARTZ_EXPORT void GOMP_parallel(RegionFunction fn, void* data, unsigned threads
   start_region(fn, data, [=](RegionFunction f, void* d) { start(f, d, threads, flags); });
 }
 
-#define QUARTZ_PARALLEL_LOOP(name)                                                           \
-  QUARTZ_EXPORT void name(RegionFunction fn, void* data, unsigned threads, long begin,      \
-                          long end, long step, long chunk, unsigned flags) {                 \
-    ParallelLoopFn start = gomp_function(gomp::name);                                                 \
-    if (!start) return fn(data);                                                             \
+#define QUARTZ_PARALLEL_LOOP(name)                                                               \
+  QUARTZ_EXPORT void name(RegionFunction fn, void* data, unsigned threads, long begin, long end, \
+                          long step, long chunk, unsigned flags) {                               \
+    ParallelLoopFn start = gomp_function(gomp::name);                                            \
+    if (!start) return fn(data);                                                                 \
     start_region(fn, data, [=](RegionFunction f, void* d) {                                      \
-      start(f, d, threads, begin, end, step, chunk, flags);                                  \
-    });                                                                                      \
+      start(f, d, threads, begin, end, step, chunk, flags);                                      \
+    });                                                                                          \
   }
 QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_static)
 QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
@@ -297,9 +296,9 @@ QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 #define QUARTZ_PARALLEL_LOOP_RUNTIME(name)                                                       \
   QUARTZ_EXPORT void name(RegionFunction fn, void* data, unsigned threads, long begin, long end, \
                           long step, unsigned flags) {                                           \
-    ParallelLoopRuntimeFn start = gomp_function(gomp::name);                                              \
+    ParallelLoopRuntimeFn start = gomp_function(gomp::name);                                     \
     if (!start) return fn(data);                                                                 \
-    start_region(fn, data, [=](RegionFunction f, void* d) {                                          \
+    start_region(fn, data, [=](RegionFunction f, void* d) {                                      \
       start(f, d, threads, begin, end, step, flags);                                             \
     });                                                                                          \
   }
@@ -317,14 +316,14 @@ QUARTZ_EXPORT void GOMP_parallel_sections(RegionFunction fn, void* data, unsigne
 
 // ---- barriers: explicit, and the ends of worksharing loops and sections ------------------
 
-#define QUARTZ_BARRIER(name)                                                        \
-  QUARTZ_EXPORT void name() {                                                       \
-    VoidFn wait = gomp_function(gomp::name);                                                 \
-    if (!wait) return;                                                              \
-    ThreadBlock* block = current_block();                                           \
-    if (block == nullptr) return wait();                                            \
-    const uintptr_t site = QUARTZ_CALL_SITE();                                      \
-    wait_at(block, site, EntryKind::omp_barrier, site, [wait] { wait(); });         \
+#define QUARTZ_BARRIER(name)                                                \
+  QUARTZ_EXPORT void name() {                                               \
+    VoidFn wait = gomp_function(gomp::name);                                \
+    if (!wait) return;                                                      \
+    ThreadBlock* block = current_block();                                   \
+    if (block == nullptr) return wait();                                    \
+    const uintptr_t site = QUARTZ_CALL_SITE();                              \
+    wait_at(block, site, EntryKind::omp_barrier, site, [wait] { wait(); }); \
   }
 QUARTZ_BARRIER(GOMP_barrier)
 QUARTZ_BARRIER(GOMP_loop_end)

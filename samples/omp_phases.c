@@ -74,9 +74,9 @@ int main(int argc, char** argv) {
   double start = omp_get_wtime();
   long threads = 2;
   struct sample_flag flags[] = {
-      {"--threads", &threads, 1, MAX_THREADS},  {"--unit-ms", &unit_ms, 0, 100000},
-      {"--serial-ms", &serial_ms, 0, 100000},   {"--steps", &steps, 0, 100000},
-      {"--step-ms", &step_ms, 0, 100000},       {"--critical-ms", &critical_ms, 0, 100000},
+      {"--threads", &threads, 1, MAX_THREADS}, {"--unit-ms", &unit_ms, 0, 100000},
+      {"--serial-ms", &serial_ms, 0, 100000},  {"--steps", &steps, 0, 100000},
+      {"--step-ms", &step_ms, 0, 100000},      {"--critical-ms", &critical_ms, 0, 100000},
   };
   if (!parse_sample_flags(argc, argv, flags, sizeof flags / sizeof flags[0])) return 2;
   omp_init_lock(&results_lock);

@@ -132,12 +132,14 @@ TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
       const double work = run.truth("thread_" + n + "_work_cpu_s");
       const double spun = run.truth("thread_" + n + "_cpu_s") - work;
       const double busy = (*t)["busy_s"], spinning = (*t)["spin_s"];
-      near &= std::fabs(busy - work) <= kSlack * std::max(0.1 * work, 3 * period);
-      near &= std::fabs(spinning - spun) <= kSlack * std::max(0.15 * spun, 0.03 + 3 * period);
+      // A sample's processor time is shared with its neighbours' (attribution.h): work
+      // next to spinning trades a little of each, more when other processes preempt.
+      const double busy_bound = kSlack * std::max(0.12 * work, 4 * period);
+      const double spin_bound = kSlack * std::max(0.15 * spun, 0.03 + 4 * period);
+      near &= std::fabs(busy - work) <= busy_bound && std::fabs(spinning - spun) <= spin_bound;
       if (last) {
-        EXPECT_NEAR(busy, work, kSlack * std::max(0.1 * work, 3 * period)) << "thread " << i;
-        EXPECT_NEAR(spinning, spun, kSlack * std::max(0.15 * spun, 0.03 + 3 * period))
-            << "thread " << i;
+        EXPECT_NEAR(busy, work, busy_bound) << "thread " << i;
+        EXPECT_NEAR(spinning, spun, spin_bound) << "thread " << i;
       }
     }
     if (!near && !last) return false;
@@ -154,7 +156,8 @@ TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
         OmpRun::named(run.report["locks"], "omp barrier@" + run.line("barrier_line"));
     EXPECT_TRUE(end && barrier) << run.report["locks"].dump();
     if (!end || !barrier) return true;
-    for (const auto& [object, key] : {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
+    for (const auto& [object, key] :
+         {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
       const double truth = run.truth(key);
       EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
                   kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
@@ -174,7 +177,8 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
   const double period = run.period_s;
   const double threads = run.truth("threads"), steps = 5;
   const json& locks = run.report["locks"];
-  const json* end = OmpRun::named(locks, "end of omp_parallel@" + run.line("region_imbalance_line"));
+  const json* end =
+      OmpRun::named(locks, "end of omp_parallel@" + run.line("region_imbalance_line"));
   const json* barrier = OmpRun::named(locks, "omp barrier@" + run.line("barrier_line"));
   const json* critical = OmpRun::named(locks, "omp critical (unnamed)");
   ASSERT_TRUE(end && barrier && critical) << locks.dump();
@@ -193,9 +197,11 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
     EXPECT_EQ(l["acquisitions"].get<double>(), threads * steps);
   }
   EXPECT_TRUE(lock_seen) << locks.dump();
-  for (const auto& [object, key] : {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
+  for (const auto& [object, key] :
+       {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
     const double truth = run.truth(key);
-    EXPECT_NEAR((*object)["wait_s"].get<double>(), truth, kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
+    EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
+                kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
         << key;
     EXPECT_GT((*object)["wait_blocked_s"].get<double>(), 0.8 * (*object)["wait_s"].get<double>())
         << key;
@@ -225,33 +231,38 @@ TEST_F(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
     const json* serial = OmpRun::named(run.report["procedures"], "serial_phase");
     if (!serial) return false;
     // Its normalized time is its wall time when nothing else takes the processor; another
-    // process that does leaves part of it idle (bin 0), shared with the idle worker.
+    // process that does leaves part of it with no processor busy (bin 0), shared with the
+    // idle worker: less, never more.
     const double serial_s = run.truth("serial_s");
     const double normalized = (*serial)["normalized_s"];
-    const bool near = normalized > 0.85 * serial_s - 2 * period &&
-                      normalized < 1.05 * serial_s + 2 * period;
+    const bool near =
+        normalized > 0.85 * serial_s - 2 * period && normalized < 1.05 * serial_s + 2 * period;
     if (!near && !last) return false;
-    EXPECT_GT(normalized, (1 - 0.15 * kSlack) * serial_s - 2 * period);
+    EXPECT_GT(normalized, (1 - 0.25 * kSlack) * serial_s - 2 * period);
     EXPECT_LT(normalized, 1.05 * serial_s + 2 * period);
-    EXPECT_GT((*serial)["histogram_s"][1].get<double>(), 0.8 * normalized);
+    EXPECT_GT((*serial)["histogram_s"][1].get<double>(), 0.6 * normalized);
 
+    // Found, with the share spreading it over the processors would save (less what the
+    // diagnosis puts on blocking in the kernel, which load from other processes raises).
     const json* bottleneck = run.finding("serial bottleneck", "serial_phase");
     EXPECT_NE(bottleneck, nullptr) << run.diagnosis.dump();
     const double serial_share = serial_s * (1 - 1 / processors) / elapsed;
     if (bottleneck) {
-      EXPECT_NEAR((*bottleneck)["severity"].get<double>(), serial_share, 0.3 * serial_share);
+      EXPECT_GT((*bottleneck)["severity"].get<double>(), 0.5 * serial_share);
+      EXPECT_LT((*bottleneck)["severity"].get<double>(), 1.3 * serial_share);
     }
 
     const double threads = run.truth("threads");
     for (const auto& [subject, key] :
-         {std::pair{"end of omp_parallel@" + run.line("region_imbalance_line"), "region_end_wait_s"},
+         {std::pair{"end of omp_parallel@" + run.line("region_imbalance_line"),
+                    "region_end_wait_s"},
           {"omp barrier@" + run.line("barrier_line"), "barrier_wait_s"}}) {
       const json* imbalance = run.finding("load imbalance", subject);
       EXPECT_NE(imbalance, nullptr) << subject << " in " << run.diagnosis.dump();
       if (!imbalance) continue;
       const double share = run.truth(key) / threads / elapsed;
       EXPECT_NEAR((*imbalance)["severity"].get<double>(), share,
-                  kSlack * std::max(0.15 * share, 4 * period / elapsed))
+                  kSlack * std::max(0.25 * share, 4 * period / elapsed))
           << subject;
       EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
     }
