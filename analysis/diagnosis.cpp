@@ -57,7 +57,7 @@ double idle_capacity_s(const ProfileView& view) {
 
 bool is_lock(uint32_t kind) {
   return kind == capture::kMutex || kind == capture::kRwlockRead || kind == capture::kRwlockWrite ||
-         kind == capture::kSpinlock;
+         kind == capture::kSpinlock || kind == capture::kOmpCritical || kind == capture::kOmpLock;
 }
 
 // Serial bottleneck: a procedure's own time with exactly one processor busy, outside any
@@ -176,6 +176,29 @@ void load_imbalance(const ProfileView& view, double overhead, std::vector<Findin
     f.advice =
         "repartition the work: smaller pieces handed out as threads finish (dynamic "
         "scheduling), or sizes weighed by cost";
+    out.push_back(f);
+  }
+  // OpenMP: a team's threads that finished their share wait at the region's end or at a
+  // barrier for the slowest. Over an instance with n threads, (max - mean) busy is the
+  // threads' total wait / n; the runtime counts instances as posts and arrivals as
+  // acquisitions, so n = acquisitions / posts.
+  for (const LockRow& lock : view.locks) {
+    if (lock.kind != capture::kOmpRegionEnd && lock.kind != capture::kOmpBarrier) continue;
+    if (lock.posts == 0 || lock.acquisitions < 2 * lock.posts || !(lock.wait_s > 0)) continue;
+    const double threads = static_cast<double>(lock.acquisitions) / lock.posts;
+    const double lost_s = lock.wait_s / threads;
+    Finding f;
+    f.property = Property::load_imbalance;
+    f.severity = clamp01(lost_s / view.elapsed_s);
+    f.confidence = confidence(view, lost_s, overhead);
+    f.subject = lock.name;
+    f.evidence = text::format("%.1f", threads) + " threads, " + std::to_string(lock.posts) +
+                 (lock.posts == 1 ? " time" : " times") + ": " + seconds(lock.wait_s) +
+                 " of thread-time waiting for the slowest (" + seconds(lock.wait_spinning_s) +
+                 " spinning)";
+    f.advice =
+        "repartition the work: schedule(dynamic) or (guided), or sizes weighed by cost; "
+        "nowait where the next work does not depend on the others'";
     out.push_back(f);
   }
 }

@@ -123,6 +123,19 @@ std::string own_name(const Run& run, const ObjectInfo& o) {
       }
     }
   }
+  // OpenMP's objects are named by their place in the source: the region whose end it is
+  // (its function's entry), the barrier's or the lock's first call.
+  const bool openmp = o.kind >= capture::kOmpRegionEnd && o.kind <= capture::kOmpIdle;
+  if (openmp && o.first_site) {
+    if (o.kind == capture::kOmpRegionEnd) {
+      auto it = run.symbols.find(o.first_site);
+      if (it != run.symbols.end() && !it->second.function.empty()) {
+        return "end of " + it->second.function;
+      }
+    }
+    const std::string where = location_of(run, o.first_site);
+    if (!where.empty()) return name + "@" + where;
+  }
   if (const uint64_t frame = acquiring_frame(run, o)) {
     name += "@" + bare_name(display_name(run, frame));
     const std::string where = location_of(run, frame);

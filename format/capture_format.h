@@ -101,13 +101,21 @@ enum Kind : uint32_t {
   kSemaphore,
   kJoin,
   kSpinRegion,
+  // OpenMP (GNU libgomp's entry points, runtime/interpose_openmp.cpp); since format 0.1's
+  // kinds 0..9, so older readers name them "object".
+  kOmpRegionEnd,               // a parallel region's end: team threads done with their share wait
+  kOmpBarrier,                 // an explicit barrier, or a worksharing loop's or sections' end
+  kOmpCritical,                // a critical section (unnamed, named) or libgomp's atomic lock
+  kOmpLock,                    // omp_lock_t, omp_nest_lock_t
+  kOmpIdle,                    // a team thread between parallel regions
   kUnknownKind = 0xffffffffu,  // named, never used
 };
-inline constexpr uint32_t kKindCount = 10;
+inline constexpr uint32_t kKindCount = 15;
 // Their names, as reports, their JSON and the viewer print them: the one list of them.
 inline constexpr const char* kKindNames[kKindCount] = {
-    "procedure", "mutex",   "rwlock(read)", "rwlock(write)", "spinlock",
-    "condition", "barrier", "semaphore",    "join",          "spin region"};
+    "procedure",      "mutex",       "rwlock(read)", "rwlock(write)", "spinlock",
+    "condition",      "barrier",     "semaphore",    "join",          "spin region",
+    "omp region end", "omp barrier", "omp critical", "omp lock",      "omp idle"};
 constexpr const char* kind_name(uint32_t kind) {
   return kind < kKindCount ? kKindNames[kind] : "object";
 }

@@ -231,6 +231,18 @@ void line_table_position(Dwarf_Die* unit, Dwarf_Addr pc, SourceSymbol& symbol) {
   symbol.line = line;
 }
 
+// gcc outlines an OpenMP construct's body into an artificial function named after the
+// enclosing one, "main._omp_fn.3", with no declaration line; its entry's line is the
+// pragma's. Quartz pushes only parallel regions' bodies as procedures (the runtime's
+// GOMP_parallel wrappers): they read "omp_parallel@file.c:LINE" (one word: reports that
+// shorten a name drop what comes before its last space, as a return type).
+bool is_openmp_outlined(const std::string& name) {
+  const size_t at = name.rfind("._omp_fn.");
+  if (at == std::string::npos || at == 0 || at + 9 == name.size()) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(at + 9), name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 // One ELF file and the debug information libdwfl found for it.
@@ -313,6 +325,15 @@ void Symbolizer::Module::resolve_from_dwarf(Dwarf_Addr address, Resolution& out)
   if (entry) *entry += dwarf_bias;
   out.symbol.function = function_name(&function, entry);
   if (entry) out.entry = *entry - bias_;
+  if (entry && is_openmp_outlined(out.symbol.function)) {
+    SourceSymbol pragma;
+    line_table_position(&unit, *entry - dwarf_bias, pragma);
+    if (pragma.line > 0) {
+      out.symbol.function = "omp_parallel@" +
+                            std::filesystem::path(pragma.file).filename().string() + ":" +
+                            std::to_string(pragma.line);
+    }
+  }
 
   if (entry && address == *entry && declaration_position(&function, out.symbol)) return;
   Dwarf_Die inlined;

@@ -154,6 +154,28 @@ void ProfileStack::inherit(const ProfileStack& parent) {
   word_.store((seq & ~uint64_t{1}) << 32 | n, std::memory_order_release);
 }
 
+void ProfileStack::rebase(const uintptr_t* frames, uint32_t n) {
+  if (n > capacity_) n = capacity_;
+  const uint64_t begun = begin_rewrite();
+  for (uint32_t i = 0; i < n; ++i) {
+    entries_[i].address.store(frames[i], std::memory_order_relaxed);
+    entries_[i].meta.store(kInheritedTag, std::memory_order_relaxed);
+    entries_[i].child_callee = 0;
+  }
+  end_rewrite(begun, n);
+}
+
+uint32_t ProfileStack::copy_procedures(uintptr_t* out, uint32_t max) const {
+  const uint32_t depth = static_cast<uint32_t>(word_.load(std::memory_order_relaxed));
+  const uint32_t stored = depth < capacity_ ? depth : capacity_;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < stored && n < max; ++i) {
+    if (!is_procedure(entries_[i].meta.load(std::memory_order_relaxed))) continue;
+    out[n++] = entries_[i].address.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
 bool ProfileStack::read(EntryValue* out, uint32_t out_capacity, uint32_t* depth,
                         uint32_t* true_depth) const {
   const uint64_t before = word_.load(std::memory_order_acquire);

@@ -39,8 +39,13 @@ enum class EntryKind : uint8_t {
   semaphore,
   join,
   spin_region,
+  omp_region_end,  // OpenMP (interpose_openmp.cpp)
+  omp_barrier,
+  omp_critical,
+  omp_lock,
+  omp_idle,
 };
-inline constexpr int kEntryKindCount = 10;
+inline constexpr int kEntryKindCount = 15;
 
 // What the thread is doing with an entry's object or procedure.
 enum class EntryRole : uint8_t {
@@ -216,6 +221,14 @@ class ProfileStack {
   // Starts this (empty) stack with the procedure entries of `parent`, which must be owned
   // by the calling thread. They are marked inherited and never popped.
   QUARTZ_NOINSTR void inherit(const ProfileStack& parent);
+
+  // Replaces the whole stack, which must hold only inherited entries, with `frames` (n
+  // procedure addresses, bottom first) marked inherited: a pooled thread (an OpenMP team
+  // thread) starting work on behalf of another thread's procedures. Owner only.
+  QUARTZ_NOINSTR void rebase(const uintptr_t* frames, uint32_t n);
+  // Copies the addresses of the procedure entries (inherited ones too), bottom first, into
+  // `out` (room for `max`); returns how many. Owner only.
+  QUARTZ_NOINSTR uint32_t copy_procedures(uintptr_t* out, uint32_t max) const;
 
   // Reader side. ------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ bool resolve_real_functions() {
   if (auto* f = lookup<decltype(::name)>(#name, version)) name = f;
   QUARTZ_REAL_FUNCTIONS(QUARTZ_RESOLVE)
 #undef QUARTZ_RESOLVE
+  resolve_openmp_functions();
   return pthread_create && pthread_join && pthread_mutex_lock && pthread_mutex_unlock &&
          pthread_mutex_trylock && pthread_cond_wait && pthread_exit;
 }

@@ -76,5 +76,8 @@ QUARTZ_REAL_FUNCTIONS(QUARTZ_DECLARE_REAL)
 // Resolves every pointer with dlsym(RTLD_NEXT). Returns false if one is missing that the
 // runtime cannot do without (then the runtime stays disabled and wrappers pass through).
 QUARTZ_NOINSTR bool resolve_real_functions();
+// Resolves libgomp's functions (interpose_openmp.cpp) that are still unresolved: at
+// start-up, and again at a wrapper's first call when libgomp was loaded later.
+QUARTZ_NOINSTR void resolve_openmp_functions();
 
 }  // namespace quartz::rt::real

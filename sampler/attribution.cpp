@@ -264,7 +264,14 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
     }
     if (self && sample.top_role == kRoleWaiting) {
       ++o.waiters;
-      (sample.state == kSpinning ? o.wait_spinning_s : o.wait_blocked_s) += duration_s;
+      // A thread that spins to wait (a spin lock, libgomp's waits) may sleep too: its CPU
+      // clock says how much of the wait it spun (runnable: running or ready), as for its
+      // states; the rest it was blocked.
+      const double spun = sample.state == kSpinning
+                              ? std::fmin(duration_s, c.state[kSpinning] + c.state[kReady])
+                              : 0.0;
+      o.wait_spinning_s += spun;
+      o.wait_blocked_s += duration_s - spun;
     } else if (!(condition_wait && id == leaf.parent)) {
       o.hold_s += duration_s;
     }

@@ -198,6 +198,29 @@ TEST(ProfileStack, InheritCopiesProceduresOnlyAndNeverPopsThem) {
   EXPECT_EQ(child.stack.mismatches(), 1u);
 }
 
+TEST(ProfileStack, RebaseReplacesTheInheritedEntriesWithAnotherThreadsProcedures) {
+  Stack master(8), worker(8);
+  master.stack.push(10, kProcedureTag);
+  master.stack.push(0xA, kHeld);  // the master's locks stay the master's
+  master.stack.push(40, kProcedureTag);
+  uintptr_t frames[8];
+  ASSERT_EQ(master.stack.copy_procedures(frames, 8), 2u);
+  EXPECT_EQ(frames[0], 10u);
+  EXPECT_EQ(frames[1], 40u);
+  EXPECT_EQ(master.stack.copy_procedures(frames, 1), 1u);  // the bottom first
+  worker.stack.push(20, kInheritedTag);  // what it inherited when the pool was made
+  worker.stack.push(30, kInheritedTag);
+  master.stack.copy_procedures(frames, 8);
+  worker.stack.rebase(frames, 2);
+  EXPECT_EQ(worker.addresses(), (Addresses{10, 40}));
+  EXPECT_EQ(worker.tag_at(0), kInheritedTag);
+  EXPECT_EQ(worker.tag_at(1), kInheritedTag);
+  worker.stack.push(50, kProcedureTag);
+  worker.stack.pop_procedure(50);
+  worker.stack.pop_procedure(40);  // never popped
+  EXPECT_EQ(worker.addresses(), (Addresses{10, 40}));
+}
+
 TEST(ProfileStack, ClearEmptiesForANewOwner) {
   Stack s(8);
   s.stack.push(10, kProcedureTag);

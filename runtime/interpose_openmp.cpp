@@ -1,0 +1,411 @@
+// Wrappers for GNU libgomp's entry points: the calls gcc's -fopenmp makes for parallel
+// regions, barriers, critical sections and omp locks (docs/design.md "OpenMP").
+//
+// gcc outlines a parallel region into an artificial function (main._omp_fn.0) that gets no
+// -finstrument-functions hooks, and libgomp's waits (spinning, then a futex) are invisible
+// to the pthread wrappers. Here:
+//   - a region's function runs through run_region on every team thread: it is pushed as a
+//     procedure (its entry's line is the pragma's), and a pooled worker first takes the
+//     master's procedures as its inherited stack, so its work is charged where the region
+//     was started, not where the pool was created;
+//   - each team thread then waits in one barrier of ours before libgomp's implicit one, so
+//     the time a thread done with its share waits for the others is known (the region's
+//     end, a load imbalance); a worker then waits as "omp idle" until its next region;
+//   - barriers, criticals and omp locks are objects on the stack, waited for spinning:
+//     libgomp spins, then sleeps in a futex, and the sampler's CPU clock readings tell the
+//     two apart (a spinning thread that does not run counts blocked).
+// libgomp's functions are found with dlsym(RTLD_NEXT) at start-up, or at the first call
+// when libgomp was loaded later (dlopen).
+#include <dlfcn.h>
+
+#include "runtime/interpose.h"
+#include "runtime/real.h"
+
+using namespace quartz::rt;
+
+namespace {
+
+using RegionFunction = void (*)(void*);
+using ParallelFn = void (*)(RegionFunction, void*, unsigned, unsigned);
+using ParallelLoopFn = void (*)(RegionFunction, void*, unsigned, long, long, long, long, unsigned);
+using ParallelLoopRuntimeFn = void (*)(RegionFunction, void*, unsigned, long, long, long, unsigned);
+using ParallelSectionsFn = void (*)(RegionFunction, void*, unsigned, unsigned, unsigned);
+using VoidFn = void (*)();
+using NamedCriticalFn = void (*)(void**);
+using LockFn = void (*)(void*);
+using TestLockFn = int (*)(void*);
+
+// X(name, type): every libgomp function we interpose.
+#define QUARTZ_OPENMP_FUNCTIONS(X)                                        \
+  X(GOMP_parallel, ParallelFn)                                            \
+  X(GOMP_parallel_loop_static, ParallelLoopFn)                            \
+  X(GOMP_parallel_loop_dynamic, ParallelLoopFn)                           \
+  X(GOMP_parallel_loop_guided, ParallelLoopFn)                            \
+  X(GOMP_parallel_loop_nonmonotonic_dynamic, ParallelLoopFn)              \
+  X(GOMP_parallel_loop_nonmonotonic_guided, ParallelLoopFn)               \
+  X(GOMP_parallel_loop_runtime, ParallelLoopRuntimeFn)                    \
+  X(GOMP_parallel_loop_nonmonotonic_runtime, ParallelLoopRuntimeFn)       \
+  X(GOMP_parallel_loop_maybe_nonmonotonic_runtime, ParallelLoopRuntimeFn) \
+  X(GOMP_parallel_sections, ParallelSectionsFn)                           \
+  X(GOMP_barrier, VoidFn)                                                 \
+  X(GOMP_loop_end, VoidFn)                                                \
+  X(GOMP_sections_end, VoidFn)                                            \
+  X(GOMP_critical_start, VoidFn)                                          \
+  X(GOMP_critical_end, VoidFn)                                            \
+  X(GOMP_critical_name_start, NamedCriticalFn)                            \
+  X(GOMP_critical_name_end, NamedCriticalFn)                              \
+  X(GOMP_atomic_start, VoidFn)                                            \
+  X(GOMP_atomic_end, VoidFn)                                              \
+  X(omp_set_lock, LockFn)                                                 \
+  X(omp_unset_lock, LockFn)                                               \
+  X(omp_test_lock, TestLockFn)                                            \
+  X(omp_set_nest_lock, LockFn)                                            \
+  X(omp_unset_nest_lock, LockFn)                                          \
+  X(omp_test_nest_lock, TestLockFn)
+
+namespace gomp {
+#define QUARTZ_DEFINE_GOMP(name, type) constinit type name = nullptr;
+QUARTZ_OPENMP_FUNCTIONS(QUARTZ_DEFINE_GOMP)
+#undef QUARTZ_DEFINE_GOMP
+}  // namespace gomp
+
+// The libgomp function behind `pointer`, resolving now if libgomp came after start-up.
+template <typename F>
+QUARTZ_ALWAYS_INLINE F gomp_function(F& pointer) {
+  if (QUARTZ_UNLIKELY(pointer == nullptr)) {
+    ensure_initialized();
+    if (pointer == nullptr) real::resolve_openmp_functions();
+  }
+  return pointer;
+}
+
+// A thread's OpenMP state. `idle`: the wait a worker entered after its last region, ended
+// when it starts the next. `master`: the thread started the innermost region it works in;
+// it counts the instances of that region's waits (the objects' posts), so that the
+// analysis knows how many threads each instance had.
+struct OpenmpThread {
+  Wait idle;
+  bool idle_open;
+  bool master;
+};
+__thread OpenmpThread t_openmp __attribute__((tls_model("initial-exec")));
+
+// Procedures of the master's stack a worker takes on (deeper ones are left out).
+constexpr uint32_t kRegionFrames = 64;
+
+// One parallel region, on the master's stack for the region's lifetime.
+struct Region {
+  RegionFunction function;
+  void* data;
+  ThreadBlock* master;  // null: the master is not profiled
+  VoidFn barrier;       // non-null: every team thread waits there after its share
+  uint32_t frames;
+  uintptr_t frame[kRegionFrames];
+};
+
+// Our own objects, named at their first use (a name given earlier would list them unused).
+struct OwnObject {
+  char address;
+  std::atomic<bool> named;
+  const char* name;
+};
+constinit OwnObject g_unnamed_critical{0, false, "omp critical (unnamed)"};
+constinit OwnObject g_atomic_lock{0, false, "omp atomic (libgomp's lock)"};
+constinit OwnObject g_idle{0, false, "omp idle (workers between regions)"};
+
+QUARTZ_NOINLINE void name_object(OwnObject& object) {
+  if (object.named.exchange(true, std::memory_order_relaxed)) return;
+  runtime().objects.set_name(reinterpret_cast<uintptr_t>(&object.address), object.name);
+}
+// The object's address, naming it on first use.
+QUARTZ_ALWAYS_INLINE uintptr_t own_object(OwnObject& object) {
+  if (QUARTZ_UNLIKELY(!object.named.load(std::memory_order_relaxed))) name_object(object);
+  return reinterpret_cast<uintptr_t>(&object.address);
+}
+
+// The calling thread waits (spinning, as libgomp does first) for `object` in `wait()`,
+// which leaves nothing held.
+template <typename WaitFn>
+QUARTZ_ALWAYS_INLINE void wait_at(ThreadBlock* block, uintptr_t object, EntryKind kind,
+                                  uintptr_t site, WaitFn wait) {
+  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, ticks());
+  if (t_openmp.master) count_post(reinterpret_cast<const void*>(object), kind, site);
+  wait();
+  end_wait(*block, runtime().objects, w, WaitOutcome::waited, site, ticks());
+}
+
+// Pushes the region's function as a procedure, counting the call from the one below.
+QUARTZ_NOINSTR void enter_region(ThreadBlock* block, uintptr_t function) {
+  const uintptr_t caller = block->stack.push(function, kProcedureTag);
+  CallEdgeSlot* edge = nullptr;
+  if (!block->inserting_edge) {
+    block->inserting_edge = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    edge = block->edges.count(caller, function);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    block->inserting_edge = false;
+  }
+  if (edge == nullptr) {
+    bump(block->spilled_events);
+    runtime().call_graph.add(caller, function, 1);
+  }
+}
+
+// A worker works for whichever region it is given: none of the procedures it runs names it
+// (ThreadRecord::routines, which the enter hook stops filling once full); reports name it
+// by its kernel name, its creator's.
+QUARTZ_NOINSTR void forget_routines(ThreadBlock* block) {
+  ThreadRecord* record = block->record;
+  if (record == nullptr || record->routine_count.load(std::memory_order_relaxed) == kThreadRoutines)
+    return;
+  for (std::atomic<uintptr_t>& routine : record->routines) {
+    routine.store(0, std::memory_order_relaxed);
+  }
+  record->routine_count.store(kThreadRoutines, std::memory_order_relaxed);
+}
+
+// Runs on every thread of the team, in place of the region's function.
+QUARTZ_NOINSTR void run_region(void* argument) {
+  const Region& region = *static_cast<const Region*>(argument);
+  ThreadBlock* block = current_block();
+  if (block == nullptr) {
+    region.function(region.data);
+    if (region.barrier) region.barrier();  // every team thread must, or the others hang
+    return;
+  }
+  if (t_openmp.idle_open) {
+    t_openmp.idle_open = false;
+    end_wait(*block, runtime().objects, t_openmp.idle, WaitOutcome::waited, t_openmp.idle.object,
+             ticks());
+  }
+  const bool outer_master = t_openmp.master;
+  const bool master = block == region.master;
+  t_openmp.master = master;
+  // A worker holds only what it inherited: it now works on behalf of the master's stack.
+  if (!master && region.master && block->stack.depth() == block->own_base) {
+    block->stack.rebase(region.frame, region.frames);
+    block->own_base = block->stack.depth();
+    forget_routines(block);
+  }
+  const auto function = reinterpret_cast<uintptr_t>(region.function);
+  enter_region(block, function);
+  region.function(region.data);
+  block->stack.pop_procedure(function);
+  if (region.barrier) {
+    wait_at(block, function, EntryKind::omp_region_end, function, region.barrier);
+  }
+  t_openmp.master = outer_master;
+  if (!master) {
+    const uintptr_t idle = own_object(g_idle);
+    t_openmp.idle = begin_wait(*block, idle, EntryKind::omp_idle, ThreadState::spinning, ticks());
+    t_openmp.idle_open = true;
+  }
+}
+
+// Starts a region through `start(function, data)` (libgomp's entry point with its other
+// arguments bound), the region's function wrapped.
+template <typename Start>
+QUARTZ_ALWAYS_INLINE void start_region(RegionFunction function, void* data, Start start) {
+  ThreadBlock* block = current_block();
+  VoidFn barrier = gomp_function(gomp::GOMP_barrier);
+  if (block == nullptr || barrier == nullptr) return start(function, data);
+  Region region{function, data, block, barrier, 0, {}};
+  region.frames = block->stack.copy_procedures(region.frame, kRegionFrames);
+  start(run_region, &region);
+}
+
+// A lock of libgomp's, taken by `lock()`. It is waited for spinning (libgomp spins before
+// it sleeps); contended when it was not granted within kContendedTicks (about a
+// microsecond: an uncontended one takes tens of nanoseconds). libgomp's lock word is not
+// ours to read: its layout is libgomp's own, and other runtimes (LLVM's libomp) provide
+// the same entry points.
+constexpr uint64_t kContendedTicks = 2000;
+
+template <typename LockFnT>
+QUARTZ_ALWAYS_INLINE void take_lock(uintptr_t object, EntryKind kind, uintptr_t site,
+                                    LockFnT lock) {
+  ThreadBlock* block = current_block();
+  if (block == nullptr) return lock();
+  const uint64_t requested = ticks();
+  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, requested);
+  lock();
+  const uint64_t granted = ticks();
+  if (granted - requested >= kContendedTicks) {
+    end_wait_acquired(*block, runtime().objects, w, site, granted);
+    return;
+  }
+  block->stack.set_role(object, EntryRole::holding);
+  block->state.store(w.previous, std::memory_order_release);
+  count_acquisition(*block, runtime().objects, object, kind, site, false, 0);
+}
+
+template <typename UnlockFn>
+QUARTZ_ALWAYS_INLINE void release_lock(uintptr_t object, UnlockFn unlock) {
+  if (ThreadBlock* block = t_local.block) on_released(*block, object);
+  unlock();
+}
+
+// A successful omp_test_lock: held without waiting.
+QUARTZ_ALWAYS_INLINE void tested_lock(uintptr_t object, uintptr_t site) {
+  if (ThreadBlock* block = current_block()) {
+    on_acquired(*block, runtime().objects, object, EntryKind::omp_lock, site);
+  }
+}
+
+QUARTZ_ALWAYS_INLINE uintptr_t address_of(const volatile void* object) {
+  return reinterpret_cast<uintptr_t>(object);
+}
+
+}  // namespace
+
+namespace quartz::rt::real {
+void resolve_openmp_functions() {
+#define QUARTZ_RESOLVE_GOMP(name, type) \
+  if (!gomp::name) gomp::name = reinterpret_cast<type>(dlsym(RTLD_NEXT, #name));
+  QUARTZ_OPENMP_FUNCTIONS(QUARTZ_RESOLVE_GOMP)
+#undef QUARTZ_RESOLVE_GOMP
+}
+}  // namespace quartz::rt::real
+
+// ---- parallel regions ------------------------------------------------------------------
+// Without libgomp's function (which cannot happen in a program that calls it) a region
+// runs on the calling thread alone, a legal team of one.
+
+QUARTZ_EXPORT void GOMP_parallel(RegionFunction fn, void* data, unsigned threads, unsigned flags) {
+  ParallelFn start = gomp_function(gomp::GOMP_parallel);
+  if (!start) return fn(data);
+  start_region(fn, data, [=](RegionFunction f, void* d) { start(f, d, threads, flags); });
+}
+
+#define QUARTZ_PARALLEL_LOOP(name)                                                               \
+  QUARTZ_EXPORT void name(RegionFunction fn, void* data, unsigned threads, long begin, long end, \
+                          long step, long chunk, unsigned flags) {                               \
+    ParallelLoopFn start = gomp_function(gomp::name);                                            \
+    if (!start) return fn(data);                                                                 \
+    start_region(fn, data, [=](RegionFunction f, void* d) {                                      \
+      start(f, d, threads, begin, end, step, chunk, flags);                                      \
+    });                                                                                          \
+  }
+QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_static)
+QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_guided)
+QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+QUARTZ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+#undef QUARTZ_PARALLEL_LOOP
+
+#define QUARTZ_PARALLEL_LOOP_RUNTIME(name)                                                       \
+  QUARTZ_EXPORT void name(RegionFunction fn, void* data, unsigned threads, long begin, long end, \
+                          long step, unsigned flags) {                                           \
+    ParallelLoopRuntimeFn start = gomp_function(gomp::name);                                     \
+    if (!start) return fn(data);                                                                 \
+    start_region(fn, data, [=](RegionFunction f, void* d) {                                      \
+      start(f, d, threads, begin, end, step, flags);                                             \
+    });                                                                                          \
+  }
+QUARTZ_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+QUARTZ_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+QUARTZ_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+#undef QUARTZ_PARALLEL_LOOP_RUNTIME
+
+QUARTZ_EXPORT void GOMP_parallel_sections(RegionFunction fn, void* data, unsigned threads,
+                                          unsigned count, unsigned flags) {
+  ParallelSectionsFn start = gomp_function(gomp::GOMP_parallel_sections);
+  if (!start) return fn(data);
+  start_region(fn, data, [=](RegionFunction f, void* d) { start(f, d, threads, count, flags); });
+}
+
+// ---- barriers: explicit, and the ends of worksharing loops and sections ------------------
+
+#define QUARTZ_BARRIER(name)                                                \
+  QUARTZ_EXPORT void name() {                                               \
+    VoidFn wait = gomp_function(gomp::name);                                \
+    if (!wait) return;                                                      \
+    ThreadBlock* block = current_block();                                   \
+    if (block == nullptr) return wait();                                    \
+    const uintptr_t site = QUARTZ_CALL_SITE();                              \
+    wait_at(block, site, EntryKind::omp_barrier, site, [wait] { wait(); }); \
+  }
+QUARTZ_BARRIER(GOMP_barrier)
+QUARTZ_BARRIER(GOMP_loop_end)
+QUARTZ_BARRIER(GOMP_sections_end)
+#undef QUARTZ_BARRIER
+
+// ---- critical sections and atomics -----------------------------------------------------
+
+QUARTZ_EXPORT void GOMP_critical_start() {
+  VoidFn lock = gomp_function(gomp::GOMP_critical_start);
+  if (!lock) return;
+  take_lock(own_object(g_unnamed_critical), EntryKind::omp_critical, QUARTZ_CALL_SITE(), lock);
+}
+
+QUARTZ_EXPORT void GOMP_critical_end() {
+  VoidFn unlock = gomp_function(gomp::GOMP_critical_end);
+  if (!unlock) return;
+  release_lock(reinterpret_cast<uintptr_t>(&g_unnamed_critical.address), unlock);
+}
+
+QUARTZ_EXPORT void GOMP_critical_name_start(void** name) {
+  NamedCriticalFn lock = gomp_function(gomp::GOMP_critical_name_start);
+  if (!lock) return;
+  take_lock(address_of(name), EntryKind::omp_critical, QUARTZ_CALL_SITE(), [=] { lock(name); });
+}
+
+QUARTZ_EXPORT void GOMP_critical_name_end(void** name) {
+  NamedCriticalFn unlock = gomp_function(gomp::GOMP_critical_name_end);
+  if (!unlock) return;
+  release_lock(address_of(name), [=] { unlock(name); });
+}
+
+QUARTZ_EXPORT void GOMP_atomic_start() {
+  VoidFn lock = gomp_function(gomp::GOMP_atomic_start);
+  if (!lock) return;
+  take_lock(own_object(g_atomic_lock), EntryKind::omp_critical, QUARTZ_CALL_SITE(), lock);
+}
+
+QUARTZ_EXPORT void GOMP_atomic_end() {
+  VoidFn unlock = gomp_function(gomp::GOMP_atomic_end);
+  if (!unlock) return;
+  release_lock(reinterpret_cast<uintptr_t>(&g_atomic_lock.address), unlock);
+}
+
+// ---- omp locks (omp.h's OpenMP 3.0 ABI, libgomp's default symbol version) ----------------
+
+QUARTZ_EXPORT void omp_set_lock(void* lock) {
+  LockFn set = gomp_function(gomp::omp_set_lock);
+  if (!set) return;
+  take_lock(address_of(lock), EntryKind::omp_lock, QUARTZ_CALL_SITE(), [=] { set(lock); });
+}
+
+QUARTZ_EXPORT void omp_unset_lock(void* lock) {
+  LockFn unset = gomp_function(gomp::omp_unset_lock);
+  if (!unset) return;
+  release_lock(address_of(lock), [=] { unset(lock); });
+}
+
+QUARTZ_EXPORT int omp_test_lock(void* lock) {
+  TestLockFn test = gomp_function(gomp::omp_test_lock);
+  if (!test) return 0;
+  const int rc = test(lock);
+  if (rc) tested_lock(address_of(lock), QUARTZ_CALL_SITE());
+  return rc;
+}
+
+QUARTZ_EXPORT void omp_set_nest_lock(void* lock) {
+  LockFn set = gomp_function(gomp::omp_set_nest_lock);
+  if (!set) return;
+  take_lock(address_of(lock), EntryKind::omp_lock, QUARTZ_CALL_SITE(), [=] { set(lock); });
+}
+
+QUARTZ_EXPORT void omp_unset_nest_lock(void* lock) {
+  LockFn unset = gomp_function(gomp::omp_unset_nest_lock);
+  if (!unset) return;
+  release_lock(address_of(lock), [=] { unset(lock); });
+}
+
+QUARTZ_EXPORT int omp_test_nest_lock(void* lock) {
+  TestLockFn test = gomp_function(gomp::omp_test_nest_lock);
+  if (!test) return 0;
+  const int rc = test(lock);
+  if (rc) tested_lock(address_of(lock), QUARTZ_CALL_SITE());
+  return rc;
+}

@@ -1,0 +1,274 @@
+// End-to-end: an OpenMP program (gcc -fopenmp, GNU libgomp) under `quartz run`; its phases,
+// waits and each thread's processor time, timed by the program itself (samples/omp_phases.c),
+// must be what the report and the diagnosis show.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+#include "invariants.h"
+
+namespace quartz::test {
+namespace {
+
+using nlohmann::json;
+
+const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+const std::string kSample = std::string(QUARTZ_SAMPLES_DIR) + "/omp_phases";
+
+// Bounds on sampled figures under a sanitizer, whose slower sampler preempts the program
+// more (as in profile_e2e_test.cpp).
+constexpr double kSlack = QUARTZ_SANITIZED ? 2.0 : 1.0;
+
+struct OmpRun {
+  std::map<std::string, std::string> printed;
+  json report, diagnosis;
+  double period_s = 0;
+
+  double truth(const std::string& key) const {
+    auto it = printed.find(key);
+    EXPECT_NE(it, printed.end()) << "omp_phases did not print " << key;
+    return it == printed.end() ? 0 : std::strtod(it->second.c_str(), nullptr);
+  }
+  std::string line(const std::string& key) const {
+    return "omp_phases.c:" + std::to_string(static_cast<int>(truth(key)));
+  }
+  static const json* named(const json& rows, const std::string& name) {
+    for (const json& row : rows) {
+      if (row["name"] == name) return &row;
+    }
+    return nullptr;
+  }
+  const json* thread(int index) const {
+    for (const json& t : report["threads"]) {
+      if (t["index"] == index) return &t;
+    }
+    return nullptr;
+  }
+  const json* finding(const std::string& property, const std::string& subject) const {
+    for (const json& f : diagnosis["findings"]) {
+      if (f["property"] == property && f["subject"] == subject) return &f;
+    }
+    return nullptr;
+  }
+};
+
+class OpenmpE2E : public ScratchTest {
+ protected:
+  // The sample under `quartz run`, libgomp's waits as OMP_WAIT_POLICY says (active: spin
+  // until released; passive: sleep at once; empty: libgomp's default, spin then sleep).
+  OmpRun profile(const std::string& wait_policy) {
+    std::map<std::string, std::string> env;
+    if (!wait_policy.empty()) env["OMP_WAIT_POLICY"] = wait_policy;
+    const std::string capture = (dir / "omp_phases.qcap").string();
+    const CommandResult r =
+        run_command({kQuartz, "run", "-q", "--store", store, "-o", capture, "--", kSample}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (const std::optional<Capture> kept = read_capture_file(capture)) {
+      expect_possible_figures(kept->run);
+    }
+    OmpRun run;
+    run.printed = printed_values(r.out);
+    const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    run.report = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+    const CommandResult diagnosis = run_command({kQuartz, "diagnose", "--store", store, "--json"});
+    EXPECT_EQ(diagnosis.exit_code, 0) << diagnosis.err;
+    run.diagnosis = json::parse(diagnosis.out, nullptr, /*allow_exceptions=*/false);
+    if (!run.report.is_discarded()) run.period_s = run.report["sampling"]["period_s"];
+    return run;
+  }
+};
+
+// Timing checks get a second run, as in profile_e2e_test.cpp: the shared machine now and
+// then stalls a program, which moves its own timings too.
+template <typename Attempt>
+void with_one_retry(Attempt attempt) {
+  if (!attempt(false)) attempt(true);
+}
+
+// Each parallel region is a procedure named by its pragma's line, called once per team
+// thread, under the procedure that started it; the work inside is its children.
+TEST_F(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
+  const OmpRun run = profile("");
+  ASSERT_FALSE(run.report.is_discarded());
+  const double threads = run.truth("threads");
+  ASSERT_GE(threads, 2);
+  const json& procedures = run.report["procedures"];
+  for (const auto& [key, work] :
+       {std::pair{"region_imbalance_line", "do_share"}, {"region_steps_line", "do_step"}}) {
+    const std::string name = "omp_parallel@" + run.line(key);
+    const json* region = OmpRun::named(procedures, name);
+    ASSERT_NE(region, nullptr) << name << " in " << procedures.dump();
+    EXPECT_EQ((*region)["location"], run.line(key));
+    EXPECT_EQ((*region)["calls"].get<double>(), threads);
+    EXPECT_NE(OmpRun::named((*region)["children"], work), nullptr) << (*region).dump();
+    const json* main_row = OmpRun::named(procedures, "main");
+    ASSERT_NE(main_row, nullptr);
+    EXPECT_NE(OmpRun::named((*main_row)["children"], name), nullptr) << (*main_row).dump();
+  }
+  // The worker is named by its creator's name, not by a region it happened to run first.
+  const json* worker = run.thread(1);
+  ASSERT_NE(worker, nullptr);
+  EXPECT_EQ((*worker)["name"], "omp_phases");
+}
+
+// libgomp spinning until released (OMP_WAIT_POLICY=active): what a thread spins at the
+// region's end, at the barrier and between regions is spinning, not busy, and not main's
+// own time; its busy time is the processor time of its own work.
+TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
+  with_one_retry([&](bool last) {
+    const OmpRun run = profile("active");
+    if (run.report.is_discarded()) return false;
+    const double period = run.period_s;
+    bool near = true;
+    for (int i = 0; i < 2; ++i) {
+      const json* t = run.thread(i);
+      if (!t) return false;
+      const std::string n = std::to_string(i);
+      const double work = run.truth("thread_" + n + "_work_cpu_s");
+      const double spun = run.truth("thread_" + n + "_cpu_s") - work;
+      const double busy = (*t)["busy_s"], spinning = (*t)["spin_s"];
+      // A sample's processor time is shared with its neighbours' (attribution.h): work
+      // next to spinning trades a little of each, more when other processes preempt.
+      const double busy_bound = kSlack * std::max(0.12 * work, 4 * period);
+      const double spin_bound = kSlack * std::max(0.15 * spun, 0.03 + 4 * period);
+      near &= std::fabs(busy - work) <= busy_bound && std::fabs(spinning - spun) <= spin_bound;
+      if (last) {
+        EXPECT_NEAR(busy, work, busy_bound) << "thread " << i;
+        EXPECT_NEAR(spinning, spun, spin_bound) << "thread " << i;
+      }
+    }
+    if (!near && !last) return false;
+    const double elapsed = run.report["elapsed_s"];
+    const json* main_row = OmpRun::named(run.report["procedures"], "main");
+    EXPECT_NE(main_row, nullptr);
+    if (main_row) {
+      EXPECT_LT((*main_row)["normalized_self_s"].get<double>(), 0.03 * elapsed);
+    }
+    // The waits, as the program timed them, and spinning.
+    const json* end = OmpRun::named(run.report["locks"],
+                                    "end of omp_parallel@" + run.line("region_imbalance_line"));
+    const json* barrier =
+        OmpRun::named(run.report["locks"], "omp barrier@" + run.line("barrier_line"));
+    EXPECT_TRUE(end && barrier) << run.report["locks"].dump();
+    if (!end || !barrier) return true;
+    for (const auto& [object, key] :
+         {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
+      const double truth = run.truth(key);
+      EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
+                  kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
+          << key;
+      EXPECT_GT((*object)["wait_spinning_s"].get<double>(), 0.8 * (*object)["wait_s"].get<double>())
+          << key;
+    }
+    return true;
+  });
+}
+
+// libgomp sleeping at once (OMP_WAIT_POLICY=passive): the same waits are blocked; objects'
+// counts are the program's: one arrival per thread and step, one instance per step.
+TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
+  const OmpRun run = profile("passive");
+  ASSERT_FALSE(run.report.is_discarded());
+  const double period = run.period_s;
+  const double threads = run.truth("threads"), steps = 5;
+  const json& locks = run.report["locks"];
+  const json* end =
+      OmpRun::named(locks, "end of omp_parallel@" + run.line("region_imbalance_line"));
+  const json* barrier = OmpRun::named(locks, "omp barrier@" + run.line("barrier_line"));
+  const json* critical = OmpRun::named(locks, "omp critical (unnamed)");
+  ASSERT_TRUE(end && barrier && critical) << locks.dump();
+  EXPECT_EQ((*end)["kind"], "omp region end");
+  EXPECT_EQ((*end)["acquisitions"].get<double>(), threads);
+  EXPECT_EQ((*end)["posts"], 1);
+  EXPECT_EQ((*barrier)["kind"], "omp barrier");
+  EXPECT_EQ((*barrier)["acquisitions"].get<double>(), threads * steps);
+  EXPECT_EQ((*barrier)["posts"].get<double>(), steps);
+  EXPECT_EQ((*critical)["kind"], "omp critical");
+  EXPECT_EQ((*critical)["acquisitions"].get<double>(), threads * steps);
+  bool lock_seen = false;
+  for (const json& l : locks) {
+    if (l["kind"] != "omp lock") continue;
+    lock_seen = true;
+    EXPECT_EQ(l["acquisitions"].get<double>(), threads * steps);
+  }
+  EXPECT_TRUE(lock_seen) << locks.dump();
+  for (const auto& [object, key] :
+       {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
+    const double truth = run.truth(key);
+    EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
+                kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
+        << key;
+    EXPECT_GT((*object)["wait_blocked_s"].get<double>(), 0.8 * (*object)["wait_s"].get<double>())
+        << key;
+  }
+  // Held by one thread at a time, at least for the time the program spent inside.
+  const double held = run.truth("critical_hold_s");
+  EXPECT_GT((*critical)["hold_s"].get<double>(), 0.9 * held - 2 * period);
+  EXPECT_LT((*critical)["hold_s"].get<double>(), 1.1 * held + 4 * period);
+  for (int i = 0; i < 2; ++i) {
+    const json* t = run.thread(i);
+    ASSERT_NE(t, nullptr);
+    const double work = run.truth("thread_" + std::to_string(i) + "_work_cpu_s");
+    EXPECT_NEAR((*t)["busy_s"].get<double>(), work, kSlack * std::max(0.1 * work, 3 * period));
+    EXPECT_LT((*t)["spin_s"].get<double>(), 0.05);
+  }
+}
+
+// libgomp's default waits: the serial phase weighs its length, and the diagnosis finds it
+// and the imbalance at the first region's end and at the barrier, each with the share of
+// the elapsed time the program's own timings give.
+TEST_F(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
+  with_one_retry([&](bool last) {
+    const OmpRun run = profile("");
+    if (run.report.is_discarded() || run.diagnosis.is_discarded()) return false;
+    const double period = run.period_s, elapsed = run.report["elapsed_s"];
+    const double processors = run.report["processors"];
+    const json* serial = OmpRun::named(run.report["procedures"], "serial_phase");
+    if (!serial) return false;
+    // Its normalized time is its wall time when nothing else takes the processor; another
+    // process that does leaves part of it with no processor busy (bin 0), shared with the
+    // idle worker: less, never more.
+    const double serial_s = run.truth("serial_s");
+    const double normalized = (*serial)["normalized_s"];
+    const bool near =
+        normalized > 0.85 * serial_s - 2 * period && normalized < 1.05 * serial_s + 2 * period;
+    if (!near && !last) return false;
+    EXPECT_GT(normalized, (1 - 0.25 * kSlack) * serial_s - 2 * period);
+    EXPECT_LT(normalized, 1.05 * serial_s + 2 * period);
+    EXPECT_GT((*serial)["histogram_s"][1].get<double>(), 0.6 * normalized);
+
+    // Found, with the share spreading it over the processors would save (less what the
+    // diagnosis puts on blocking in the kernel, which load from other processes raises).
+    const json* bottleneck = run.finding("serial bottleneck", "serial_phase");
+    EXPECT_NE(bottleneck, nullptr) << run.diagnosis.dump();
+    const double serial_share = serial_s * (1 - 1 / processors) / elapsed;
+    if (bottleneck) {
+      EXPECT_GT((*bottleneck)["severity"].get<double>(), 0.5 * serial_share);
+      EXPECT_LT((*bottleneck)["severity"].get<double>(), 1.3 * serial_share);
+    }
+
+    const double threads = run.truth("threads");
+    for (const auto& [subject, key] :
+         {std::pair{"end of omp_parallel@" + run.line("region_imbalance_line"),
+                    "region_end_wait_s"},
+          {"omp barrier@" + run.line("barrier_line"), "barrier_wait_s"}}) {
+      const json* imbalance = run.finding("load imbalance", subject);
+      EXPECT_NE(imbalance, nullptr) << subject << " in " << run.diagnosis.dump();
+      if (!imbalance) continue;
+      const double share = run.truth(key) / threads / elapsed;
+      EXPECT_NEAR((*imbalance)["severity"].get<double>(), share,
+                  kSlack * std::max(0.25 * share, 4 * period / elapsed))
+          << subject;
+      EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
+    }
+    return true;
+  });
+}
+
+}  // namespace
+}  // namespace quartz::test
