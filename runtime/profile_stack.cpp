@@ -160,7 +160,7 @@ void ProfileStack::rebase(const uintptr_t* frames, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     entries_[i].address.store(frames[i], std::memory_order_relaxed);
     entries_[i].meta.store(kInheritedTag, std::memory_order_relaxed);
-    entries_[i].child_callee = 0;
+    entries_[i].child_edge = &kNoEdge;
   }
   end_rewrite(begun, n);
 }
