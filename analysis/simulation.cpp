@@ -28,7 +28,6 @@ void Simulation::State::grow() {
       add_pool(1);
     }
     t.lane = pools[t.pool].lanes.front();
-    if (config.critical_path) t.path = std::make_shared<PathComposition>();
     threads.push_back(std::move(t));
     work.push_back(index);
   }
@@ -87,14 +86,15 @@ SimulationResult Simulation::result() const {
   r.elapsed_ns = state_->end_seen ? state_->end_ns : last;
   if (state_->config.critical_path) {
     // The path ends where the program ended: on the thread that ended it, or the last.
-    r.path = state_->end_path;
-    if (!r.path) {
+    std::optional<PathRef> path = state_->end_path;
+    if (!path) {
       const State::SimThread* ending = nullptr;
       for (const State::SimThread& t : state_->threads) {
         if (!ending || t.end_ns > ending->end_ns) ending = &t;
       }
-      if (ending) r.path = ending->path;
+      if (ending) path = ending->path;
     }
+    if (path) r.path = std::make_shared<const PathComposition>(state_->compose_path(*path));
   }
   for (const auto& [key, k] : state_->keys) {
     if (k.consumers == 0) r.migrated_unreceived_ns += k.migrated_ns;

@@ -7,24 +7,29 @@
 
 namespace quartz::analysis {
 
-PathComposition& Simulation::State::own_path(SimThread& t) {
-  if (t.path.use_count() > 1) t.path = std::make_shared<PathComposition>(*t.path);
-  return *t.path;
-}
-
 void Simulation::State::charge_path(SimThread& t, uint32_t index, const Step& s, double cpu_ns,
                                     double delay_ns) {
   if (!config.critical_path) return;
-  PathComposition& p = own_path(t);
-  if (p.thread_ns.size() <= index) p.thread_ns.resize(index + 1);
-  p.thread_ns[index] += cpu_ns + delay_ns;
-  p.cpu_ns += cpu_ns;
-  p.delay_ns += delay_ns;
-  if (s.attribution < attributions.size()) {
-    for (const auto& [context, weight] : attributions[s.attribution])
-      p.context_ns[context] += cpu_ns * weight;
+  path_pieces.push_back(PathPiece{t.path, index, s.attribution, t.held.empty() ? 0 : t.held.back(),
+                                  cpu_ns, delay_ns});
+  t.path = static_cast<PathRef>(path_pieces.size());
+}
+
+PathComposition Simulation::State::compose_path(PathRef path) const {
+  PathComposition p;
+  for (PathRef at = path; at != kEmptyPath; at = path_pieces[at - 1].before) {
+    const PathPiece& piece = path_pieces[at - 1];
+    if (p.thread_ns.size() <= piece.thread) p.thread_ns.resize(piece.thread + 1);
+    p.thread_ns[piece.thread] += piece.cpu_ns + piece.delay_ns;
+    p.cpu_ns += piece.cpu_ns;
+    p.delay_ns += piece.delay_ns;
+    if (piece.attribution < attributions.size()) {
+      for (const auto& [context, weight] : attributions[piece.attribution])
+        p.context_ns[context] += piece.cpu_ns * weight;
+    }
+    if (piece.lock != 0) p.lock_ns[piece.lock] += piece.cpu_ns + piece.delay_ns;
   }
-  if (!t.held.empty()) p.lock_ns[t.held.back()] += cpu_ns + delay_ns;
+  return p;
 }
 
 void Simulation::State::start_work(SimThread& t, uint32_t index, double cpu_ns, double delay_ns) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <utility>
@@ -21,6 +22,18 @@
 #include "analysis/trace_steps.h"
 
 namespace quartz::analysis {
+
+// A piece of a critical path: what one thread did in one step, after the piece `before`
+// (PathRef: a piece's index + 1; kEmptyPath: nothing before).
+using PathRef = uint32_t;
+inline constexpr PathRef kEmptyPath = 0;
+struct PathPiece {
+  PathRef before = kEmptyPath;
+  uint32_t thread = 0;
+  uint32_t attribution = 0;  // into the attributions; past their end: none
+  uint64_t lock = 0;         // held, innermost; 0: none
+  double cpu_ns = 0, delay_ns = 0;
+};
 
 struct Simulation::State {
   using Type = trace::Type;
@@ -50,7 +63,8 @@ struct Simulation::State {
     uint32_t count = 0;  // producers so far (arrivals, read releases)
     uint32_t consumers = 0;
     double migrated_ns = 0;  // moved work for the first consumer
-    std::shared_ptr<PathComposition> path;
+    PathRef path = kEmptyPath;
+    bool has_path = false;
     std::vector<uint32_t> waiters;
   };
 
@@ -88,7 +102,7 @@ struct Simulation::State {
     uint64_t next_signal = 0;       // its position, or ~0 when none before the log's end
     bool next_signal_known = false;
     // Critical path.
-    std::shared_ptr<PathComposition> path;
+    PathRef path = kEmptyPath;
     std::vector<uint64_t> held;  // locks held, innermost last
   };
 
@@ -133,7 +147,10 @@ struct Simulation::State {
   bool end_seen = false;
   double end_ns = 0;
   bool starved = false;
-  std::shared_ptr<PathComposition> end_path;
+  std::optional<PathRef> end_path;
+  // Every path's pieces: a piece names the one before it, so a path passes from thread to
+  // thread as one number, and a path is summed up only once, at the end.
+  std::vector<PathPiece> path_pieces;
   SimulationResult result;
 
   State(SimulationConfig c, std::vector<StepLog>& l, const std::vector<Attribution>& a);
@@ -186,7 +203,7 @@ struct Simulation::State {
 
   // ---- steps, critical path, clock (simulation_clock.cpp) -------------------------------
 
-  PathComposition& own_path(SimThread& t);
+  PathComposition compose_path(PathRef path) const;
   void charge_path(SimThread& t, uint32_t index, const Step& s, double cpu_ns, double delay_ns);
   void start_work(SimThread& t, uint32_t index, double cpu_ns, double delay_ns);
   void start_delay(SimThread& t, uint32_t index, double delay_ns);

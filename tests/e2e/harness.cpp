@@ -150,8 +150,9 @@ CommandResult launch(const Launch& l) {
   if (broken[1] >= 0) close(broken[1]);
   if (l.while_running) l.while_running(pid);
   int status = 0;
+  rusage usage{};
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(l.timeout_s);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
+  while (wait4(pid, &status, WNOHANG, &usage) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -162,6 +163,7 @@ CommandResult launch(const Launch& l) {
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.max_rss_kb = usage.ru_maxrss;
   auto slurp = [](const char* path) {
     std::ifstream in(path);
     std::stringstream text;

@@ -54,6 +54,7 @@ struct CommandResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   std::string out, err;
+  long max_rss_kb = 0;  // its peak resident memory, by the kernel's accounting (wait4)
 };
 
 // How a process is started: its arguments and environment (added to this process's,

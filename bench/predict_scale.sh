@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The predictor on a trace of many objects (issue 9 item 8: 100,000 objects, 2,000,000
+# events, under 2 s): bench/many_objects takes 100,000 mutexes in four threads, recorded
+# with --trace; then `quartz predict --cores 1` (one grouping) and `quartz predict` (every
+# grouping) are timed, with their peak memory (GNU time's %M, from wait4).
+#   bench/predict_scale.sh [BUILD_DIR]        (ROUNDS=2 OBJECTS=100000)
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+rounds=${ROUNDS:-2}
+objects=${OBJECTS:-100000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$build/bin/quartz" run -q --trace --trace-capacity 4194304 --store s.db -- \
+  "$build/bench/many_objects" "$rounds" "$objects" > /dev/null
+for question in "--cores 1" ""; do
+  # shellcheck disable=SC2086
+  /usr/bin/time -f "%e s, %M KB peak" -o time.txt \
+    "$build/bin/quartz" predict $question --json --store s.db > p.json
+  python3 - "$question" "$(cat time.txt)" <<'PY'
+import json, sys
+p = json.load(open("p.json"))
+t = p["trace"]
+print(f"quartz predict {sys.argv[1] or '(every grouping)'}: {t['events']} events, "
+      f"{sys.argv[2]}")
+PY
+done
