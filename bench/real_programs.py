@@ -13,6 +13,7 @@ output differs or an invariant fails, and on a failed download or build (one lin
 why).
 
   bench/real_programs.py [--build DIR] [--dir DIR] [--repeat N] [--only NAME,...]
+                         [--threads N] [--compiler gcc|clang]
   bench/real_programs.py --smallest     CI: the smallest program, output and invariants
 
 Downloads, builds and inputs are kept under --dir (default BUILD/real-programs) and
@@ -51,9 +52,13 @@ class Program:
         self.language = language
         self.url = DEBIAN_POOL + pool_path
         self.sha256, self.size = sha256, size  # from Checksums-Sha256 of bookworm's Sources
-        self.build = build  # shell commands, {cc} and {cxx} filled in, run in the source
+        # Shell commands, {cc} and {cxx} filled in, run in the source; or such commands by
+        # compiler ("gcc", "clang").
+        self.build = build
         self.binary = binary  # relative to the source
-        self.args = args  # the workload's arguments, {in} filled in; output on stdout
+        # The workload's arguments, with {threads} and the inputs' names ({mix}, ...) filled
+        # in; the output on stdout.
+        self.args = args
         self.decode = decode  # arguments that print the input back from {out}, if any
 
     @property
@@ -61,35 +66,36 @@ class Program:
         return self.url.rsplit("/", 1)[1]
 
 
-THREADS = 2
 PROGRAMS = [
     Program("pbzip2", "C++", "p/pbzip2/pbzip2_1.1.13.orig.tar.gz",
             "bca3d7b50e4e5f963c82cb9626bb72e4062d83bc2b8b028eee22efdcda972b9b", 48219,
-            "make -j2 CXX={cxx}", "pbzip2",
-            ["-p%d" % THREADS, "-9", "-c", "{mix}"], ["-d", "-p%d" % THREADS, "-c", "{out}"]),
+            # clang refuses its "%"PRIuMAX (a C++11 literal suffix) unless told.
+            {"gcc": "make -j2 CXX={cxx}",
+             "clang": "make -j2 CXX='{cxx} -Wno-reserved-user-defined-literal'"}, "pbzip2",
+            ["-p{threads}", "-9", "-c", "{mix}"], ["-d", "-p{threads}", "-c", "{out}"]),
     Program("lbzip2", "C", "l/lbzip2/lbzip2_2.5.orig.tar.bz2",
             "eec4ff08376090494fa3710649b73e5412c3687b4b9b758c93f73aa7be27555b", 514852,
             # gnulib's own fix for glibc 2.28, which no longer defines _IO_ftrylockfile.
             "sed -i 's/defined _IO_ftrylockfile/defined _IO_EOF_SEEN || &/' lib/fseterr.c && "
             "./configure -q CC={cc} && make -j2", "src/lbzip2",
-            ["-n", str(THREADS), "-9", "-c", "{mix}"], ["-d", "-n", str(THREADS), "-c", "{out}"]),
+            ["-n", "{threads}", "-9", "-c", "{mix}"], ["-d", "-n", "{threads}", "-c", "{out}"]),
     Program("zstd", "C", "libz/libzstd/libzstd_1.5.4+dfsg2.orig.tar.xz",
             "8cf4bbb65e77ec348d052c8d6230eba66d435bddf64c8b5be2fcb16880c19953", 1582660,
             "make -j2 -C programs zstd CC={cc} HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0",
             "programs/zstd",
-            ["-q", "-T%d" % THREADS, "-12", "-B4MiB", "-c", "{mix}"], ["-q", "-d", "-c", "{out}"]),
+            ["-q", "-T{threads}", "-12", "-B4MiB", "-c", "{mix}"], ["-q", "-d", "-c", "{out}"]),
     Program("xz", "C", "x/xz-utils/xz-utils_5.4.1.orig.tar.xz",
             "5d9827aa1875b21c288f78864bb26d2650b436ea8d2cad364e4921eb6266a5a5", 1485272,
             "./configure -q CC={cc} --disable-shared --disable-nls --disable-doc "
             "--disable-scripts --disable-xzdec --disable-lzmadec --disable-lzmainfo "
             "--disable-lzma-links && make -j2",
             "src/xz/xz",
-            ["-T%d" % THREADS, "-2", "--block-size=2MiB", "-c", "{mix_small}"],
-            ["-d", "-T%d" % THREADS, "-c", "{out}"]),
+            ["-T{threads}", "-2", "--block-size=2MiB", "-c", "{mix_small}"],
+            ["-d", "-T{threads}", "-c", "{out}"]),
     Program("minimap2", "C", "m/minimap2/minimap2_2.24+dfsg.orig.tar.xz",
             "bd8e76cad8e4d4ea19844707bf4f2a825de10372dc6c8ba15426ef9c20854b0f", 195056,
             "make -j2 CC={cc}", "minimap2",
-            ["-t", str(THREADS), "-c", "-x", "map-ont", "{ref}", "{reads}"]),
+            ["-t", "{threads}", "-c", "-x", "map-ont", "{ref}", "{reads}"]),
 ]
 
 
@@ -128,7 +134,12 @@ def download(program, directory):
 def build(program, tarball, variant, compilers, directory):
     """The program built from a fresh copy of its source: its binary's path. Kept while
     the build command (which names the compilers) stays the same."""
-    command = program.build.format(**compilers)
+    command = program.build
+    if isinstance(command, dict):
+        command = command[compilers["family"]]
+    command = command.format(cc=compilers["cc"], cxx=compilers["cxx"])
+    if compilers.get("wrapped"):  # the compilers quartz-cc and quartz-c++ call
+        command = "export QUARTZ_CC=%s QUARTZ_CXX=%s; %s" % (*compilers["wrapped"], command)
     root = os.path.join(directory, "%s-%s" % (program.name, variant))
     stamp = os.path.join(root, "built-with")
     with tarfile.open(tarball) as tar:
@@ -267,12 +278,12 @@ def replay_error(quartz, capture):
     return p["recorded_s"] / p["observed_s"] - 1, ""
 
 
-def run_program(program, binaries, paths, quartz, work, repeat, smallest):
+def run_program(program, binaries, paths, threads, quartz, work, repeat, smallest):
     """Runs one program: its table row and its invariant violations."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     log = os.path.join(work, "stderr.log")
-    args = [a.format(**paths) for a in program.args]
+    args = [a.format(threads=threads, **paths) for a in program.args]
     plain_cmd = [binaries["plain"]] + args
 
     def under_quartz(capture, *options):
@@ -292,7 +303,7 @@ def run_program(program, binaries, paths, quartz, work, repeat, smallest):
         outputs.append(out)
         checks.append(check_run(quartz, capture, "%s, quartz run %d" % (program.name, r + 1),
                                 violations))
-    threads = threads_seen(quartz, os.path.join(work, "quartz-0.qcap"))
+    seen = threads_seen(quartz, os.path.join(work, "quartz-0.qcap"))
     replay = "-"
     if not smallest:
         capture = os.path.join(work, "trace.qcap")
@@ -309,8 +320,8 @@ def run_program(program, binaries, paths, quartz, work, repeat, smallest):
         os.path.basename(o) for o in differing)
     if program.decode:
         decoded = os.path.join(work, "decoded")
-        timed([binaries["plain"]] + [a.format(out=reference) for a in program.decode], decoded,
-              log)
+        timed([binaries["plain"]] + [a.format(out=reference, threads=threads)
+                                     for a in program.decode], decoded, log)
         source = [a for a in args if os.path.isfile(a)][0]
         if sha256_of(decoded) != sha256_of(source):
             output += ", DOES NOT DECODE to its input"
@@ -321,7 +332,7 @@ def run_program(program, binaries, paths, quartz, work, repeat, smallest):
     row = {
         "program": program.name,
         "language": program.language,
-        "threads": threads,
+        "threads": seen,
         "plain_s": statistics.median(plain_s),
         "quartz_s": statistics.median(quartz_s),
         "output": output,
@@ -338,6 +349,10 @@ def main():
     parser.add_argument("--dir", help="downloads, builds, inputs (default BUILD/real-programs)")
     parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of each kind")
     parser.add_argument("--only", help="comma-separated program names")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="the programs' worker threads (-p, -n, -T, -t)")
+    parser.add_argument("--compiler", choices=("gcc", "clang"), default="gcc",
+                        help="both builds' compiler (clang: hooks after inlining)")
     parser.add_argument("--smallest", action="store_true",
                         help="CI: the smallest download only; one run each way, output and "
                         "invariants (no trace, no dilation)")
@@ -363,20 +378,25 @@ def main():
         # The smallest download, which is also the quickest build.
         programs = [min(programs, key=lambda p: p.size)]
         repeat = 1
-    compilers = {"plain": {"cc": "gcc", "cxx": "g++"},
-                 "quartz": {"cc": os.path.join(bin_dir, "quartz-cc"),
-                            "cxx": os.path.join(bin_dir, "quartz-c++")}}
+    cc, cxx = ("gcc", "g++") if options.compiler == "gcc" else ("clang", "clang++")
+    suffix = "" if options.compiler == "gcc" else "-" + options.compiler
+    compilers = {"plain" + suffix: {"cc": cc, "cxx": cxx, "family": options.compiler},
+                 "quartz" + suffix: {"cc": os.path.join(bin_dir, "quartz-cc"),
+                                     "cxx": os.path.join(bin_dir, "quartz-c++"),
+                                     "wrapped": (cc, cxx), "family": options.compiler}}
     rows, violations = [], []
     try:
         for program in programs:
             tarball = download(program, os.path.join(directory, "downloads"))
-            binaries = {v: build(program, tarball, v, c, os.path.join(directory, "builds"))
-                        for v, c in compilers.items()}
+            built = [build(program, tarball, v, c, os.path.join(directory, "builds"))
+                     for v, c in compilers.items()]
+            binaries = {"plain": built[0], "quartz": built[1]}
             paths = inputs(os.path.join(directory, "inputs"), names_in(program.args))
             print("real_programs: %s built, running" % program.name, file=sys.stderr,
                   flush=True)
-            row, found = run_program(program, binaries, paths, quartz,
-                                     os.path.join(directory, "runs", program.name), repeat,
+            row, found = run_program(program, binaries, paths, options.threads, quartz,
+                                     os.path.join(directory, "runs", program.name + suffix),
+                                     repeat,
                                      options.smallest)
             rows.append(row)
             violations += found
@@ -384,10 +404,11 @@ def main():
         print("real_programs: %s" % e, file=sys.stderr)
         return 1
 
-    print("Median of %d interleaved run%s each way; the output of every run against the "
-          "first plain run's; invariants: `quartz check` of each run under quartz%s."
-          % (repeat, "" if repeat == 1 else "s", "" if options.smallest else
-             " (and of the --trace run)"))
+    print("Built with %s; %d worker threads; median of %d interleaved run%s each way; the "
+          "output of every run against the first plain run's; invariants: `quartz check` of "
+          "each run under quartz%s." % (options.compiler, options.threads, repeat,
+                                         "" if repeat == 1 else "s", "" if options.smallest
+                                         else " (and of the --trace run)"))
     print()
     print("| program | language | threads seen | plain | under quartz run | dilation | "
           "output | invariants | replay's error |")
