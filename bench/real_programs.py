@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Real programs under Quartz (issue 9 item 9): open-source multithreaded programs built
-from Debian's source tarballs, each plain (its own build, gcc) and instrumented (the
-build/bin/quartz-cc and quartz-c++ wrappers), run on a fixed generated workload.
+from Debian's source tarballs, each plain (its own build, gcc or clang) and instrumented
+(the build/bin/quartz-cc and quartz-c++ wrappers), run on a fixed generated workload.
 
 Per program it checks that the instrumented program's output under `quartz run` is the
 plain one's, byte for byte (and that the plain output decodes back to the input), checks
@@ -273,7 +273,8 @@ def replay_error(quartz, capture):
     done = subprocess.run([quartz, "predict", capture, "--json", "--no-save"],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        return None, done.stderr.strip() or done.stdout.strip()
+        said = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()
+        return None, said[0].replace("|", "/")
     p = json.loads(done.stdout)
     return p["recorded_s"] / p["observed_s"] - 1, ""
 
