@@ -16,6 +16,7 @@ int predict_command(const std::vector<std::string>& args);
 int diagnose_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int scale_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
 std::string command_help(const std::string& command);
 
 // Reads a capture, names its addresses, stores it with its metrics (and its trace, if it

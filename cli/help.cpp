@@ -128,6 +128,17 @@ std::string command_help(const std::string& command) {
            "  --allow-drops           predict even if the trace lost events\n"
            "  --no-save               do not store the predictions with the run\n";
   }
+  if (command == "check") {
+    return "usage: quartz check [RUN] [--store FILE]\n"
+           "  Checks the figures every run must have, whatever the program: none negative or\n"
+           "  NaN; the parallelism bins add up to the elapsed time; normalized time at most\n"
+           "  processor time; fewer threads waiting for an object than the run had; each\n"
+           "  thread's state times add up to its lifetime (within a sampling period), its busy\n"
+           "  and processor time at most its lifetime. Prints 'ok', or each figure that cannot\n"
+           "  be on a line of its own and exits with status 1. RUN: an id, 'latest' (default)\n"
+           "  or a capture file.\n"
+           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n";
+  }
   if (command == "list") {
     return "usage: quartz list [--store FILE]\n"
            "  The runs in the store, one a line. Reads a read-only store too.\n";

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs the Debian 12 packages Quartz needs to build, test and benchmark.
+# Installs the Debian 12 packages Quartz needs to build, test and benchmark (libbz2-dev:
+# pbzip2 in bench/real_programs.py; its other programs need only zlib1g-dev).
 # Run as root on a fresh machine; safe to run again.
 set -eu
 packages="
@@ -10,6 +11,7 @@ packages="
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils
   zlib1g-dev golang-go python3
+  libbz2-dev
   go-md2man debootstrap
 "
 # From npm, for the export tests: Chrome DevTools' trace model, which loads the chrome-trace

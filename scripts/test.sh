@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test, with both compilers:
 #   build/       gcc, Release as users build it: every test; benchmarks built, not run;
+#                then the smallest of the real programs (bench/real_programs.py);
 #   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code),
 #                then a short run of the readers' fuzzers, built in the same tree
 #                (scripts/fuzz.sh);
@@ -26,6 +27,11 @@ stage_done "release build"
 sync
 ctest --test-dir build -j "$jobs" --output-on-failure
 stage_done "release tests"
+# A real program (bench/real_programs.py --smallest: pbzip2 from Debian's archive) built
+# plain and instrumented: its output unchanged under `quartz run`, and the run's figures
+# possible (`quartz check`).
+python3 bench/real_programs.py --build build --smallest
+stage_done "real program"
 
 ./scripts/build-asan.sh
 stage_done "ASan build"

@@ -6,14 +6,8 @@
 
 namespace quartz::test {
 
-// Fails the current test where a figure is impossible:
-//   - a negative or NaN figure in any record (program, threads, procedures, objects, contexts);
-//   - the program's normalized time, by processors busy (the parallelism histogram), not
-//     adding up to the elapsed time;
-//   - normalized time above processor time with one or more processors busy, in any record;
-//   - an object with as many threads waiting for it as the run had threads (one holds it);
-//   - a thread's state times not adding up to its lifetime (created to exited, or to the
-//     run's end), within one sampling period; its busy or processor time above its lifetime.
+// Fails the current test with each line of analysis::invariant_violations(run)
+// (analysis/invariants.h, the rule `quartz check` applies too).
 void expect_possible_figures(const profile::Run& run);
 
 }  // namespace quartz::test

@@ -381,6 +381,19 @@ TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
   }
 }
 
+// `quartz check` applies the rule the tests apply (analysis/invariants.h) to a stored run
+// and to a capture file: "ok" and status 0 for a possible run.
+TEST_F(ProfileE2E, CheckSaysOkOfAPossibleRun) {
+  profile("imbalance", {"--unit-ms", "50"});
+  for (const std::string& which : {std::string("latest"), (dir / "imbalance.qcap").string()}) {
+    const CommandResult c = run_command({kQuartz, "check", "--store", store, which});
+    EXPECT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_EQ(c.out, "ok\n") << which;
+  }
+  const CommandResult none = run_command({kQuartz, "check", "--store", store, "99"});
+  EXPECT_EQ(none.exit_code, 2) << "no such run: a usage error, not a violation";
+}
+
 // The program is killed with SIGKILL in the middle: the run is stored, marked as such,
 // and still reports (abrupt_end_e2e_test.cpp: how close to the end it goes).
 TEST_F(ProfileE2E, KilledRunIsStoredAndMarked) {

@@ -1,0 +1,158 @@
+#include "analysis/invariants.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace quartz::analysis {
+namespace {
+
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+
+double sum(const profile::States& s) {
+  return std::accumulate(s.begin(), s.end(), 0.0);
+}
+
+// Nine significant digits: enough to tell a rounding error from a real excess.
+std::string number(double v) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.9g", v);
+  return out;
+}
+
+// Collects the violations with the record they are about.
+struct Checker {
+  std::vector<std::string> violations;
+
+  void fail(const std::string& line) { violations.push_back(line); }
+
+  void real(const std::vector<double>& values, const std::string& where) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!(std::isfinite(values[i]) && values[i] >= 0)) {
+        fail(where + "[" + std::to_string(i) + "] = " + number(values[i]));
+      }
+    }
+  }
+
+  void real(const profile::States& states, const std::string& where) {
+    real(std::vector<double>(states.begin(), states.end()), where);
+  }
+
+  void real(const profile::FullRecord& r, const std::string& where) {
+    real(r.processor_self, where + " processor_self");
+    real(r.processor_behalf, where + " processor_behalf");
+    real(r.normalized_self, where + " normalized_self");
+    real(r.normalized_behalf, where + " normalized_behalf");
+    real(r.state_self, where + " state_self");
+    real(r.state_behalf, where + " state_behalf");
+    for (const auto& bins : r.runnable) real(bins, where + " runnable");
+  }
+
+  // With i >= 1 processors busy, normalized time is processor time divided by i: never more.
+  void normalized_within_processor(const std::vector<double>& normalized,
+                                   const std::vector<double>& processor, const std::string& where) {
+    for (size_t i = 1; i < normalized.size() && i < processor.size(); ++i) {
+      if (!(normalized[i] <= processor[i] * (1 + 1e-9) + 1e-12)) {
+        fail(where + ": normalized time " + number(normalized[i]) + " s above processor time " +
+             number(processor[i]) + " s with " + std::to_string(i) + " busy");
+      }
+    }
+  }
+
+  void normalized_within_processor(const profile::FullRecord& r, const std::string& where) {
+    normalized_within_processor(r.normalized_self, r.processor_self, where + " (self)");
+    normalized_within_processor(r.normalized_behalf, r.processor_behalf, where + " (on behalf)");
+  }
+};
+
+std::string procedure_name(const profile::Run& run, uint64_t address) {
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%" PRIx64, address);
+  const auto symbol = run.symbols.find(address);
+  if (symbol == run.symbols.end() || symbol->second.function.empty()) return hex;
+  return symbol->second.function + " (" + hex + ")";
+}
+
+std::string object_name(const profile::ObjectInfo& o) {
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%" PRIx64, o.address);
+  return o.name.empty() ? std::string(hex) : o.name + " (" + hex + ")";
+}
+
+}  // namespace
+
+std::vector<std::string> invariant_violations(const profile::Run& run) {
+  Checker check;
+  const double elapsed_s = run.elapsed_s();
+  const double period_s = run.number(capture::run_keys::kPeriodNs) * 1e-9;
+  if (!(elapsed_s > 0)) check.fail("elapsed time " + number(elapsed_s) + " s, not above 0");
+  check.real(run.program, "program");
+  check.normalized_within_processor(run.program, "program");
+  for (const auto& p : run.procedures) {
+    const std::string name = "procedure " + procedure_name(run, p.address);
+    check.real(p.record, name);
+    check.normalized_within_processor(p.record, name);
+  }
+  // While one thread holds an object, at most all the others wait for it; at a barrier,
+  // which nobody holds, all of them.
+  const size_t threads = run.threads.size();
+  for (const auto& o : run.objects) {
+    const std::string name = "object " + object_name(o);
+    check.real(o.record, name);
+    check.real(o.queue, name + " queue");
+    check.normalized_within_processor(o.record, name);
+    const bool held = o.kind != capture::kBarrier && o.kind != capture::kOmpBarrier &&
+                      o.kind != capture::kOmpRegionEnd && o.kind != capture::kOmpIdle;
+    for (size_t waiting = held ? threads : threads + 1; waiting < o.queue.size(); ++waiting) {
+      if (o.queue[waiting] != 0) {
+        check.fail(name + ": " + number(o.queue[waiting]) + " s with " + std::to_string(waiting) +
+                   " threads waiting, of " + std::to_string(threads) + " threads");
+      }
+    }
+  }
+  for (const auto& c : run.contexts) {
+    const std::string name = "context " + std::to_string(c.id);
+    check.real(c.record.processor, name + " processor");
+    check.real(c.record.normalized, name + " normalized");
+    check.real(c.record.state, name + " state");
+    check.normalized_within_processor(c.record.normalized, c.record.processor, name);
+  }
+  // Every interval of the run is shared out in full: the bins add up to it exactly.
+  const double bins_s = sum(run.program.normalized_self) + sum(run.program.normalized_behalf);
+  if (!(std::fabs(bins_s - elapsed_s) <= 1e-6 * elapsed_s + 1e-6)) {
+    check.fail("parallelism bins sum to " + number(bins_s) + " s, elapsed " + number(elapsed_s) +
+               " s");
+  }
+
+  for (const auto& t : run.threads) {
+    const std::string name = "thread " + std::to_string(t.index);
+    check.real(t.record, name);
+    check.normalized_within_processor(t.record, name);
+    const double end_s = t.exited_ns ? t.exited_ns * 1e-9 : elapsed_s;
+    const double lifetime_s = end_s - t.created_ns * 1e-9;
+    if (!(lifetime_s >= 0)) check.fail(name + ": lifetime " + number(lifetime_s) + " s");
+    const double in_states_s = sum(t.record.state_self) + sum(t.record.state_behalf);
+    if (!(std::fabs(in_states_s - lifetime_s) <= period_s)) {
+      check.fail(name + ": states sum to " + number(in_states_s) + " s, its lifetime " +
+                 number(lifetime_s) + " s (a sampling period: " + number(period_s) + " s)");
+    }
+    const double busy_s =
+        t.record.state_self[capture::kBusy] + t.record.state_behalf[capture::kBusy];
+    if (!(busy_s <= lifetime_s + 1e-6)) {
+      check.fail(name + ": busy " + number(busy_s) + " s, longer than its lifetime " +
+                 number(lifetime_s) + " s");
+    }
+    const double processor_s = sum(t.record.processor_self) + sum(t.record.processor_behalf);
+    if (!(processor_s <= lifetime_s + 1e-6)) {
+      check.fail(name + ": processor time " + number(processor_s) +
+                 " s, longer than its lifetime " + number(lifetime_s) + " s (its CPU time " +
+                 number(t.cpu_ns * 1e-9) + " s)");
+    }
+  }
+  return check.violations;
+}
+
+}  // namespace quartz::analysis
