@@ -19,6 +19,7 @@ using text::bar;
 using text::format;
 using text::kColumns;
 using text::name_at;
+using text::object_name_in;
 using text::pad;
 using text::percent;
 using text::seconds;
@@ -100,7 +101,10 @@ void print_block(std::ostream& out, const ProfileView& v, const std::string& nam
   for (const ChildRow& c : children) {
     if (c.normalized_s <= 0 && c.name != "self") continue;
     const std::string kind = c.kind == capture::kProcedure ? "" : "  (" + kind_name(c.kind) + ")";
-    const std::string label = fit_name(c.name, kColumns - 36 - kind.size()) + kind;
+    const std::string label =
+        (c.kind == capture::kProcedure ? fit_name(c.name, kColumns - 36 - kind.size())
+                                       : object_name_in(c.name, kColumns - 36 - kind.size())) +
+        kind;
     out << "      " << pad(seconds(c.normalized_s), 10) << " " << percent(c.normalized_s, total);
     out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label
         << "\n";
@@ -125,16 +129,18 @@ void print_call_graph(std::ostream& out, const ProfileView& v, const ReportOptio
 void print_locks(std::ostream& out, const ProfileView& v, size_t top) {
   if (v.locks.empty()) return;
   out << "\nSynchronization objects by normalized processor time (holding and on their behalf)\n";
-  out << "     id  normalized        wait        hold  acquired  contended  mean queue  object\n";
+  out << "     id  normalized      wait      hold  acquired  contended  mean queue  object\n";
   size_t n = 0;
   for (const LockRow& l : v.locks) {
     if (n++ == top) break;
+    // The kind, where the name does not begin with it ("mutex@...").
+    const std::string kind = kind_name(l.kind);
+    const std::string suffix = l.name.rfind(kind, 0) == 0 ? "" : "  (" + kind + ")";
     out << "  " << pad("#" + std::to_string(l.id), 5) << pad(seconds(l.totals.normalized_s), 12)
-        << pad(seconds(l.wait_s), 12) << pad(seconds(l.hold_s), 12)
+        << pad(seconds(l.wait_s), 10) << pad(seconds(l.hold_s), 10)
         << pad(std::to_string(l.acquisitions), 10) << pad(std::to_string(l.contended), 11)
         << pad(format("%.2f", l.mean_queue), 12) << "  "
-        << fit_name(l.name, kColumns - 82 - kind_name(l.kind).size()) << "  (" << kind_name(l.kind)
-        << ")\n";
+        << object_name_in(l.name, kColumns - 74 - suffix.size()) << suffix << "\n";
   }
 }
 

@@ -23,6 +23,17 @@ std::string name_at(const std::string& name, const std::string& location, size_t
   return fitted;
 }
 
+std::string object_name_in(const std::string& name, size_t width) {
+  if (name.size() <= width) return name;
+  size_t tail = name.rfind(" (");
+  if (tail == std::string::npos || tail == 0) tail = name.rfind(" #");
+  constexpr size_t kHeadAtLeast = 8;
+  if (tail == std::string::npos || tail == 0 || name.size() - tail + kHeadAtLeast > width) {
+    return fit_name(name, width);
+  }
+  return fit_name(name.substr(0, tail), width - (name.size() - tail)) + name.substr(tail);
+}
+
 namespace {
 
 bool continues_character(char c) {

@@ -22,6 +22,11 @@ size_t columns(const std::string& s);
 // location cut last; no brackets when there is no location.
 std::string name_at(const std::string& name, const std::string& location, size_t width);
 
+// An object's name (analysis::object_names) in at most `width` columns: its place
+// ("(file.c:12)", "(thread 3)") and id ("#7") kept whole, what comes before shortened
+// (fit_name), so that objects named at different lines stay apart.
+std::string object_name_in(const std::string& name, size_t width);
+
 // `text` with every line longer than `width` columns broken at spaces; the lines that
 // continue one are indented four columns past it.
 std::string wrap_lines(const std::string& text, size_t width = kColumns);

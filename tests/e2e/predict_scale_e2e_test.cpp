@@ -18,9 +18,9 @@ const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 class PredictScale : public ScratchTest {};
 
 TEST_F(PredictScale, ACriticalPathThroughTwentyThousandLocksTakesMemoryOfTheTraceOnly) {
-  const CommandResult run = run_command({kQuartz, "run", "-q", "--trace", "--trace-capacity",
-                                         "262144", "--store", store, "--",
-                                         std::string(QUARTZ_E2E_DIR) + "/many_locks", "20000"});
+  const CommandResult run =
+      run_command({kQuartz, "run", "-q", "--trace", "--trace-capacity", "262144", "--store", store,
+                   "--", std::string(QUARTZ_E2E_DIR) + "/many_locks", "20000"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(printed_values(run.out)["locks"], "20000");
   const CommandResult predicted =
