@@ -92,6 +92,20 @@ void with_one_retry(Attempt attempt) {
 
 // Each parallel region is a procedure named by its pragma's line, called once per team
 // thread, under the procedure that started it; the work inside is its children.
+// The region end's and the barrier's waits are the program's own timings of them, and
+// mostly in `state` (wait_spinning_s or wait_blocked_s).
+void expect_timed_waits(const OmpRun& run, const json* end, const json* barrier,
+                        const char* state) {
+  for (const auto& [object, key] :
+       {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
+    const double truth = run.truth(key);
+    EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
+                kSlack * std::max(0.15 * truth, 0.01 + 4 * run.period_s))
+        << key;
+    EXPECT_GT((*object)[state].get<double>(), 0.8 * (*object)["wait_s"].get<double>()) << key;
+  }
+}
+
 TEST_F(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
   const OmpRun run = profile("");
   ASSERT_FALSE(run.report.is_discarded());
@@ -156,15 +170,7 @@ TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
         OmpRun::named(run.report["locks"], "omp barrier@" + run.line("barrier_line"));
     EXPECT_TRUE(end && barrier) << run.report["locks"].dump();
     if (!end || !barrier) return true;
-    for (const auto& [object, key] :
-         {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
-      const double truth = run.truth(key);
-      EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
-                  kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
-          << key;
-      EXPECT_GT((*object)["wait_spinning_s"].get<double>(), 0.8 * (*object)["wait_s"].get<double>())
-          << key;
-    }
+    expect_timed_waits(run, end, barrier, "wait_spinning_s");
     return true;
   });
 }
@@ -197,15 +203,7 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
     EXPECT_EQ(l["acquisitions"].get<double>(), threads * steps);
   }
   EXPECT_TRUE(lock_seen) << locks.dump();
-  for (const auto& [object, key] :
-       {std::pair{end, "region_end_wait_s"}, {barrier, "barrier_wait_s"}}) {
-    const double truth = run.truth(key);
-    EXPECT_NEAR((*object)["wait_s"].get<double>(), truth,
-                kSlack * std::max(0.15 * truth, 0.01 + 4 * period))
-        << key;
-    EXPECT_GT((*object)["wait_blocked_s"].get<double>(), 0.8 * (*object)["wait_s"].get<double>())
-        << key;
-  }
+  expect_timed_waits(run, end, barrier, "wait_blocked_s");
   // Held by one thread at a time, at least for the time the program spent inside.
   const double held = run.truth("critical_hold_s");
   EXPECT_GT((*critical)["hold_s"].get<double>(), 0.9 * held - 2 * period);
