@@ -161,8 +161,8 @@ class Measure {
 
   std::unordered_map<Waker, uint64_t, WakerHash> wakers_;
   std::vector<ThreadWait> threads_;
-  std::vector<WakeUp> pending_;  // wake-ups whose waker is still to be read
-  uint64_t latest_ = 0;           // the latest event time read
+  std::vector<WakeUp> pending_;      // wake-ups whose waker is still to be read
+  uint64_t latest_ = 0;              // the latest event time read
   std::vector<uint64_t> latencies_;  // ns
 };
 
