@@ -90,7 +90,7 @@ void consume_items(void) {
 int main(int argc, char** argv) {
   const double start = now_us();
   struct sample_flag flags[] = {
-      {"--items", &items, 0, 100000000},       {"--produce-us", &produce_us, 0, 10000000},
+      {"--items", &items, 0, 100000000},          {"--produce-us", &produce_us, 0, 10000000},
       {"--consume-us", &consume_us, 0, 10000000}, {"--consumers", &consumers, 1, 64},
       {"--queue", &queue_capacity, 1, 1000000},
   };
