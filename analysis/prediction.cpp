@@ -10,6 +10,7 @@
 #include "analysis/replay.h"
 #include "analysis/simulation.h"
 #include "analysis/trace_steps.h"
+#include "analysis/wake_latency.h"
 
 namespace quartz::analysis {
 namespace {
@@ -33,7 +34,8 @@ AssemblerCosts costs_of(const profile::Run& run) {
 
 // Reads the trace once, replaying it in every configuration at the same time.
 ReplayPass replay(const profile::Run& run, const TraceOpener& open,
-                  std::vector<SimulationConfig> configs) {
+                  std::vector<SimulationConfig> configs, const WakeLatency& wake) {
+  for (SimulationConfig& c : configs) c.wake_latency_ns = wake.idle_ns;
   return replay_trace(open(), thread_count(run), costs_of(run), std::move(configs));
 }
 
@@ -217,7 +219,8 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     for (const Grouping& g : s.candidates) configs.push_back(threads_grouped(g.group_of));
   }
 
-  ReplayPass pass = replay(run, open, std::move(configs));
+  const WakeLatency wake = measure_wake_latency(open());
+  ReplayPass pass = replay(run, open, std::move(configs), wake);
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;
   out.quality.samples = pass.assembler.samples;
@@ -226,6 +229,8 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   out.quality.complete = pass.trace.complete;
   out.quality.unpaired_waits = pass.assembler.unpaired_waits;
   out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
+  out.quality.wake_latency_s = wake.idle_ns / 1e9;
+  out.quality.wake_ups = wake.wake_ups;
   out.quality.forced_waits = pass.results[0].forced_waits;
   out.quality.seconds = pass.seconds;
   out.quality.records_per_second =
@@ -270,7 +275,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       if (around.empty()) break;
       std::vector<SimulationConfig> round;
       for (const Grouping& g : around) round.push_back(threads_grouped(g.group_of));
-      ReplayPass more = replay(run, open, std::move(round));
+      ReplayPass more = replay(run, open, std::move(round), wake);
       ++s.report.rounds;
       s.report.candidates += around.size();
       bool improved = false;

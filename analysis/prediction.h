@@ -74,6 +74,8 @@ struct TraceQuality {
   uint64_t unpaired_waits = 0;    // replayed as delays
   uint64_t forced_waits = 0;      // in the replay of the recorded configuration
   double compensated_s = 0;       // overhead removed from processor time
+  double wake_latency_s = 0;      // added to each wake-up onto an idle processor (wake_latency.h)
+  uint64_t wake_ups = 0;          // wake-ups with a known waker it was measured from
   uint64_t peak_window = 0;       // steps held at once, the largest of all replays
   double seconds = 0;             // time taken to predict
   double records_per_second = 0;  // records replayed per second, all replays of a pass

@@ -98,6 +98,8 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   out << "\nTrace: " << q.events << " events, " << q.samples << " samples, " << q.bytes
       << " bytes; " << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits
       << " forced; " << seconds(q.compensated_s) << " of overhead removed\n"
+      << "  wake-up of an idle processor " << seconds(q.wake_latency_s) << " (from " << q.wake_ups
+      << " wake-ups with a known waker)\n"
       << "  predicted in " << seconds(q.seconds) << " ("
       << text::format("%.2f", q.records_per_second / 1e6) << " M records/s), at most "
       << q.peak_window << " steps held\n";
@@ -176,6 +178,8 @@ std::string predictions_json(const Predictions& p) {
                 {"unpaired_waits", q.unpaired_waits},
                 {"forced_waits", q.forced_waits},
                 {"compensated_s", q.compensated_s},
+                {"wake_latency_s", q.wake_latency_s},
+                {"wake_ups", q.wake_ups},
                 {"peak_window", q.peak_window},
                 {"seconds", q.seconds},
                 {"records_per_second", q.records_per_second}};
@@ -226,6 +230,8 @@ Predictions predictions_from_json(const std::string& text) {
     p.quality.unpaired_waits = q.at("unpaired_waits").get<uint64_t>();
     p.quality.forced_waits = q.at("forced_waits").get<uint64_t>();
     p.quality.compensated_s = q.at("compensated_s").get<double>();
+    p.quality.wake_latency_s = q.value("wake_latency_s", 0.0);  // stored before it was measured
+    p.quality.wake_ups = q.value("wake_ups", uint64_t{0});
     p.quality.peak_window = q.at("peak_window").get<uint64_t>();
     p.quality.seconds = q.at("seconds").get<double>();
     p.quality.records_per_second = q.at("records_per_second").get<double>();

@@ -39,6 +39,9 @@ struct SimulationConfig {
   double speedup = 0;          // fraction of the procedure's time removed (1: zeroed)
   bool migrate = false;        // its time moves to the thread woken by the next signal or post
   bool critical_path = false;  // keep what the longest path is made of
+  // How long a thread woken from a blocking wait takes to run on a processor that was idle
+  // (trace_steps.h WakeLatency); a processor already running switches at once.
+  double wake_latency_ns = 0;
 };
 
 // Every thread on a processor of its own (the critical path).

@@ -207,7 +207,12 @@ bool Simulation::State::advance() {
     while (!delays.empty() && delays.top().first <= now) {
       const uint32_t index = delays.top().second;
       delays.pop();
-      threads[index].mode = SimThread::idle;
+      SimThread& t = threads[index];
+      if (t.waking_on != kNone) {
+        --lanes[t.waking_on].waking;
+        t.waking_on = kNone;
+      }
+      t.mode = SimThread::idle;
       work.push_back(index);
     }
   }

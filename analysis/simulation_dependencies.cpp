@@ -72,11 +72,45 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
     needed = std::max(needed, count);
     consume(w, k, w.wait_began_ns);
     ++w.need_index;
-    if (w.counted) remove_runnable(w);  // it was spinning
-    w.mode = SimThread::idle;
-    work.push_back(index);
+    wake(w, index);
   }
   collect(it, needed);
+}
+
+// The processor of `t`'s pool a wake-up of `t` would have to wake: its own if idle, else the
+// first idle one; kNone when none is. Idle means since before this moment (one that went
+// idle just now is still running: its thread blocked after waking the other) and not
+// already being woken for another thread (Linux then wakes the next onto a busy one).
+uint32_t Simulation::State::idle_lane_for(const SimThread& t) const {
+  auto idle = [&](uint32_t lane) {
+    const Lane& l = lanes[lane];
+    return l.runnable == 0 && l.idle_since < now && l.waking == 0;
+  };
+  if (idle(t.lane)) return t.lane;
+  for (uint32_t lane : pools[t.pool].lanes) {
+    if (idle(lane)) return lane;
+  }
+  return kNone;
+}
+
+// A waiting thread whose needs are met goes on: at once if it was spinning or a processor
+// is running where it wakes, else once an idle processor has woken up for it.
+void Simulation::State::wake(SimThread& w, uint32_t index) {
+  if (w.counted) {
+    remove_runnable(w);  // it was spinning
+  } else if (config.wake_latency_ns > 0) {
+    const uint32_t lane = idle_lane_for(w);
+    if (lane != kNone) {
+      ++lanes[lane].waking;
+      w.waking_on = lane;
+      w.lane = lane;
+      w.mode = SimThread::delaying;
+      delays.emplace(now + config.wake_latency_ns, index);
+      return;
+    }
+  }
+  w.mode = SimThread::idle;
+  work.push_back(index);
 }
 
 // Waits for the thread's remaining needs; true when all are met already.

@@ -77,14 +77,15 @@ struct Simulation::State {
     enum Mode : uint8_t { idle, computing, delaying, waiting, done };
     Mode mode = idle;
     bool started = false;
-    bool counted = false;      // runnable (computing, or spinning while it waits)
-    bool placing = false;      // runnable since the last placement: no processor chosen yet
-    uint32_t pool = 0;         // its group in the configuration
-    uint32_t lane = 0;         // the processor it runs on, or last ran on
-    double on_lane_since = 0;  // when it was put there
-    double left_lane_at = -1;  // when it last stopped being runnable
-    double remaining_ns = 0;   // processor time a placing thread's computation needs
-    uint64_t cursor = 0;       // next step to read
+    bool counted = false;        // runnable (computing, or spinning while it waits)
+    bool placing = false;        // runnable since the last placement: no processor chosen yet
+    uint32_t pool = 0;           // its group in the configuration
+    uint32_t lane = 0;           // the processor it runs on, or last ran on
+    double on_lane_since = 0;    // when it was put there
+    uint32_t waking_on = kNone;  // the idle lane it is waking up on (wake_latency_ns)
+    double left_lane_at = -1;    // when it last stopped being runnable
+    double remaining_ns = 0;     // processor time a placing thread's computation needs
+    uint64_t cursor = 0;         // next step to read
     double delay_after_ns = 0;
     double finish_tag = 0;
     // The step in progress: a work step's attribution, or a sync step's needs.
@@ -113,6 +114,7 @@ struct Simulation::State {
     double updated = 0;  // when vtime was last brought up to date
     uint32_t runnable = 0;
     double idle_since = 0;  // when runnable last fell to 0
+    uint32_t waking = 0;    // threads waking up on it (not running yet: it stays idle)
     bool was_idle = false;  // before the wake-ups being placed
     // Finish tags of its computing threads (lazy: stale entries are skipped).
     std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>,
@@ -193,6 +195,8 @@ struct Simulation::State {
   void collect(std::unordered_map<Key, KeyState, KeyHash>::iterator it, uint32_t needed);
   void consume(SimThread& t, KeyState& k, double since);
   void produce(SimThread& t, const Key& key, double migrated_ns);
+  uint32_t idle_lane_for(const SimThread& t) const;
+  void wake(SimThread& w, uint32_t index);
   bool wait_for_needs(SimThread& t, uint32_t index);
   bool begin_sync(SimThread& t, uint32_t index, const Step& s);
 

@@ -42,7 +42,18 @@ CASES = [
      [("--zero", "update_shared_state", ["--hold-us", "0"])]),
     ("serial_init", ["--kernels", "8"], ["0,1|*", "*"],
      [("--zero", "log_message", ["--log-lines", "0"])]),
+    # Condition-variable programs of the e2e tests (issue 15 item 1): 0 main, 1-3
+    # consumers, 4 the producer; 0 the submitter, 1-3 the pool's workers.
+    ("tests/e2e/producer_consumers", [], ["0,4|*", "*"],
+     [("--zero", "consume_items", ["--consume-us", "0"])]),
+    ("tests/e2e/thread_pool", [], ["0,1|*", "*"],
+     [("--zero", "run_task", ["--task-us", "0"])]),
 ]
+
+
+def program(sample):
+    """A sample's path: build/samples/NAME, or a path under the build directory."""
+    return f"{build}/{sample}" if "/" in sample else f"{build}/samples/{sample}"
 
 
 def run(cmd):
@@ -63,7 +74,7 @@ def measure(sample, sample_args, placement=None):
     cmd = [quartz, "run", "--no-profile", "-q"]
     if placement:
         cmd += ["--placement", placement]
-    cmd += ["--", f"{build}/samples/{sample}"] + sample_args
+    cmd += ["--", program(sample)] + sample_args
     return statistics.median(elapsed(run(cmd)) for _ in range(runs))
 
 
@@ -76,7 +87,7 @@ recorded_errors, group_errors, procedure_errors = [], [], []
 with tempfile.TemporaryDirectory() as tmp:
     store = f"{tmp}/accuracy.db"
     for sample, sample_args, groupings, changes in CASES:
-        run([quartz, "run", "--trace", "-q", "--store", store, "--", f"{build}/samples/{sample}"] + sample_args)
+        run([quartz, "run", "--trace", "-q", "--store", store, "--", program(sample)] + sample_args)
         questions = []
         for g in groupings:
             questions += ["--group", g]

@@ -208,6 +208,48 @@ TEST(Replay, ConditionHandOff) {
   EXPECT_NEAR(ms[3], 15, 1e-6);
 }
 
+// Waking a thread onto an idle processor takes the machine's wake-up latency (here 1 ms);
+// onto one still running (its thread blocks or ends after the wake-up) it does not.
+TEST(Replay, WakingAnIdleProcessorTakesTheWakeUpLatency) {
+  SimulationConfig own = apart(3), one = shared(3, 1);
+  own.wake_latency_ns = one.wake_latency_ns = 1e6;
+  const auto ms = replay_ms(condition_hand_off(), 3, {own, one});
+  // Each on its own processor: the consumer's idled since it began to wait, so it runs
+  // from 11 and ends at 21; main, joining it, wakes at 22.
+  EXPECT_NEAR(ms[0], 22, 1e-6);
+  // One processor, running until each wake-up: the producer signals, then ends; the
+  // consumer ends, then main joins it.
+  EXPECT_NEAR(ms[1], 20, 1e-6);
+}
+
+// Two waiters woken at once in a pool of two processors, one of them idle: the first wakes
+// the idle one up; the second goes to the running one at once, as Linux puts it where a
+// processor is awake.
+std::vector<BuiltRecord> two_woken() {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 10}, {2, 20}, {3, 20}}, 20);
+  Timeline signaller(1, r);
+  signaller.event(Type::thread_start, 0, 0).work(10);
+  signaller.event(Type::cond_broadcast, capture::kCondition, kCond, 1).exit();
+  for (uint32_t w = 2; w <= 3; ++w) {
+    Timeline waiter(w, r);
+    waiter.event(Type::thread_start, 0, 0).event(Type::cond_wait, capture::kCondition, kCond, 0);
+    waiter.until(10).event(Type::cond_wake, capture::kCondition, kCond, 1).work(10).exit();
+  }
+  return r;
+}
+
+TEST(Replay, OneIdleProcessorIsWokenForOneThread) {
+  SimulationConfig pool = shared(4, 2);
+  pool.wake_latency_ns = 1e6;
+  const auto ms = replay_ms(two_woken(), 4, {pool, shared(4, 2)});
+  // Waiter 3 takes the processor the signaller leaves at 10 and ends at 20; waiter 2 wakes
+  // the idle one up and runs from 11 to 21; main, joining it, wakes the processor idle
+  // since 20 at 22. (Without the latency, both waiters end at 20.)
+  EXPECT_NEAR(ms[0], 22, 1e-6);
+  EXPECT_NEAR(ms[1], 20, 1e-6);
+}
+
 // Two clients (1, 2) send requests through one semaphore; the server (3) serves each in
 // 20 ms of its procedure (context 7) and posts the client's reply semaphore.
 std::vector<BuiltRecord> client_server() {

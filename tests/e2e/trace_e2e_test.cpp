@@ -196,6 +196,84 @@ TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
   EXPECT_LT(predicted["speedup"], recorded);
 }
 
+// A traced run of `program` on a quiet machine (issue 15 item 1: the replay's accuracy is
+// its target there; on a busy one the predictions say so first, as tested below): the
+// program's own wall clock and the predictions asked. Skips when three recordings in a row
+// found other processes taking more than 5% of the processors.
+struct QuietRecording {
+  double elapsed_s = 0;  // printed by the program: main's start to its end
+  json predictions;
+  bool busy() const {
+    return predictions.is_object() && predictions["other_share"].is_number() &&
+           predictions["other_share"].get<double>() > 0.05;
+  }
+};
+
+QuietRecording record_quietly(const std::string& store, const std::string& program_path,
+                              const std::vector<std::string>& questions) {
+  QuietRecording out;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const CommandResult r =
+        run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--", program_path});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    out.elapsed_s = std::stod(printed_values(r.out)["elapsed_s"]);
+    std::vector<std::string> argv{kQuartz, "predict", "--store", store, "--json"};
+    argv.insert(argv.end(), questions.begin(), questions.end());
+    const CommandResult p = run_command(argv);
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    out.predictions = json::parse(p.out, nullptr, false);
+    if (!out.busy()) break;
+  }
+  return out;
+}
+
+// Condition-variable programs replay their own recordings within 5% (they were 5 to 9%
+// fast while wake-ups were instantaneous: thousands of hand-offs, each 20-30 us here), and
+// what-ifs their structure decides move the right way.
+TEST_F(TraceE2E, AConditionVariablePipelineReplaysItsOwnRecording) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
+  // One producer (60 us an item), three consumers (150 us), a queue of 4: 3000 items.
+  const QuietRecording r = record_quietly(store, program("producer_consumers"),
+                                          {"--cores", "1", "--zero", "consume_items"});
+  const json& p = r.predictions;
+  ASSERT_FALSE(p.is_discarded());
+  if (r.busy()) GTEST_SKIP() << "the machine is busy";
+  EXPECT_EQ(p["trace"]["forced_waits"], 0);
+  EXPECT_EQ(p["trace"]["unpaired_waits"], 0);
+  EXPECT_GT(p["trace"]["wake_ups"].get<uint64_t>(), 100u);
+  const double recorded = p["recorded_s"];
+  EXPECT_NEAR(recorded, r.elapsed_s, 0.05 * r.elapsed_s);
+  // On one processor, its 0.63 s of processor time one after the other (it took about
+  // 0.4 s on two).
+  ASSERT_EQ(p["searches"].size(), 1u);
+  EXPECT_GT(p["searches"][0]["best"][0]["predicted_s"].get<double>(), 1.2 * recorded);
+  // Consumers that take no time leave the producer alone: 3000 x 60 us.
+  ASSERT_EQ(p["procedures"].size(), 1u);
+  const double free_consumers = p["procedures"][0]["predicted_s"];
+  EXPECT_LT(free_consumers, 0.8 * recorded);
+  EXPECT_GT(free_consumers, 0.9 * 3000 * 60e-6);
+}
+
+TEST_F(TraceE2E, AThreadPoolReplaysItsOwnRecording) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two processors";
+  // Three workers; 300 batches of 8 tasks of 100 to 300 us, each waited for.
+  const QuietRecording r =
+      record_quietly(store, program("thread_pool"), {"--cores", "1", "--zero", "run_task"});
+  const json& p = r.predictions;
+  ASSERT_FALSE(p.is_discarded());
+  if (r.busy()) GTEST_SKIP() << "the machine is busy";
+  EXPECT_EQ(p["trace"]["forced_waits"], 0);
+  EXPECT_EQ(p["trace"]["unpaired_waits"], 0);
+  const double recorded = p["recorded_s"];
+  EXPECT_NEAR(recorded, r.elapsed_s, 0.05 * r.elapsed_s);
+  // One processor: the tasks' 0.48 s one after the other.
+  ASSERT_EQ(p["searches"].size(), 1u);
+  EXPECT_GT(p["searches"][0]["best"][0]["predicted_s"].get<double>(), 1.2 * recorded);
+  // Free tasks leave only the hand-offs.
+  ASSERT_EQ(p["procedures"].size(), 1u);
+  EXPECT_LT(p["procedures"][0]["predicted_s"].get<double>(), 0.5 * recorded);
+}
+
 // The flow a user follows: record with --trace, ask for the best grouping onto fewer
 // processors, apply it with --placement, and find the predicted time. pairs by
 // construction: partners together on a processor beat partners apart. (How much apart
