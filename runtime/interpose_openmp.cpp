@@ -17,6 +17,9 @@
 // libgomp's functions are found with dlsym(RTLD_NEXT) at start-up, or at the first call
 // when libgomp was loaded later (dlopen).
 #include <dlfcn.h>
+#include <link.h>
+
+#include <cstring>
 
 #include "runtime/interpose.h"
 #include "runtime/real.h"
@@ -259,7 +262,25 @@ QUARTZ_ALWAYS_INLINE uintptr_t address_of(const volatile void* object) {
 }  // namespace
 
 namespace quartz::rt::real {
+namespace {
+// Whether an OpenMP runtime (GNU libgomp, LLVM libomp) is loaded. Looked up before dlsym:
+// a dlsym that fails leaves the thread an error buffer from malloc, which a program whose
+// main thread ends with pthread_exit never frees (LeakSanitizer found it).
+bool openmp_runtime_loaded() {
+  return dl_iterate_phdr(
+             [](dl_phdr_info* info, size_t, void*) {
+               const char* path = info->dlpi_name;
+               return path && (std::strstr(path, "libgomp") || std::strstr(path, "libomp") ||
+                               std::strstr(path, "libiomp"))
+                          ? 1
+                          : 0;
+             },
+             nullptr) != 0;
+}
+}  // namespace
+
 void resolve_openmp_functions() {
+  if (!openmp_runtime_loaded()) return;
 #define QUARTZ_RESOLVE_GOMP(name, type) \
   if (!gomp::name) gomp::name = reinterpret_cast<type>(dlsym(RTLD_NEXT, #name));
   QUARTZ_OPENMP_FUNCTIONS(QUARTZ_RESOLVE_GOMP)
