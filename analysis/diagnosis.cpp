@@ -203,31 +203,53 @@ void load_imbalance(const ProfileView& view, double overhead, std::vector<Findin
   }
 }
 
-// Ready time: runnable but not running. Oversubscription when the program's own runnable
-// threads outnumbered the processors meanwhile: it costs elapsed time only through the
-// processors it leaves idle at other moments (a preempted holder stalls its waiters), so
-// its severity is at most the idle share. Else other processes had the processors: that
-// capacity was lost to the program.
+// Ready time: runnable but not running. Oversubscription is the ready time while more of
+// the program's threads were runnable than there are processors: it costs elapsed time
+// only through the processors it leaves idle at other moments (a preempted holder stalls
+// its waiters), so its severity is at most the idle share. Ready with no more runnable
+// than processors is a processor being woken or taken by other processes: capacity lost
+// to the program, a finding about the measurement.
 void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const double ready_s = view.program_totals.state_s[capture::kReady];
   if (!(ready_s > 0)) return;
-  const double runnable = view.program_totals.mean_runnable[capture::kReady];
-  const bool ours = runnable > view.processors;
-  Finding f;
-  f.property = ours ? Property::oversubscription : Property::other_processes;
+  double oversubscribed_s = 0;
+  if (capture::kReady < view.program_totals.runnable_s.size()) {
+    const std::vector<double>& by_runnable = view.program_totals.runnable_s[capture::kReady];
+    for (size_t k = view.processors + 1; k < by_runnable.size(); ++k) {
+      oversubscribed_s += by_runnable[k];
+    }
+  }
   const double capacity = view.processors * view.elapsed_s;
-  const double ready_share = ready_s / capacity;
-  f.severity =
-      clamp01(ours ? std::min(ready_share, idle_capacity_s(view) / capacity) : ready_share);
-  f.confidence = confidence(view, ready_s, overhead);
-  f.subject = "the program";
-  f.evidence = seconds(ready_s) + " of thread-time ready (runnable, not running), with " +
-               text::format("%.1f", runnable) + " of its threads runnable on average on " +
-               std::to_string(view.processors) + " processors";
-  f.advice = ours ? "run no more busy threads than processors (a pool sized to them)"
-                  : "other processes took processors: profile on a quieter machine, or "
-                    "reserve processors for the program";
-  out.push_back(f);
+  const double runnable = view.program_totals.mean_runnable[capture::kReady];
+  const std::string evidence =
+      " of thread-time ready (runnable, not running), with " + text::format("%.1f", runnable) +
+      " of its threads runnable on average on " + std::to_string(view.processors) + " processors";
+  if (oversubscribed_s > 0) {
+    Finding f;
+    f.property = Property::oversubscription;
+    f.severity = clamp01(std::min(oversubscribed_s, idle_capacity_s(view)) / capacity);
+    f.confidence = confidence(view, oversubscribed_s, overhead);
+    f.subject = "the program";
+    f.evidence = seconds(oversubscribed_s) + " (of " + seconds(ready_s) + ")" + evidence +
+                 ", more than processors";
+    f.advice = "run no more busy threads than processors (a pool sized to them)";
+    out.push_back(f);
+  }
+  const double taken_s = ready_s - oversubscribed_s;
+  if (taken_s > 0) {
+    Finding f;
+    f.property = Property::other_processes;
+    f.severity = clamp01(taken_s / capacity);
+    f.confidence = confidence(view, taken_s, overhead);
+    f.subject = "the program";
+    f.evidence = seconds(taken_s) + evidence +
+                 ", no more than processors: processors being "
+                 "woken, or taken by other processes";
+    f.advice =
+        "if other processes took processors: profile on a quieter machine, or reserve "
+        "processors for the program";
+    out.push_back(f);
+  }
 }
 
 // Blocking in the kernel not overlapped with work: the processor capacity the program
