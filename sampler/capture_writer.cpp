@@ -61,9 +61,16 @@ class Out {
     h.crc32 = crc32_update(0, &bytes_[payload], h.bytes);
     memcpy(&bytes_[section_start_], &h, sizeof h);
   }
-  // Patches a u32 written earlier (item counts known only at the end).
-  QUARTZ_NOINSTR void patch_u32(size_t at, uint32_t v) {
-    if (ok_) memcpy(&bytes_[at], &v, sizeof v);
+  // A section whose payload starts with its item count, known only at its end: begin it,
+  // write the items, end it with the count.
+  QUARTZ_NOINSTR void begin_counted(SectionType type) {
+    begin(type);
+    count_at_ = bytes_.size();
+    u32(0);
+  }
+  QUARTZ_NOINSTR void end_counted(uint32_t count) {
+    if (ok_) memcpy(&bytes_[count_at_], &count, sizeof count);
+    end();
   }
   QUARTZ_NOINSTR size_t position() const { return bytes_.size(); }
   QUARTZ_NOINSTR uint32_t sections() const { return sections_; }
@@ -72,6 +79,7 @@ class Out {
  private:
   CaptureBuffer& bytes_;
   size_t section_start_ = 0;
+  size_t count_at_ = 0;
   uint32_t sections_ = 0;
   bool ok_ = true;
 };
@@ -92,10 +100,8 @@ QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const c
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
                               const rt::MergedCounts& counts) {
-  out.begin(SectionType::run);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::run);
   uint32_t n = 0;
-  out.u32(0);
   key_text(out, &n, run_keys::kProgram, info.program);
   key_text(out, &n, run_keys::kArguments, info.arguments);
   if (runtime.options.parent_capture[0]) {
@@ -140,8 +146,7 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     snprintf(event, sizeof event, "%.3f", info.trace_cpu_read_ns);
     key_text(out, &n, run_keys::kTraceCpuReadNs, event);
   }
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 struct ModuleWalk {
@@ -171,22 +176,17 @@ QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
 }
 
 QUARTZ_NOINSTR void write_modules(Out& out, char* program) {
-  out.begin(SectionType::modules);
-  const size_t count_at = out.position();
-  out.u32(0);
+  out.begin_counted(SectionType::modules);
   ModuleWalk walk{&out, 0, program};
   dl_iterate_phdr(add_module, &walk);
-  out.patch_u32(count_at, walk.count);
-  out.end();
+  out.end_counted(walk.count);
 }
 
 QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& tables,
                                   rt::Runtime& runtime, const rt::MergedCounts& counts,
                                   double ns_per_tick) {
-  out.begin(SectionType::threads);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::threads);
   uint32_t n = 0;
-  out.u32(0);
   const size_t record = tables.shape().full_size();
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
@@ -221,15 +221,12 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
     }
     ++n;
   }
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
-  out.begin(SectionType::thread_routines);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::thread_routines);
   uint32_t n = 0;
-  out.u32(0);
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
     if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
@@ -241,8 +238,7 @@ QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
     for (uint32_t i = 0; i < k; ++i) out.u64(r->routines[i].load(std::memory_order_relaxed));
     ++n;
   }
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
@@ -285,10 +281,8 @@ QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runt
 
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                   const rt::MergedCounts& counts, double ns_per_tick) {
-  out.begin(SectionType::objects);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::objects);
   uint32_t n = 0;
-  out.u32(0);
   // Registered objects first, then those only the stacks showed (waited for, never yet
   // acquired when the capture was written).
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
@@ -305,15 +299,12 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     write_object(out, tables, runtime, counts, o.address, o.kind, nullptr, i, ns_per_tick);
     ++n;
   }
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime) {
-  out.begin(SectionType::object_frames);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::object_frames);
   uint32_t n = 0;
-  out.u32(0);
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
     const uint32_t k = r.frames.load(std::memory_order_acquire);
     if (k == 0) return;
@@ -324,8 +315,7 @@ QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime) {
     }
     ++n;
   });
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_procedures(Out& out, ProfileTables& tables) {
@@ -353,18 +343,15 @@ QUARTZ_NOINSTR void write_contexts(Out& out, ProfileTables& tables) {
 }
 
 QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
-  out.begin(SectionType::edges);
-  const size_t count_at = out.position();
+  out.begin_counted(SectionType::edges);
   uint32_t n = 0;
-  out.u32(0);
   rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
     out.u64(caller);
     out.u64(callee);
     out.u64(calls);
     ++n;
   });
-  out.patch_u32(count_at, n);
-  out.end();
+  out.end_counted(n);
 }
 
 }  // namespace
