@@ -26,30 +26,17 @@ QUARTZ_ALWAYS_INLINE void note_routine(ThreadBlock* block, uintptr_t callee, Sta
   record->routine_count.store(own + 1, std::memory_order_relaxed);
 }
 
-// The caller's entry did not cache this edge: count it in the thread's table (or
-// process-wide when the table is full) and cache its counter for the next call.
+// The caller's entry did not cache this edge: count it (count_call) and cache its slot for
+// the next call.
 // (The push arrives field by field: a struct of three would travel through memory.)
 //
 // A signal handler may run instrumented code anywhere in here or in the enter hook: the
 // cache is one word (the edge's slot, whose key says whose counter it is), so a nested
-// hook never pairs a callee with another edge's counter; and a handler that interrupts an
-// insertion into the thread's table counts process-wide instead of inserting beside it.
+// hook never pairs a callee with another edge's counter.
 QUARTZ_NOINLINE void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintptr_t below,
                                     StackEntry* below_entry, StackEntry* slot) {
-  CallEdgeSlot* edge = nullptr;
-  if (!block->inserting_edge) {
-    block->inserting_edge = true;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    edge = block->edges.count(below, callee);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    block->inserting_edge = false;
-  }
-  if (edge == nullptr) {
-    bump(block->spilled_events);
-    runtime().call_graph.add(below, callee, 1);
-  } else if (below_entry != nullptr) {
-    below_entry->child_edge = edge;
-  }
+  CallEdgeSlot* edge = count_call(block, below, callee);
+  if (edge != nullptr && below_entry != nullptr) below_entry->child_edge = edge;
   block->stack.finish_push(ProfileStack::Push{below, below_entry, slot}, callee, kProcedureTag);
   note_routine(block, callee, slot);
 }

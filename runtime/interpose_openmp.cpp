@@ -140,18 +140,7 @@ QUARTZ_ALWAYS_INLINE void wait_at(ThreadBlock* block, uintptr_t object, EntryKin
 // Pushes the region's function as a procedure, counting the call from the one below.
 QUARTZ_NOINSTR void enter_region(ThreadBlock* block, uintptr_t function) {
   const uintptr_t caller = block->stack.push(function, kProcedureTag);
-  CallEdgeSlot* edge = nullptr;
-  if (!block->inserting_edge) {
-    block->inserting_edge = true;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    edge = block->edges.count(caller, function);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    block->inserting_edge = false;
-  }
-  if (edge == nullptr) {
-    bump(block->spilled_events);
-    runtime().call_graph.add(caller, function, 1);
-  }
+  count_call(block, caller, function);
 }
 
 // A worker works for whichever region it is given: none of the procedures it runs names it
@@ -391,42 +380,42 @@ QUARTZ_EXPORT void GOMP_atomic_end() {
 
 // ---- omp locks (omp.h's OpenMP 3.0 ABI, libgomp's default symbol version) ----------------
 
+namespace {
+// The lock functions and their nest variants alike: libgomp's own behind `real`.
+QUARTZ_ALWAYS_INLINE void set_lock(LockFn& real, void* lock, uintptr_t site) {
+  LockFn set = gomp_function(real);
+  if (!set) return;
+  take_lock(address_of(lock), EntryKind::omp_lock, site, [=] { set(lock); });
+}
+QUARTZ_ALWAYS_INLINE void unset_lock(LockFn& real, void* lock) {
+  LockFn unset = gomp_function(real);
+  if (!unset) return;
+  release_lock(address_of(lock), [=] { unset(lock); });
+}
+QUARTZ_ALWAYS_INLINE int test_lock(TestLockFn& real, void* lock, uintptr_t site) {
+  TestLockFn test = gomp_function(real);
+  if (!test) return 0;
+  const int rc = test(lock);
+  if (rc) tested_lock(address_of(lock), site);
+  return rc;
+}
+}  // namespace
+
 QUARTZ_EXPORT void omp_set_lock(void* lock) {
-  LockFn set = gomp_function(gomp::omp_set_lock);
-  if (!set) return;
-  take_lock(address_of(lock), EntryKind::omp_lock, QUARTZ_CALL_SITE(), [=] { set(lock); });
+  set_lock(gomp::omp_set_lock, lock, QUARTZ_CALL_SITE());
 }
-
 QUARTZ_EXPORT void omp_unset_lock(void* lock) {
-  LockFn unset = gomp_function(gomp::omp_unset_lock);
-  if (!unset) return;
-  release_lock(address_of(lock), [=] { unset(lock); });
+  unset_lock(gomp::omp_unset_lock, lock);
 }
-
 QUARTZ_EXPORT int omp_test_lock(void* lock) {
-  TestLockFn test = gomp_function(gomp::omp_test_lock);
-  if (!test) return 0;
-  const int rc = test(lock);
-  if (rc) tested_lock(address_of(lock), QUARTZ_CALL_SITE());
-  return rc;
+  return test_lock(gomp::omp_test_lock, lock, QUARTZ_CALL_SITE());
 }
-
 QUARTZ_EXPORT void omp_set_nest_lock(void* lock) {
-  LockFn set = gomp_function(gomp::omp_set_nest_lock);
-  if (!set) return;
-  take_lock(address_of(lock), EntryKind::omp_lock, QUARTZ_CALL_SITE(), [=] { set(lock); });
+  set_lock(gomp::omp_set_nest_lock, lock, QUARTZ_CALL_SITE());
 }
-
 QUARTZ_EXPORT void omp_unset_nest_lock(void* lock) {
-  LockFn unset = gomp_function(gomp::omp_unset_nest_lock);
-  if (!unset) return;
-  release_lock(address_of(lock), [=] { unset(lock); });
+  unset_lock(gomp::omp_unset_nest_lock, lock);
 }
-
 QUARTZ_EXPORT int omp_test_nest_lock(void* lock) {
-  TestLockFn test = gomp_function(gomp::omp_test_nest_lock);
-  if (!test) return 0;
-  const int rc = test(lock);
-  if (rc) tested_lock(address_of(lock), QUARTZ_CALL_SITE());
-  return rc;
+  return test_lock(gomp::omp_test_nest_lock, lock, QUARTZ_CALL_SITE());
 }

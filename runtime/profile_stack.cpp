@@ -42,9 +42,7 @@ void ProfileStack::end_rewrite(uint64_t begun_word, uint32_t new_depth) {
 
 void ProfileStack::restore_entry(StackEntry* slot, uintptr_t address, EntryTag tag) {
   const uint64_t begun = begin_rewrite();
-  slot->address.store(address, std::memory_order_relaxed);
-  slot->meta.store(tag, std::memory_order_relaxed);
-  slot->child_edge = &kNoEdge;
+  fill_entry(*slot, address, tag);
   end_rewrite(begun, static_cast<uint32_t>(begun));
 }
 
@@ -145,10 +143,7 @@ void ProfileStack::inherit(const ProfileStack& parent) {
   for (uint32_t i = 0; i < stored && n < capacity_; ++i) {
     const StackEntry& from = parent.entries_[i];
     if (!is_procedure(from.meta.load(std::memory_order_relaxed))) continue;  // locks stay
-    StackEntry& to = entries_[n++];
-    to.address.store(from.address.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    to.meta.store(kInheritedTag, std::memory_order_relaxed);
-    to.child_edge = &kNoEdge;
+    fill_entry(entries_[n++], from.address.load(std::memory_order_relaxed), kInheritedTag);
   }
   const uint64_t seq = (word_.load(std::memory_order_relaxed) >> 32) + 2;
   word_.store((seq & ~uint64_t{1}) << 32 | n, std::memory_order_release);
@@ -157,11 +152,7 @@ void ProfileStack::inherit(const ProfileStack& parent) {
 void ProfileStack::rebase(const uintptr_t* frames, uint32_t n) {
   if (n > capacity_) n = capacity_;
   const uint64_t begun = begin_rewrite();
-  for (uint32_t i = 0; i < n; ++i) {
-    entries_[i].address.store(frames[i], std::memory_order_relaxed);
-    entries_[i].meta.store(kInheritedTag, std::memory_order_relaxed);
-    entries_[i].child_edge = &kNoEdge;
-  }
+  for (uint32_t i = 0; i < n; ++i) fill_entry(entries_[i], frames[i], kInheritedTag);
   end_rewrite(begun, n);
 }
 

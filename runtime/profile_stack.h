@@ -89,6 +89,13 @@ struct StackEntry {
 };
 static_assert(sizeof(StackEntry) == 32);
 
+// Writes an entry for a new occupant: its address and meta, its edge cache emptied.
+QUARTZ_ALWAYS_INLINE void fill_entry(StackEntry& entry, uintptr_t address, uint64_t meta) {
+  entry.address.store(address, std::memory_order_relaxed);
+  entry.meta.store(meta, std::memory_order_relaxed);
+  entry.child_edge = &kNoEdge;
+}
+
 // What a reader copies out of an entry.
 struct EntryValue {
   uintptr_t address;
@@ -134,9 +141,7 @@ class ProfileStack {
       return Push{below, below_entry, nullptr};
     }
     StackEntry* slot = &entries_[depth];
-    slot->address.store(address, std::memory_order_relaxed);
-    slot->meta.store(tag, std::memory_order_relaxed);
-    slot->child_edge = &kNoEdge;
+    fill_entry(*slot, address, tag);
     word_.store(word + kSeqStep + 1, std::memory_order_release);
     return Push{below, below_entry, slot};
   }

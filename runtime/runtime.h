@@ -71,6 +71,27 @@ QUARTZ_ALWAYS_INLINE ThreadBlock* current_block() {
   return QUARTZ_LIKELY(block != nullptr) ? block : current_block_slow();
 }
 
+// Counts one call from `caller` to `callee` on `block`'s thread: in its own table, or
+// process-wide when that is full or a signal handler interrupted an insertion into it (a
+// handler's hook nested in the owner's never inserts beside it). Returns the edge's slot
+// for the caller to cache, or null when counted process-wide.
+QUARTZ_ALWAYS_INLINE CallEdgeSlot* count_call(ThreadBlock* block, uintptr_t caller,
+                                              uintptr_t callee) {
+  CallEdgeSlot* edge = nullptr;
+  if (!block->inserting_edge) {
+    block->inserting_edge = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    edge = block->edges.count(caller, callee);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    block->inserting_edge = false;
+  }
+  if (edge == nullptr) {
+    bump(block->spilled_events);
+    runtime().call_graph.add(caller, callee, 1);
+  }
+  return edge;
+}
+
 // True once the runtime is usable (real functions resolved); initialises on first call.
 QUARTZ_NOINSTR bool ensure_initialized();
 
