@@ -38,7 +38,7 @@ void Simulation::State::consume(SimThread& t, KeyState& k, double since) {
     t.extra_work_ns += k.migrated_ns;
     k.migrated_ns = 0;
   }
-  if (config.critical_path && k.has_path && k.time > since) t.path = k.path;
+  if (config.critical_path && k.path && k.time > since) t.path = *k.path;
 }
 
 void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns) {
@@ -47,10 +47,7 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
   k.time = now;
   ++k.count;
   k.migrated_ns += migrated_ns;
-  if (config.critical_path) {
-    k.path = t.path;
-    k.has_path = true;
-  }
+  if (config.critical_path) k.path = t.path;
   if (key.kind == KeyKind::signal && key.sequence > kSignalsKept) {
     const auto old = keys.find(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
     if (old != keys.end() && old->second.waiters.empty()) {

@@ -63,8 +63,7 @@ struct Simulation::State {
     uint32_t count = 0;  // producers so far (arrivals, read releases)
     uint32_t consumers = 0;
     double migrated_ns = 0;  // moved work for the first consumer
-    PathRef path = kEmptyPath;
-    bool has_path = false;
+    std::optional<PathRef> path;  // its last producer's, once produced
     std::vector<uint32_t> waiters;
   };
 
