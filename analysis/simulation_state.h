@@ -62,7 +62,7 @@ struct Simulation::State {
     double time = 0;     // when the last producer produced it
     uint32_t count = 0;  // producers so far (arrivals, read releases)
     uint32_t consumers = 0;
-    double migrated_ns = 0;  // moved work for the first consumer
+    double migrated_ns = 0;       // moved work for the first consumer
     std::optional<PathRef> path;  // its last producer's, once produced
     std::vector<uint32_t> waiters;
   };

@@ -29,13 +29,14 @@ void keep_acquired_from(ObjectRecord& r, uintptr_t site, StackWalker walk) {
 
 ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, uintptr_t site) {
   if (address == 0 || !table_.configured()) return nullptr;
+  bool gave_site = false;  // this call gave the record its site: it walks the chain
   ObjectRecord* record = table_.probe(address, [&](ObjectRecord& r) {
     uintptr_t key = r.address.load(std::memory_order_acquire);
     if (key == 0 && r.address.compare_exchange_strong(key, address, std::memory_order_acq_rel)) {
       r.kind.store(kind == kUnsetKind ? kKindUnset : static_cast<uint32_t>(kind),
                    std::memory_order_relaxed);
       r.first_site.store(site, std::memory_order_relaxed);
-      if (site != 0) keep_acquired_from(r, site, walk_);
+      gave_site = site != 0;
       table_.note_claimed(r);
       return Probe::found;
     }
@@ -46,13 +47,12 @@ ObjectRecord* ObjectRegistry::find_or_insert(uintptr_t address, EntryKind kind, 
     }
     if (site != 0 && r.first_site.load(std::memory_order_relaxed) == 0) {
       uintptr_t none = 0;
-      if (r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed)) {
-        keep_acquired_from(r, site, walk_);
-      }
+      gave_site = r.first_site.compare_exchange_strong(none, site, std::memory_order_relaxed);
     }
     return Probe::found;
   });
   if (!record) table_.count_dropped(1);
+  if (gave_site) keep_acquired_from(*record, site, walk_);
   return record;
 }
 
