@@ -1,39 +1,60 @@
 # Instrumenting a target for Quartz, in this source tree and from the installed package
 # (QuartzConfig.cmake includes this file).
 #
-#   quartz_instrument(target [LINK_RUNTIME] [KEEP_SYSTEM] [INLINED])
+#   quartz_instrument(target [LINK_RUNTIME] [KEEP_SYSTEM] [MODE patch|hooks|inlined])
 #   target_link_libraries(target PRIVATE Quartz::instrument)   # the same flags, as a target
 #
-# Builds `target` with hooks at procedures' entries and exits so Quartz sees them, and with
-# -g so it can name them by file and line (a Release build has no -g; -g changes no
-# generated code). clang hooks the functions left after inlining
-# (-finstrument-functions-after-inlining), unless INLINED asks for every function
-# (-finstrument-functions); gcc hooks every function (it has no after-inlining mode).
+# Builds `target` so that Quartz sees its procedures' entries and exits, and with -g so it
+# can name them by file and line (a Release build has no -g; -g changes no generated code).
+# MODE (default: QUARTZ_INSTRUMENT_MODE, itself patch by default) chooses how:
+#   patch    -fpatchable-function-entry: every function left after inlining gets an entry
+#            the runtime patches while the program runs (docs/user-guide.md, section 1);
+#   hooks    the compiler's hooks: clang's after inlining
+#            (-finstrument-functions-after-inlining); gcc's in every function, inlined ones
+#            too (-finstrument-functions: gcc has no after-inlining mode);
+#   inlined  the compiler's hooks in every function, inlined ones too (INLINED, the older
+#            spelling, means this).
 # LINK_RUNTIME also links libquartz (Quartz::runtime) instead of preloading it.
 
 # Once per directory: Quartz::instrument, like the package's imported targets, is seen in the
 # directory that found the package and below it.
 include_guard(DIRECTORY)
 
-# Code from these directories gets no hooks unless KEEP_SYSTEM: the C library's and the C++
-# standard library's headers, and the compilers' own, so that inlined std:: code costs
-# nothing. gcc matches them as substrings of each function's file. The wrappers quartz-cc
-# and quartz-c++ are configured from this same list.
+set(QUARTZ_INSTRUMENT_MODE patch CACHE STRING
+    "How Quartz sees procedures by default: patch, hooks or inlined")
+set_property(CACHE QUARTZ_INSTRUMENT_MODE PROPERTY STRINGS patch hooks inlined)
+
+# With the compiler's hooks, code from these directories gets none unless KEEP_SYSTEM: the C
+# library's and the C++ standard library's headers, and the compilers' own, so that inlined
+# std:: code costs nothing. gcc matches them as substrings of each function's file. The
+# wrappers quartz-cc and quartz-c++ are configured from this same list.
 function(quartz_system_header_dirs out_var)
   set(${out_var} /usr/include/ /usr/lib/gcc/ /usr/lib/llvm- PARENT_SCOPE)
 endfunction()
 
 # The compile options of an instrumented target, generator expressions included:
-#   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM] [INLINED])
+#   quartz_instrument_options(OUT_VAR [KEEP_SYSTEM] [MODE mode])
 # clang has no exclusion list; after inlining, inlined system headers' code has no hooks.
 function(quartz_instrument_options out_var)
-  cmake_parse_arguments(ARG "KEEP_SYSTEM;INLINED" "" "" ${ARGN})
-  set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
+  cmake_parse_arguments(ARG "KEEP_SYSTEM;INLINED" "MODE" "" ${ARGN})
+  set(mode ${QUARTZ_INSTRUMENT_MODE})
+  if(ARG_MODE)
+    set(mode ${ARG_MODE})
+  endif()
   if(ARG_INLINED)
+    set(mode inlined)
+  endif()
+  set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
+  if(mode STREQUAL "patch")
+    set(${out_var} -fpatchable-function-entry=15 -g PARENT_SCOPE)
+    return()
+  elseif(mode STREQUAL "inlined")
     set(options -finstrument-functions -g)
-  else()
+  elseif(mode STREQUAL "hooks")
     set(options "$<IF:${is_gcc},-finstrument-functions,-finstrument-functions-after-inlining>"
                 -g)
+  else()
+    message(FATAL_ERROR "quartz_instrument: MODE ${mode}: expected patch, hooks or inlined")
   endif()
   if(NOT ARG_KEEP_SYSTEM)
     quartz_system_header_dirs(dirs)
@@ -44,7 +65,7 @@ function(quartz_instrument_options out_var)
 endfunction()
 
 function(quartz_instrument target)
-  cmake_parse_arguments(ARG "LINK_RUNTIME;KEEP_SYSTEM;INLINED" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "LINK_RUNTIME;KEEP_SYSTEM;INLINED" "MODE" "" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "quartz_instrument: unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -54,6 +75,9 @@ function(quartz_instrument target)
   endif()
   if(ARG_INLINED)
     list(APPEND flags INLINED)
+  endif()
+  if(ARG_MODE)
+    list(APPEND flags MODE ${ARG_MODE})
   endif()
   quartz_instrument_options(options ${flags})
   target_compile_options(${target} PRIVATE ${options})

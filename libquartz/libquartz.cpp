@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler_hooks/patched_entries.h"
 #include "runtime/attributes.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
@@ -106,6 +107,7 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
     name_followed_capture(runtime.options);
   }
   pthread_atfork(nullptr, nullptr, on_fork_in_child);
+  hooks::start_patched_entries();
   rt::current_block();  // the main thread gets index 0 and a block before anything else
   if (runtime.options.output[0] && !sampler::start(runtime)) {
     rt::write_message("quartz: cannot start the sampler; no profile will be written\n");

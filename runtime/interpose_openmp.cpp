@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "runtime/interpose.h"
+#include "runtime/patched_entry.h"
 #include "runtime/real.h"
 
 using namespace quartz::rt;
@@ -180,9 +181,10 @@ QUARTZ_NOINSTR void run_region(void* argument) {
     forget_routines(block);
   }
   const auto function = reinterpret_cast<uintptr_t>(region.function);
-  enter_region(block, function);
+  const bool entry_seen = entry_is_on(function);  // its patched entry pushes it itself
+  if (!entry_seen) enter_region(block, function);
   region.function(region.data);
-  block->stack.pop_procedure(function);
+  if (!entry_seen) block->stack.pop_procedure(function);
   if (region.barrier) {
     wait_at(block, function, EntryKind::omp_region_end, function, region.barrier);
   }

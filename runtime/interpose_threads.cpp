@@ -5,6 +5,7 @@
 
 #include "runtime/interpose.h"
 #include "runtime/placement.h"
+#include "runtime/return_stack.h"
 
 using namespace quartz::rt;
 namespace trace = quartz::trace;
@@ -115,6 +116,7 @@ QUARTZ_EXPORT void pthread_exit(void* result) {
     }
   }
   ensure_initialized();
+  restore_return_addresses();  // glibc's unwind walks the frames (return_stack.h)
   real::pthread_exit(result);
   __builtin_unreachable();
 }

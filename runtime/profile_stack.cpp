@@ -28,6 +28,20 @@ void ProfileStack::reset(StackEntry* entries, uint32_t capacity) {
   word_.store((seq + 1) << 32, std::memory_order_release);
 }
 
+uintptr_t ProfileStack::note_unstored(uintptr_t address, EntryTag tag) {
+  const uint32_t depth = static_cast<uint32_t>(word_.load(std::memory_order_relaxed));
+  if (depth - 1 >= capacity_) {
+    bump(overflows_);
+    return 0;
+  }
+  const StackEntry& top = entries_[depth - 1];
+  const uintptr_t below = top.address.load(std::memory_order_relaxed);
+  if (below != address || meta_tag(top.meta.load(std::memory_order_relaxed)) != tag) {
+    bump(overflows_);
+  }
+  return below;
+}
+
 uint64_t ProfileStack::begin_rewrite() {
   const uint64_t word = word_.load(std::memory_order_relaxed);
   word_.store(word + kSeqUnit, std::memory_order_relaxed);  // seq odd: readers back off

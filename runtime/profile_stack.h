@@ -178,6 +178,11 @@ class ProfileStack {
     return p.below;
   }
 
+  // Notes a push that cannot be stored because no pop will come for it (a patched entry
+  // deeper than its return records): past capacity, unless it repeats the top entry.
+  // Returns the address of the entry below, as a push would.
+  QUARTZ_NOINSTR uintptr_t note_unstored(uintptr_t address, EntryTag tag);
+
   // Pops the procedure `address` (the exit hook), or unfolds one repeat. When the top is
   // not that procedure, resynchronises: longjmp and exceptions through uninstrumented
   // frames skip exits.

@@ -16,6 +16,7 @@
 #include "runtime/merged_counts.h"
 #include "runtime/placement.h"
 #include "runtime/real.h"
+#include "runtime/return_stack.h"
 #include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
 
@@ -155,7 +156,9 @@ QUARTZ_NOINSTR uint32_t walk_stack(uintptr_t* out, uint32_t capacity) {
   t_local.block = nullptr;
   t_local.in_runtime = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
+  restore_return_addresses();  // libunwind steps by return addresses (return_stack.h)
   const int n = unw_backtrace(reinterpret_cast<void**>(out), static_cast<int>(capacity));
+  reinstate_return_addresses();
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_local.block = block;
   t_local.in_runtime = in_runtime;
@@ -361,6 +364,8 @@ void start_child(ThreadSlot* slot) {
                  ticks());
   }
   adopt(slot);
+  // Patched entries take return addresses only on the thread's own stack.
+  if (g_return_trampoline.load(std::memory_order_relaxed) != 0) t_returns.learn_stack_bounds();
 }
 
 }  // namespace quartz::rt

@@ -124,25 +124,25 @@ static long class_a_served, class_b_served;
 
 extern "C" {
 
-void client_think(void) {
+SAMPLE_PROCEDURE void client_think(void) {
   compute(think_us);
 }
 
-void serve_class_a(void) {
+SAMPLE_PROCEDURE void serve_class_a(void) {
   compute(a_us);
 }
 
-void serve_class_b(void) {
+SAMPLE_PROCEDURE void serve_class_b(void) {
   compute(b_us);
 }
 
 // Sends one request of client `i` and waits for its reply.
-void send_request(int i, RequestClass kind) {
+SAMPLE_PROCEDURE void send_request(int i, RequestClass kind) {
   request_queue->push(Request{i, kind});
   client_wait_s[i] += reply_slots[i].take();
 }
 
-void client(int i) {
+SAMPLE_PROCEDURE void client(int i) {
   char name[16];
   snprintf(name, sizeof name, "client_%d", i);
   pthread_setname_np(pthread_self(), name);
@@ -154,7 +154,7 @@ void client(int i) {
   }
 }
 
-void server(void) {
+SAMPLE_PROCEDURE void server(void) {
   pthread_setname_np(pthread_self(), "server");
   for (;;) {
     Request request = request_queue->pop();

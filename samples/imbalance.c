@@ -28,11 +28,11 @@ static long unit_ms = 200;
 static double thread_cpu_s[MAX_THREADS];
 
 /* Thread i's share of the work: (i + 1) units. */
-void do_share(long i) {
+SAMPLE_PROCEDURE void do_share(long i) {
   compute((i + 1) * unit_ms * 1000);
 }
 
-void* worker(void* arg) {
+SAMPLE_PROCEDURE void* worker(void* arg) {
   long i = (long)(size_t)arg;
   char name[16];
   snprintf(name, sizeof name, "share_%ld", i);

@@ -42,7 +42,7 @@ static struct io_channel channels[MAX_THREADS];
 static double compute_s[MAX_THREADS], io_s[MAX_THREADS], io_cpu_s[MAX_THREADS];
 
 /* Sleeps `ms` milliseconds in the kernel, resuming after signals. */
-void sleep_ms(long ms) {
+SAMPLE_PROCEDURE void sleep_ms(long ms) {
   struct timespec left = {ms / 1000, (ms % 1000) * 1000000L};
   while (nanosleep(&left, &left) != 0 && errno == EINTR) {
   }
@@ -50,14 +50,14 @@ void sleep_ms(long ms) {
 
 /* Reads or writes one byte, retrying after signals. Returns 1, or 0 at end of file or on
  * an error. */
-int read_byte(int fd, char* byte) {
+SAMPLE_PROCEDURE int read_byte(int fd, char* byte) {
   ssize_t n;
   while ((n = read(fd, byte, 1)) < 0 && errno == EINTR) {
   }
   return n == 1;
 }
 
-int write_byte(int fd, char byte) {
+SAMPLE_PROCEDURE int write_byte(int fd, char byte) {
   ssize_t n;
   while ((n = write(fd, &byte, 1)) < 0 && errno == EINTR) {
   }
@@ -66,7 +66,7 @@ int write_byte(int fd, char byte) {
 
 /* Worker i's device: answers each request I ms after it arrives, until the worker closes
  * its end of the request pipe. */
-void* io_device(void* arg) {
+SAMPLE_PROCEDURE void* io_device(void* arg) {
   long i = (long)(size_t)arg;
   char name[16];
   snprintf(name, sizeof name, "io_device_%ld", i);
@@ -79,12 +79,12 @@ void* io_device(void* arg) {
   return NULL;
 }
 
-void do_compute(void) {
+SAMPLE_PROCEDURE void do_compute(void) {
   compute(compute_ms * 1000);
 }
 
 /* Blocks in the kernel for about I ms, without any pthread call. */
-void wait_for_io(long i) {
+SAMPLE_PROCEDURE void wait_for_io(long i) {
   if (sleep_mode) {
     sleep_ms(io_ms);
     return;
@@ -96,7 +96,7 @@ void wait_for_io(long i) {
   }
 }
 
-void* worker(void* arg) {
+SAMPLE_PROCEDURE void* worker(void* arg) {
   long i = (long)(size_t)arg;
   char name[16];
   snprintf(name, sizeof name, "worker_%ld", i);

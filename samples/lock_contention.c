@@ -25,17 +25,17 @@
 static pthread_mutex_t work_queue = PTHREAD_MUTEX_INITIALIZER;
 static long iterations = 1500, work_us = 100, hold_us = 100;
 
-void do_private_work(void) {
+SAMPLE_PROCEDURE void do_private_work(void) {
   compute(work_us);
 }
 
-void update_shared_state(void) {
+SAMPLE_PROCEDURE void update_shared_state(void) {
   pthread_mutex_lock(&work_queue);
   compute(hold_us);
   pthread_mutex_unlock(&work_queue);
 }
 
-void* worker(void* arg) {
+SAMPLE_PROCEDURE void* worker(void* arg) {
   (void)arg;
   for (long i = 0; i < iterations; i++) {
     do_private_work();

@@ -46,25 +46,25 @@ static long results;
 static omp_lock_t results_lock;
 
 /* Each procedure adds the processor time it used to its thread's work total. */
-void do_share(int i) {
+SAMPLE_PROCEDURE void do_share(int i) {
   double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   compute((i + 1) * unit_ms * 1000);
   work_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
 }
 
-void serial_phase(void) {
+SAMPLE_PROCEDURE void serial_phase(void) {
   double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   compute(serial_ms * 1000);
   work_cpu_s[0] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
 }
 
-void do_step(int i) {
+SAMPLE_PROCEDURE void do_step(int i) {
   double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   compute((i + 1) * step_ms * 1000);
   work_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
 }
 
-void add_result(int i) {
+SAMPLE_PROCEDURE void add_result(int i) {
   double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   compute(critical_ms * 1000);
   work_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;

@@ -39,27 +39,27 @@ struct pair {
 
 static struct pair all[MAX_PAIRS];
 
-void ping_work(void) {
+SAMPLE_PROCEDURE void ping_work(void) {
   compute(ping_us);
 }
-void pong_work(void) {
+SAMPLE_PROCEDURE void pong_work(void) {
   compute(pong_us);
 }
 
-static void wait_for_turn(struct pair* p, int pong) {
+SAMPLE_PROCEDURE static void wait_for_turn(struct pair* p, int pong) {
   pthread_mutex_lock(&p->lock);
   while (p->pong_turn != pong) pthread_cond_wait(&p->turn, &p->lock);
   pthread_mutex_unlock(&p->lock);
 }
 
-static void pass_token(struct pair* p, int to_pong) {
+SAMPLE_PROCEDURE static void pass_token(struct pair* p, int to_pong) {
   pthread_mutex_lock(&p->lock);
   p->pong_turn = to_pong;
   pthread_cond_signal(&p->turn);
   pthread_mutex_unlock(&p->lock);
 }
 
-void* ping(void* arg) {
+SAMPLE_PROCEDURE void* ping(void* arg) {
   struct pair* p = arg;
   char name[16];
   snprintf(name, sizeof name, "ping_%d", (int)(p - all));
@@ -75,7 +75,7 @@ void* ping(void* arg) {
   return NULL;
 }
 
-void* pong(void* arg) {
+SAMPLE_PROCEDURE void* pong(void* arg) {
   struct pair* p = arg;
   char name[16];
   snprintf(name, sizeof name, "pong_%d", (int)(p - all));

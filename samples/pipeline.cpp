@@ -103,7 +103,7 @@ static long items_written;
 
 extern "C" {
 
-void stage_read(void) {
+SAMPLE_PROCEDURE void stage_read(void) {
   pthread_setname_np(pthread_self(), "stage_read");
   for (long i = 0; i < items; i++) {
     compute(item_us);
@@ -113,7 +113,7 @@ void stage_read(void) {
   read_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-void stage_transform(void) {
+SAMPLE_PROCEDURE void stage_transform(void) {
   pthread_setname_np(pthread_self(), "stage_transform");
   for (;;) {
     long item;
@@ -125,7 +125,7 @@ void stage_transform(void) {
   transform_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-void stage_write(void) {
+SAMPLE_PROCEDURE void stage_write(void) {
   pthread_setname_np(pthread_self(), "stage_write");
   for (;;) {
     long item;

@@ -42,13 +42,13 @@ static int log_fd = -1;
 static long log_write_errors = 0;
 static double kernel_cpu_s[MAX_KERNELS];
 
-void init_data(void) {
+SAMPLE_PROCEDURE void init_data(void) {
   compute(init_ms * 1000);
 }
 
 /* The print routine: formatting and writing are cheap; the compute makes each call cost a
  * known U microseconds, as a real logger's locale, buffering and locking would. */
-void log_message(long line) {
+SAMPLE_PROCEDURE void log_message(long line) {
   char text[128];
   int n =
       snprintf(text, sizeof text, "serial_init: record %ld of %ld verified\n", line + 1, log_lines);
@@ -86,7 +86,7 @@ void (*const kernel_table[MAX_KERNELS])(void) = {
     kernel_8, kernel_9, kernel_10, kernel_11, kernel_12, kernel_13, kernel_14, kernel_15};
 
 /* Worker w runs kernels w, w + T, w + 2T, ... */
-void* worker(void* arg) {
+SAMPLE_PROCEDURE void* worker(void* arg) {
   long w = (long)(size_t)arg;
   char name[16];
   snprintf(name, sizeof name, "worker_%ld", w);

@@ -44,36 +44,36 @@ static pthread_barrier_t round_start, round_end;
 static double wait_s[MAX_THREADS], wait_cpu_s[MAX_THREADS];
 
 /* The holder's work while it has the resource. */
-void use_resource(void) {
+SAMPLE_PROCEDURE void use_resource(void) {
   compute(hold_ms * 1000);
 }
 
-void wait_spinning(void) {
+SAMPLE_PROCEDURE void wait_spinning(void) {
   pthread_spin_lock(&resource_spin);
   pthread_spin_unlock(&resource_spin);
 }
 
-void wait_blocked(void) {
+SAMPLE_PROCEDURE void wait_blocked(void) {
   pthread_mutex_lock(&resource_mutex);
   while (resource_held) pthread_cond_wait(&resource_free, &resource_mutex);
   pthread_mutex_unlock(&resource_mutex);
 }
 
 /* Runs `wait` for waiter `i`, adding its wall and CPU time to the waiter's totals. */
-void timed_wait(long i, void (*wait)(void)) {
+SAMPLE_PROCEDURE void timed_wait(long i, void (*wait)(void)) {
   double wall_start = now_us(), cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   wait();
   wait_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
   wait_s[i] += (now_us() - wall_start) / 1e6;
 }
 
-void name_thread(const char* role, long i) {
+SAMPLE_PROCEDURE void name_thread(const char* role, long i) {
   char name[16];
   snprintf(name, sizeof name, "%s_%ld", role, i);
   pthread_setname_np(pthread_self(), name);
 }
 
-void* spin_thread(void* arg) {
+SAMPLE_PROCEDURE void* spin_thread(void* arg) {
   long i = (long)(size_t)arg;
   name_thread(i == 0 ? "spin_holder" : "spin_waiter", i);
   for (long r = 0; r < rounds; r++) {
@@ -91,7 +91,7 @@ void* spin_thread(void* arg) {
   return NULL;
 }
 
-void* block_thread(void* arg) {
+SAMPLE_PROCEDURE void* block_thread(void* arg) {
   long i = (long)(size_t)arg;
   name_thread(i == 0 ? "block_holder" : "block_waiter", i);
   for (long r = 0; r < rounds; r++) {
@@ -117,7 +117,7 @@ void* block_thread(void* arg) {
 
 /* Runs `body` on T threads and returns the phase's wall time in s (and, through the
  * pointers, the waiters' summed wall and CPU time in their waiting procedure). */
-double run_phase(void* (*body)(void*), double* waited_s, double* waited_cpu_s) {
+SAMPLE_PROCEDURE double run_phase(void* (*body)(void*), double* waited_s, double* waited_cpu_s) {
   for (long t = 0; t < threads; t++) wait_s[t] = wait_cpu_s[t] = 0;
   double start = now_us();
   pthread_t ids[MAX_THREADS];
@@ -137,11 +137,11 @@ double run_phase(void* (*body)(void*), double* waited_s, double* waited_cpu_s) {
   return phase_s;
 }
 
-double spin_phase(double* waited_s, double* waited_cpu_s) {
+SAMPLE_PROCEDURE double spin_phase(double* waited_s, double* waited_cpu_s) {
   return run_phase(spin_thread, waited_s, waited_cpu_s);
 }
 
-double block_phase(double* waited_s, double* waited_cpu_s) {
+SAMPLE_PROCEDURE double block_phase(double* waited_s, double* waited_cpu_s) {
   return run_phase(block_thread, waited_s, waited_cpu_s);
 }
 

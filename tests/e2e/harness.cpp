@@ -197,7 +197,9 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   char capture_template[] = "/tmp/quartz-e2e-XXXXXX";
   close(mkstemp(capture_template));
   result.capture_path = capture_template;
-  std::vector<std::string> argv{std::string(QUARTZ_E2E_DIR) + "/" + program};
+  // QUARTZ_TEST_PROGRAMS: the same programs built in another instrumentation mode.
+  const char* programs = getenv("QUARTZ_TEST_PROGRAMS");
+  std::vector<std::string> argv{std::string(programs ? programs : QUARTZ_E2E_DIR) + "/" + program};
   argv.insert(argv.end(), args.begin(), args.end());
   std::map<std::string, std::string> env = options.env;
   if (options.preload) env["LD_PRELOAD"] = QUARTZ_LIBRARY;

@@ -300,7 +300,9 @@ TEST_F(ProfileE2E, QuartzCcBuildsAProgramQuartzCanNameDownToTheLine) {
   const std::string source = (dir / "tiny.c").string();
   std::ofstream(source) << "#include <pthread.h>\n"
                            "static volatile long sink;\n"
-                           "static void crunch(long n) {\n"  // line 3: a static function
+                           // line 3: a static function, kept one (called once, gcc
+                           // would inline it, and no entry of its own would remain)
+                           "__attribute__((noinline)) static void crunch(long n) {\n"
                            "  for (long i = 0; i < n; i++) sink += i;\n"
                            "}\n"
                            "void* work(void* arg) {\n"

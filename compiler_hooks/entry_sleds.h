@@ -1,0 +1,33 @@
+// The patchable entries of the program and of its libraries (runtime/patched_entry.h has
+// their bytes): found in each object's __patchable_function_entries section and patched on
+// at start-up; turned off one by one later.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/patched_entry.h"
+
+namespace quartz::hooks {
+
+struct SledCounts {
+  uint32_t patched = 0;  // entries now calling the trampoline
+  uint32_t refused = 0;  // listed, but not as the compiler leaves them, or not writable
+};
+
+// The trampolines an entry calls: one for a function that starts at its entry, one for a
+// function that starts with endbr64 just before it (-fcf-protection).
+struct EntryTrampolines {
+  uintptr_t plain;
+  uintptr_t after_endbr;
+};
+
+// Finds every loaded object's entries and patches them on. Once, at start-up, before the
+// program starts threads of its own.
+QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines);
+
+// Turns the entry of `procedure` (the address the trampoline reports) off; it costs a
+// jump from then on. False when it is not a patched entry.
+QUARTZ_NOINSTR bool unpatch_entry(uintptr_t procedure);
+
+}  // namespace quartz::hooks

@@ -1,0 +1,14 @@
+// Patched entries (entry_sleds.h, patched_entries.cpp): turned on at start-up by the
+// composition root.
+#pragma once
+
+#include "compiler_hooks/entry_sleds.h"
+
+namespace quartz::hooks {
+
+// Patches every loaded object's entries to the trampolines and starts taking return
+// addresses on the calling thread (the main one; threads the runtime starts learn their
+// stacks as they start). Before the program starts threads of its own.
+QUARTZ_NOINSTR SledCounts start_patched_entries();
+
+}  // namespace quartz::hooks

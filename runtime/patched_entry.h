@@ -1,0 +1,42 @@
+// The bytes of a patchable entry (gcc's and clang's -fpatchable-function-entry=15, the
+// wrappers' default; docs/design.md "Patched entries"), defined once for the code that
+// patches them (compiler_hooks/entry_sleds.cpp) and the code that asks whether a function
+// has one on (the OpenMP wrappers).
+//
+// The compiler leaves 15 one-byte no-ops at the entry of every function that remains after
+// inlining (after endbr64, with -fcf-protection). Patched, they call the entry trampoline;
+// turned off, they cost one short jump:
+//
+//   off:  eb 0d                    jmp over the rest
+//   on:   66 90                    two-byte no-op
+//         49 bb <8 bytes>          movabs $trampoline, %r11
+//         41 ff d3                 call *%r11
+//
+// The first two bytes change with one atomic store, so a thread running through the entry
+// meanwhile sees it either on or off (as XRay's sleds do).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/attributes.h"
+
+namespace quartz::rt {
+
+inline constexpr uint32_t kEntryBytes = 15;
+inline constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+inline constexpr uint16_t kEntryOff = 0x0deb;  // eb 0d, little-endian
+inline constexpr uint16_t kEntryOn = 0x9066;   // 66 90
+inline constexpr uint8_t kEntryCall[] = {0x49, 0xbb};  // movabs $..., %r11
+
+// True when the function at `function` starts with a patched entry that is on: entering
+// it is already seen, nobody else need push it.
+QUARTZ_ALWAYS_INLINE bool entry_is_on(uintptr_t function) {
+  auto* code = reinterpret_cast<const uint8_t*>(function);
+  if (memcmp(code, kEndbr64, sizeof kEndbr64) == 0) code += sizeof kEndbr64;
+  uint16_t head;
+  memcpy(&head, code, sizeof head);
+  return head == kEntryOn && memcmp(code + 2, kEntryCall, sizeof kEntryCall) == 0;
+}
+
+}  // namespace quartz::rt
