@@ -81,10 +81,31 @@ struct Patching {
   SledCounts counts;
 };
 
-// An entry as the compiler leaves it: 15 one-byte no-ops.
+// The length of the no-op instruction at `code` (at most `left` bytes), 0 if it is not one:
+// 90, or 0f 1f /0 with its address bytes (nopl, nopw), after 66 or 2e prefixes.
+QUARTZ_NOINSTR uint32_t nop_length(const uint8_t* code, uint32_t left) {
+  uint32_t n = 0;
+  while (n < left && (code[n] == 0x66 || code[n] == 0x2e)) ++n;
+  if (n < left && code[n] == 0x90) return n + 1;
+  if (n + 3 > left || code[n] != 0x0f || code[n + 1] != 0x1f || (code[n + 2] & 0x38) != 0) {
+    return 0;
+  }
+  const uint8_t modrm = code[n + 2];
+  const uint32_t mod = modrm >> 6, rm = modrm & 7;
+  n += 3;
+  if (mod != 3 && rm == 4) ++n;  // a SIB byte
+  if (mod == 1) n += 1;
+  if (mod == 2 || (mod == 0 && rm == 5)) n += 4;
+  return n <= left ? n : 0;
+}
+
+// An entry as the compiler leaves it: no-ops only (gcc writes 15 one-byte ones, clang a
+// few long ones).
 QUARTZ_NOINSTR bool is_fresh(const uint8_t* sled) {
-  for (uint32_t i = 0; i < rt::kEntryBytes; ++i) {
-    if (sled[i] != 0x90) return false;
+  for (uint32_t at = 0; at < rt::kEntryBytes;) {
+    const uint32_t n = nop_length(sled + at, rt::kEntryBytes - at);
+    if (n == 0) return false;
+    at += n;
   }
   return true;
 }

@@ -191,8 +191,8 @@ __attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR void quartz_patched_e
 
 // The procedure whose return address was just under `above_slot` returned. Records of
 // deeper frames are frames a longjmp left.
-__attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR uintptr_t quartz_patched_exit(
-    uintptr_t* above_slot) {
+__attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR uintptr_t
+quartz_patched_exit(uintptr_t* above_slot) {
   uintptr_t* const slot = above_slot - 1;
   ReturnStack& returns = t_returns;
   ThreadBlock* block = t_local.block;
@@ -225,7 +225,7 @@ QUARTZ_NOINSTR Function* next_definition(std::atomic<Function*>& cache, const ch
   return function;
 }
 
-#define QUARTZ_NEXT(name)                                   \
+#define QUARTZ_NEXT(name)                                       \
   static constinit std::atomic<decltype(name)*> cache{nullptr}; \
   auto* const next = next_definition(cache, #name)
 

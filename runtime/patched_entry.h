@@ -3,7 +3,7 @@
 // patches them (compiler_hooks/entry_sleds.cpp) and the code that asks whether a function
 // has one on (the OpenMP wrappers).
 //
-// The compiler leaves 15 one-byte no-ops at the entry of every function that remains after
+// The compiler leaves 15 bytes of no-ops at the entry of every function that remains after
 // inlining (after endbr64, with -fcf-protection). Patched, they call the entry trampoline;
 // turned off, they cost one short jump:
 //
@@ -25,8 +25,8 @@ namespace quartz::rt {
 
 inline constexpr uint32_t kEntryBytes = 15;
 inline constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-inline constexpr uint16_t kEntryOff = 0x0deb;  // eb 0d, little-endian
-inline constexpr uint16_t kEntryOn = 0x9066;   // 66 90
+inline constexpr uint16_t kEntryOff = 0x0deb;          // eb 0d, little-endian
+inline constexpr uint16_t kEntryOn = 0x9066;           // 66 90
 inline constexpr uint8_t kEntryCall[] = {0x49, 0xbb};  // movabs $..., %r11
 
 // True when the function at `function` starts with a patched entry that is on: entering

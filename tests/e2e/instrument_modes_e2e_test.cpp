@@ -1,8 +1,7 @@
-// End-to-end: what each instrumentation mode hooks (issue 13 item 1). A program compiled
-// with clang through quartz-cc has hooks only in the functions left after inlining: a
-// small function inlined into a loop is not called through the hooks, and not in the
-// profile; QUARTZ_INSTRUMENT_INLINED=1 hooks it too. The truth is the program's own count
-// of its calls.
+// End-to-end: what each instrumentation mode sees (issue 13 item 1). Patched entries (gcc
+// and clang) and clang's hooks see only the functions left after inlining: a small function
+// inlined into a loop is not called, and not in the profile; gcc's hooks and the inlined
+// mode see it too. The truth is the program's own count of its calls.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -33,18 +32,18 @@ constexpr const char* kSource =
 
 class InstrumentModes : public ScratchTest {
  protected:
-  // Builds the program with clang through quartz-cc (`inlined`: every function hooked),
+  // Builds the program with `compiler` through quartz-cc in `mode` (QUARTZ_INSTRUMENT),
   // profiles it and returns its report.
-  json profile(bool inlined) {
+  json profile(const std::string& compiler, const std::string& mode) {
     const std::string source = (dir / "modes.c").string();
     std::ofstream(source) << kSource;
-    const std::string program = (dir / (inlined ? "modes_inlined" : "modes")).string();
-    std::map<std::string, std::string> env{{"QUARTZ_CC", "clang"}};
-    if (inlined) env["QUARTZ_INSTRUMENT_INLINED"] = "1";
-    const CommandResult cc = run_command(
-        {std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source}, env);
+    const std::string name = compiler + "_" + mode;
+    const std::string program = (dir / name).string();
+    const CommandResult cc =
+        run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source},
+                    {{"QUARTZ_CC", compiler}, {"QUARTZ_INSTRUMENT", mode}});
     EXPECT_EQ(cc.exit_code, 0) << cc.err;
-    const std::string run_store = (dir / (inlined ? "inlined.db" : "after.db")).string();
+    const std::string run_store = (dir / (name + ".db")).string();
     const CommandResult run =
         run_command({kQuartz, "run", "-q", "--store", run_store, "--", program});
     EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -59,24 +58,49 @@ class InstrumentModes : public ScratchTest {
     }
     return nullptr;
   }
+  // What is left after inlining is seen, and only that.
+  static void expect_after_inlining(const json& r) {
+    ASSERT_FALSE(r.is_discarded());
+    const json* loop = procedure(r, "loop");
+    ASSERT_NE(loop, nullptr);
+    EXPECT_EQ((*loop)["calls"], 20);
+    EXPECT_EQ(procedure(r, "tiny"), nullptr) << "inlined into loop: no entry, no row";
+  }
+  // Every function is seen, where it was inlined too.
+  static void expect_every_function(const json& r) {
+    ASSERT_FALSE(r.is_discarded());
+    const json* tiny = procedure(r, "tiny");
+    ASSERT_NE(tiny, nullptr) << "hooked where it was inlined";
+    EXPECT_EQ((*tiny)["calls"], 2000000);
+    EXPECT_EQ((*procedure(r, "loop"))["calls"], 20);
+  }
 };
 
+TEST_F(InstrumentModes, PatchedEntriesAreWhatIsLeftAfterInliningWithGcc) {
+  expect_after_inlining(profile("gcc", "patch"));
+}
+
+TEST_F(InstrumentModes, PatchedEntriesAreWhatIsLeftAfterInliningWithClang) {
+  expect_after_inlining(profile("clang", "patch"));
+}
+
 TEST_F(InstrumentModes, ClangHooksOnlyWhatIsLeftAfterInlining) {
-  const json r = profile(/*inlined=*/false);
-  ASSERT_FALSE(r.is_discarded());
-  const json* loop = procedure(r, "loop");
-  ASSERT_NE(loop, nullptr);
-  EXPECT_EQ((*loop)["calls"], 20);
-  EXPECT_EQ(procedure(r, "tiny"), nullptr) << "inlined into loop: no hook, no row";
+  expect_after_inlining(profile("clang", "hooks"));
+}
+
+TEST_F(InstrumentModes, GccHooksEveryFunction) {
+  expect_every_function(profile("gcc", "hooks"));
 }
 
 TEST_F(InstrumentModes, InlinedModeHooksEveryFunction) {
-  const json r = profile(/*inlined=*/true);
-  ASSERT_FALSE(r.is_discarded());
-  const json* tiny = procedure(r, "tiny");
-  ASSERT_NE(tiny, nullptr) << "hooked where it was inlined";
-  EXPECT_EQ((*tiny)["calls"], 2000000);
-  EXPECT_EQ((*procedure(r, "loop"))["calls"], 20);
+  expect_every_function(profile("clang", "inlined"));
+}
+
+TEST_F(InstrumentModes, AnUnknownModeIsRefusedInOneLine) {
+  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "--version"},
+                                       {{"QUARTZ_INSTRUMENT", "fast"}});
+  EXPECT_EQ(cc.exit_code, 2);
+  EXPECT_EQ(cc.err, "quartz-cc: QUARTZ_INSTRUMENT=fast: expected patch, hooks or inlined\n");
 }
 
 }  // namespace
