@@ -1,6 +1,6 @@
 // Microbenchmarks of the hot paths, called through function pointers so that every
-// variant pays the same call: Quartz's hooks against empty hooks, and Quartz's mutex
-// wrappers against glibc's mutex functions.
+// variant pays the same call: Quartz's hooks against empty hooks, a call through a patched
+// entry against a plain call, and Quartz's mutex wrappers against glibc's mutex functions.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -92,6 +92,25 @@ void BM_HookPair_QuartzRepeat(benchmark::State& state) {
   f.quartz_exit(a, nullptr);
 }
 BENCHMARK(BM_HookPair_QuartzRepeat);
+
+// A call of a procedure whose entry the runtime patched (the default mode), against the same
+// call without: entry trampoline, return address taken, return trampoline. Per call.
+extern "C" void call_leaf_patched(long n);
+extern "C" void call_leaf_plain(long n);
+constexpr long kCallsPerIteration = 1000;
+
+void calls(benchmark::State& state, void (*call_leaf)(long)) {
+  for (auto _ : state) call_leaf(kCallsPerIteration);
+  state.SetItemsProcessed(state.iterations() * kCallsPerIteration);
+}
+void BM_Call_Plain(benchmark::State& state) {
+  calls(state, call_leaf_plain);
+}
+void BM_Call_Patched(benchmark::State& state) {
+  calls(state, call_leaf_patched);
+}
+BENCHMARK(BM_Call_Plain)->Threads(1)->Threads(2);
+BENCHMARK(BM_Call_Patched)->Threads(1)->Threads(2);
 
 pthread_mutex_t g_shared = PTHREAD_MUTEX_INITIALIZER;
 

@@ -174,12 +174,15 @@ __attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR void quartz_patched_e
   ThreadBlock* block = t_local.block;
   uintptr_t original = *slot;
   const uintptr_t trampoline = return_trampoline();
+  // Fields are read one by one, as push wrote them: a record copied whole would wait for
+  // the stores of a push a few instructions back to be forwarded.
   for (uint32_t depth = returns.depth(); depth > 0; --depth) {
-    const ReturnRecord gone = returns.at(depth - 1);
+    ReturnRecord& gone = returns.at(depth - 1);
     if (gone.slot > slot) break;
-    returns.pop();
+    const uintptr_t procedure_gone = gone.procedure;
     if (gone.slot == slot && original == trampoline) original = gone.original;
-    quartz::hooks::exit_procedure(block, gone.procedure);
+    returns.pop();
+    quartz::hooks::exit_procedure(block, procedure_gone);
   }
   if (QUARTZ_UNLIKELY(original == trampoline)) return;  // taken, and its record lost
   if (QUARTZ_UNLIKELY(!returns.push(slot, original, procedure))) {
@@ -197,10 +200,13 @@ quartz_patched_exit(uintptr_t* above_slot) {
   ReturnStack& returns = t_returns;
   ThreadBlock* block = t_local.block;
   for (uint32_t depth = returns.depth(); depth > 0; --depth) {
-    const ReturnRecord top = returns.at(depth - 1);
+    ReturnRecord& top = returns.at(depth - 1);
+    const uintptr_t* const top_slot = top.slot;
+    const uintptr_t original = top.original;
+    const uintptr_t procedure = top.procedure;
     returns.pop();
-    quartz::hooks::exit_procedure(block, top.procedure);
-    if (top.slot == slot) return top.original;
+    quartz::hooks::exit_procedure(block, procedure);
+    if (top_slot == slot) return original;
   }
   lost_return();
 }

@@ -44,15 +44,20 @@ class ReturnStack {
   QUARTZ_ALWAYS_INLINE bool push(uintptr_t* slot, uintptr_t original, uintptr_t procedure) {
     const uint32_t depth = depth_;
     if (QUARTZ_UNLIKELY(depth == kCapacity)) return false;
-    const ReturnRecord record{slot, original, procedure, false};
-    records_[depth] = record;
+    ReturnRecord& record = records_[depth];
+    record.slot = slot;
+    record.original = original;
+    record.procedure = procedure;
+    record.restored = false;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     depth_ = depth + 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    ReturnRecord& stored = records_[depth];
-    if (QUARTZ_UNLIKELY(stored.slot != slot || stored.original != original ||
-                        stored.procedure != procedure || stored.restored)) {
-      stored = record;
+    if (QUARTZ_UNLIKELY(record.slot != slot || record.original != original ||
+                        record.procedure != procedure || record.restored)) {
+      record.slot = slot;
+      record.original = original;
+      record.procedure = procedure;
+      record.restored = false;
     }
     return true;
   }
