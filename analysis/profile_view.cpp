@@ -445,6 +445,21 @@ std::vector<LimitReached> limits_reached(const Run& run, const Quality& q) {
   return reached;
 }
 
+// The budget's decisions (capture key "unpatched"): those that turned an entry off.
+std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
+  std::vector<UnpatchedProcedure> out;
+  std::istringstream list(run.text(capture::run_keys::kUnpatched));
+  std::string item;
+  while (std::getline(list, item, ';')) {
+    std::istringstream fields(item);
+    uint64_t address = 0, calls = 0, at_ns = 0;
+    int off = 0;
+    if (!(fields >> std::hex >> address >> std::dec >> calls >> at_ns >> off) || !off) continue;
+    out.push_back({display_name(run, address), calls, static_cast<double>(at_ns) * 1e-9});
+  }
+  return out;
+}
+
 Quality quality_of(const Run& run) {
   Quality q;
   using namespace capture::run_keys;
@@ -454,6 +469,9 @@ Quality quality_of(const Run& run) {
   q.torn_rate = run.torn_rate();
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);
+  q.patched_entries = static_cast<uint64_t>(run.number(kPatchedEntries));
+  q.budget_percent = static_cast<uint32_t>(run.number(kBudgetPercent));
+  q.unpatched = unpatched_procedures(run);
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;
   if (run.info.count(kOtherCpuNs)) q.other_cpu_s = run.number(kOtherCpuNs) * 1e-9;
   q.reserved_core = run.text(kReserve) == "yes";

@@ -101,13 +101,26 @@ struct LimitReached {
   std::string flag;       // "--objects-log2"
 };
 
+// A procedure whose patched entry the overhead budget turned off (sampler/overhead_budget.h):
+// from then on its calls are not counted and its time is its caller's.
+struct UnpatchedProcedure {
+  std::string name;
+  uint64_t calls = 0;  // counted until then
+  double at_s = 0;     // into the run
+};
+
 struct Quality {
   uint64_t samples = 0;
   uint64_t thread_samples = 0;
   double period_s = 0;
   double torn_rate = 0;           // torn stack copies per thread sample
   double dilation_removed_s = 0;  // processor time taken out as hook overhead
-  double hook_pair_ns = 0;
+  double hook_pair_ns = 0;        // one call's cost: through a patched entry, or the hooks
+  // How procedures were seen: through patched entries (this many), else the compiler's
+  // hooks; the overhead budget, percent (0: none), and the entries it turned off.
+  uint64_t patched_entries = 0;
+  uint32_t budget_percent = 0;
+  std::vector<UnpatchedProcedure> unpatched;
   double sampler_cpu_s = 0;
   // Processor time other processes took from the program's processors; none: not measured.
   std::optional<double> other_cpu_s;

@@ -169,6 +169,25 @@ void print_limits(std::ostream& out, const ProfileView& v) {
   }
 }
 
+// How procedures were seen, and what the overhead budget stopped measuring.
+void print_instrumentation(std::ostream& out, const Quality& q) {
+  if (q.patched_entries == 0) {
+    out << "Procedures seen through the compiler's hooks\n";
+    return;
+  }
+  out << "Procedures seen through " << q.patched_entries << " patched entries; overhead budget "
+      << (q.budget_percent ? std::to_string(q.budget_percent) + "%" : std::string("none"));
+  if (q.unpatched.empty()) {
+    out << ", no entry turned off\n";
+    return;
+  }
+  out << ", " << q.unpatched.size() << (q.unpatched.size() == 1 ? " entry" : " entries")
+      << " turned off (calls counted until then; their time since is their callers'):\n";
+  for (const UnpatchedProcedure& u : q.unpatched) {
+    out << "    " << u.name << " after " << u.calls << " calls at " << seconds(u.at_s) << "\n";
+  }
+}
+
 void print_quality(std::ostream& out, const ProfileView& v) {
   const Quality& q = v.quality;
   out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s) << ", "
@@ -183,6 +202,7 @@ void print_quality(std::ostream& out, const ProfileView& v) {
         << percent(*q.other_cpu_s, v.elapsed_s * v.processors) << " of their time)";
   }
   out << "\n";
+  print_instrumentation(out, q);
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
     if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED";
@@ -313,6 +333,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"torn_rate", q.torn_rate},
       {"dilation_removed_s", q.dilation_removed_s},
       {"hook_pair_ns", q.hook_pair_ns},
+      {"patched_entries", q.patched_entries},
+      {"budget_percent", q.budget_percent},
       {"sampler_cpu_s", q.sampler_cpu_s},
       {"other_cpu_s", q.other_cpu_s ? nlohmann::json(*q.other_cpu_s) : nlohmann::json(nullptr)},
       {"reserved_core", q.reserved_core},
@@ -320,6 +342,10 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"stack_overflows", q.stack_overflows},
       {"unmatched_exits", q.unmatched_exits},
       {"dropped", q.dropped}};
+  auto& unpatched = j["sampling"]["unpatched"] = nlohmann::json::array();
+  for (const UnpatchedProcedure& u : q.unpatched) {
+    unpatched.push_back({{"name", u.name}, {"calls", u.calls}, {"at_s", u.at_s}});
+  }
   auto& limits = j["sampling"]["limits_reached"] = nlohmann::json::array();
   for (const LimitReached& l : q.limits_reached) {
     limits.push_back(

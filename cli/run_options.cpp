@@ -24,6 +24,7 @@ struct NumberOption {
 constexpr NumberOption kNumberOptions[] = {
     {"--period-us", "QUARTZ_PERIOD_US", 50, 1000000, false},
     {"--checkpoint-ms", "QUARTZ_CHECKPOINT_MS", 10, 3600000, false},
+    {"--budget", "QUARTZ_BUDGET", 0, 100, false},
     {"--stack-capacity", "QUARTZ_STACK_CAPACITY", 16, 65536, false},
     {"--objects-log2", "QUARTZ_OBJECTS_LOG2", 6, 24, false},
     {"--call-graph-log2", "QUARTZ_CALL_GRAPH_LOG2", 6, 24, false},

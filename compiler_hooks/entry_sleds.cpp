@@ -135,14 +135,6 @@ QUARTZ_NOINSTR bool protect_code(const dl_phdr_info* info, int protection) {
   return ok;
 }
 
-QUARTZ_NOINSTR void write_call(uint8_t* sled, uintptr_t trampoline) {
-  memcpy(sled + 2, rt::kEntryCall, sizeof rt::kEntryCall);  // movabs $trampoline, %r11
-  memcpy(sled + 4, &trampoline, sizeof trampoline);
-  sled[12] = 0x41;  // call *%r11
-  sled[13] = 0xff;
-  sled[14] = 0xd3;
-}
-
 QUARTZ_NOINSTR void set_head(uint8_t* sled, uint16_t head) {
   __atomic_store_n(reinterpret_cast<uint16_t*>(sled), head, __ATOMIC_RELEASE);
 }
@@ -181,9 +173,7 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
     *kept = address;
     const bool after_endbr = in_executable_segment(info, address - 4) &&
                              memcmp(sled - 4, rt::kEndbr64, sizeof rt::kEndbr64) == 0;
-    set_head(sled, rt::kEntryOff);
-    write_call(sled, after_endbr ? patching.trampolines.after_endbr : patching.trampolines.plain);
-    set_head(sled, rt::kEntryOn);
+    write_entry(sled, after_endbr ? patching.trampolines.after_endbr : patching.trampolines.plain);
     ++patching.counts.patched;
   }
   protect_code(info, PROT_READ | PROT_EXEC);
@@ -197,6 +187,16 @@ QUARTZ_NOINSTR bool is_patched_sled(uintptr_t address) {
 }
 
 }  // namespace
+
+void write_entry(uint8_t* sled, uintptr_t trampoline) {
+  set_head(sled, rt::kEntryOff);
+  memcpy(sled + 2, rt::kEntryCall, sizeof rt::kEntryCall);  // movabs $trampoline, %r11
+  memcpy(sled + 4, &trampoline, sizeof trampoline);
+  sled[12] = 0x41;  // call *%r11
+  sled[13] = 0xff;
+  sled[14] = 0xd3;
+  set_head(sled, rt::kEntryOn);
+}
 
 SledCounts patch_entries(const EntryTrampolines& trampolines) {
   Patching patching{trampolines, {}};

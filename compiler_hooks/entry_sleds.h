@@ -22,6 +22,10 @@ struct EntryTrampolines {
   uintptr_t after_endbr;
 };
 
+// Writes a patched entry at `sled` (writable, kEntryBytes long) calling `trampoline`, and
+// turns it on.
+QUARTZ_NOINSTR void write_entry(uint8_t* sled, uintptr_t trampoline);
+
 // Finds every loaded object's entries and patches them on. Once, at start-up, before the
 // program starts threads of its own.
 QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines);

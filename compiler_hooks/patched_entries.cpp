@@ -8,7 +8,10 @@
 #include "compiler_hooks/patched_entries.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <unwind.h>
+
+#include <cstring>
 
 #include "compiler_hooks/entry_sleds.h"
 #include "compiler_hooks/procedure_events.h"
@@ -320,6 +323,19 @@ SledCounts start_patched_entries() {
     t_returns.learn_stack_bounds();
   }
   return counts;
+}
+
+void (*patched_probe())() {
+  static void (*probe)() = nullptr;
+  if (probe != nullptr) return probe;
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return nullptr;
+  auto* code = static_cast<uint8_t*>(page);
+  write_entry(code, reinterpret_cast<uintptr_t>(&quartz_sled_entry));
+  code[kEntryBytes] = 0xc3;  // ret
+  if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0) return nullptr;
+  probe = reinterpret_cast<void (*)()>(page);
+  return probe;
 }
 
 }  // namespace quartz::hooks

@@ -11,4 +11,8 @@ namespace quartz::hooks {
 // stacks as they start). Before the program starts threads of its own.
 QUARTZ_NOINSTR SledCounts start_patched_entries();
 
+// A procedure of no work whose entry is patched on, made once in memory of its own: the
+// calibration calls it to measure what a patched call costs. Null when it cannot be made.
+QUARTZ_NOINSTR void (*patched_probe())();
+
 }  // namespace quartz::hooks

@@ -156,7 +156,18 @@ inline constexpr const char* kTopology = "topology";
 inline constexpr const char* kSamplerCpuNs = "sampler_cpu_ns";
 // Processor time other processes took from the program's processors (absent: not measured).
 inline constexpr const char* kOtherCpuNs = "other_cpu_ns";
+// What one call costs the program: through a patched entry when entries are patched, else
+// through the compiler's hooks (calibrated).
 inline constexpr const char* kHookPairNs = "hook_pair_ns";
+// Patched entries turned on at start-up (0 or absent: the compiler's hooks), and those
+// found that could not be.
+inline constexpr const char* kPatchedEntries = "patched_entries";
+inline constexpr const char* kRefusedEntries = "refused_entries";
+// The overhead budget (`quartz run --budget`), percent; 0 or absent: none.
+inline constexpr const char* kBudgetPercent = "budget_percent";
+// Procedures whose entries the budget turned off, each "<address hex> <calls> <at ns> <off
+// 0|1>", separated by ';' (sampler/overhead_budget.h).
+inline constexpr const char* kUnpatched = "unpatched";
 inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
 inline constexpr const char* kCheckpoints = "checkpoints";

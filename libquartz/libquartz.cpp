@@ -107,7 +107,9 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
     name_followed_capture(runtime.options);
   }
   pthread_atfork(nullptr, nullptr, on_fork_in_child);
-  hooks::start_patched_entries();
+  const hooks::SledCounts entries = hooks::start_patched_entries();
+  runtime.patched_entries = entries.patched;
+  runtime.refused_entries = entries.refused;
   rt::current_block();  // the main thread gets index 0 and a block before anything else
   if (runtime.options.output[0] && !sampler::start(runtime)) {
     rt::write_message("quartz: cannot start the sampler; no profile will be written\n");

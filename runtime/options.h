@@ -37,6 +37,10 @@ struct Options {
   // QUARTZ_TRACE_CPU_US: a thread reads its CPU clock at an event at most this often.
   uint32_t trace_cpu_us = 50;
 
+  // QUARTZ_BUDGET: patched entries may cost this percent of the program's own processor
+  // time; past it the costliest are turned off (sampler/overhead_budget.h). 0: no budget.
+  uint32_t budget_percent = 5;
+
   // QUARTZ_PLACEMENT: threads pinned to cores, "0,1|2,worker" (groups of thread indices or
   // names, one core each, in the order of the allowed cores; "*" for every other thread).
   char placement[1024] = {};

@@ -76,6 +76,8 @@ class ReturnStack {
     return a - stack_low_ < stack_high_ - stack_low_;
   }
   QUARTZ_ALWAYS_INLINE bool knows_stack() const { return stack_high_ != 0; }
+  // Takes no return addresses from now on (the sampler, after its calibration).
+  QUARTZ_ALWAYS_INLINE void forget_stack() { stack_low_ = stack_high_ = 1; }
 
   // Writes every taken return address back (see the header comment).
   QUARTZ_NOINSTR void restore_all(uintptr_t trampoline);

@@ -45,6 +45,10 @@ struct Runtime {
   // When the program ended (exit, return from main: finish()), monotonic ns; 0 before.
   // The run's elapsed time ends here (docs/design.md "Elapsed time").
   std::atomic<uint64_t> end_ns{0};
+  // Patched entries (compiler_hooks/patched_entries.h) turned on at start-up, and those
+  // listed that could not be.
+  uint32_t patched_entries = 0;
+  uint32_t refused_entries = 0;
 };
 
 // Process-wide state, constant-initialised static storage, never destroyed.

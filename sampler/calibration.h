@@ -12,6 +12,9 @@ namespace quartz::sampler {
 
 // One enter/exit pair of the compiler hooks, called through pointers as the program does.
 QUARTZ_NOINSTR double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry);
+// One call of a procedure whose entry is patched (compiler_hooks/patched_entries.h): the
+// entry trampoline, a return address taken and given back. 0 when none can be made.
+QUARTZ_NOINSTR double calibrate_patched_call_ns(const rt::BlockGeometry& geometry);
 // One trace event recorded by a thread (Wolf et al.'s compensation of trace timestamps).
 QUARTZ_NOINSTR double calibrate_trace_event_ns(const rt::BlockGeometry& geometry);
 // A thread reading its own CPU clock (rt::record_cpu).

@@ -9,6 +9,7 @@
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
+#include "sampler/overhead_budget.h"
 
 namespace quartz::sampler {
 
@@ -126,6 +127,24 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   char hook[32];
   snprintf(hook, sizeof hook, "%.3f", info.hook_pair_ns);
   key_text(out, &n, run_keys::kHookPairNs, hook);
+  key_number(out, &n, run_keys::kPatchedEntries, runtime.patched_entries);
+  key_number(out, &n, run_keys::kRefusedEntries, runtime.refused_entries);
+  key_number(out, &n, run_keys::kBudgetPercent, info.budget_percent);
+  if (info.budget && info.budget->unpatched().size() != 0) {
+    static char unpatched[64 * 1024];  // the sampler thread's only
+    size_t used = 0;
+    const auto& decided = info.budget->unpatched();
+    for (size_t i = 0; i < decided.size(); ++i) {
+      const int w = snprintf(unpatched + used, sizeof unpatched - used, "%s%lx %lu %lu %d",
+                             i ? ";" : "", static_cast<unsigned long>(decided[i].procedure),
+                             static_cast<unsigned long>(decided[i].calls),
+                             static_cast<unsigned long>(decided[i].at_ns), decided[i].off ? 1 : 0);
+      if (w < 0 || used + static_cast<size_t>(w) >= sizeof unpatched) break;
+      used += static_cast<size_t>(w);
+    }
+    unpatched[used] = '\0';
+    key_text(out, &n, run_keys::kUnpatched, unpatched);
+  }
   key_number(out, &n, run_keys::kDilationRemovedNs,
              static_cast<uint64_t>(totals.dilation_removed_s * 1e9 + 0.5));
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");

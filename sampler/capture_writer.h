@@ -18,6 +18,8 @@ namespace quartz::sampler {
 inline constexpr size_t kMaxProgramPath = 512;
 
 // What the run section says, besides what the tables hold.
+class OverheadBudget;
+
 struct RunInfo {
   char program[512];
   char arguments[4096];  // separated by '\x1f'
@@ -38,6 +40,8 @@ struct RunInfo {
   uint64_t other_cpu_ns;  // others' processor time on the program's processors
   bool other_cpu_known;
   double hook_pair_ns;
+  uint32_t budget_percent;       // 0: no budget
+  const OverheadBudget* budget;  // its decisions; null without a budget
   uint64_t checkpoints;
   bool trace;  // a trace file is being written (<output>.trace)
   double trace_event_ns;

@@ -13,6 +13,7 @@
 
 #include "runtime/clock.h"
 #include "runtime/real.h"
+#include "runtime/return_stack.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
@@ -20,6 +21,7 @@
 #include "sampler/calibration.h"
 #include "sampler/capture_writer.h"
 #include "sampler/machine_load.h"
+#include "sampler/overhead_budget.h"
 #include "sampler/sampler_placement.h"
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
@@ -75,6 +77,7 @@ struct Sampler {
   AttributionConfig config;
   AttributionTotals totals;
   RunInfo info;
+  OverheadBudget budget;
   uint64_t last_snapshot_ns = 0;
   uint64_t window_start_ns = 0;
   uint64_t window_ns = kMinWindowNs;
@@ -519,7 +522,14 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   read_machine_load(&s.load_at_start, true);  // after placement: the program's processors
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
-  s.info.hook_pair_ns = calibrate_hook_pair_ns(options.geometry);
+  // The cost of the way in use: patched entries (the default), else the compiler's hooks.
+  s.info.hook_pair_ns = rt::g_return_trampoline.load(std::memory_order_relaxed) != 0
+                            ? calibrate_patched_call_ns(options.geometry)
+                            : calibrate_hook_pair_ns(options.geometry);
+  // The budget turns patched entries off; with the compiler's hooks it has nothing to do.
+  const bool patched = s.runtime->patched_entries != 0;
+  s.info.budget_percent = patched ? options.budget_percent : 0;
+  if (s.budget.configure(s.info.budget_percent, s.info.hook_pair_ns)) s.info.budget = &s.budget;
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
   if (options.trace) {
     const double ns_per_tick = s.runtime->clock.ns_per_tick();
@@ -546,6 +556,11 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
     take_snapshot(s, snapshot_time(s, now));
+    if (s.budget.due(now - s.runtime->clock.start_ns)) {
+      s.runtime->threads.attach_reader();
+      s.budget.decide(*s.runtime, now - s.runtime->clock.start_ns);
+      s.runtime->threads.detach_reader();
+    }
     // Every thread has ended, the main thread through pthread_exit: the process ends when
     // its last thread does, and that would be this one. Write the end and let it end.
     if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;

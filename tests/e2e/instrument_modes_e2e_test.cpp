@@ -103,5 +103,80 @@ TEST_F(InstrumentModes, AnUnknownModeIsRefusedInOneLine) {
   EXPECT_EQ(cc.err, "quartz-cc: QUARTZ_INSTRUMENT=fast: expected patch, hooks or inlined\n");
 }
 
+// The overhead budget (issue 13 item 3): a procedure called 20 million times costs far more
+// than 5% of the program when every call goes through its entry; the budget turns that
+// entry off early, says so, and its calls are counted until then. Without a budget every
+// call is counted. The truth is the program's own count of its calls.
+constexpr const char* kHotSource =
+    "#include <stdio.h>\n"
+    "static volatile long sink;\n"
+    "__attribute__((noinline)) void tiny(long i) { sink += i; }\n"
+    "__attribute__((noinline)) void hot_loop(long n) { for (long i = 0; i < n; i++) tiny(i); }\n"
+    "int main(void) {\n"
+    "  hot_loop(20000000);\n"
+    "  printf(\"tiny_calls=%d\\n\", 20000000);\n"
+    "  return 0;\n"
+    "}\n";
+
+class Budget : public ScratchTest {
+ protected:
+  json profile(const std::vector<std::string>& budget) {
+    const std::string source = (dir / "hot.c").string();
+    std::ofstream(source) << kHotSource;
+    const std::string program = (dir / "hot").string();
+    const CommandResult cc =
+        run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source});
+    EXPECT_EQ(cc.exit_code, 0) << cc.err;
+    const std::string store = (dir / "hot.db").string();
+    std::vector<std::string> run{kQuartz, "run", "-q", "--store", store};
+    run.insert(run.end(), budget.begin(), budget.end());
+    run.insert(run.end(), {"--", program});
+    const CommandResult r = run_command(run);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(printed_values(r.out)["tiny_calls"], "20000000");
+    const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  }
+  static const json* procedure(const json& report, const std::string& name) {
+    for (const json& p : report["procedures"]) {
+      if (p["name"] == name) return &p;
+    }
+    return nullptr;
+  }
+};
+
+TEST_F(Budget, TheDefaultBudgetTurnsTheCostliestEntryOffAndSaysSo) {
+  const json r = profile({});
+  ASSERT_FALSE(r.is_discarded());
+  EXPECT_EQ(r["sampling"]["budget_percent"], 5);
+  const json& unpatched = r["sampling"]["unpatched"];
+  ASSERT_EQ(unpatched.size(), 1u);
+  EXPECT_EQ(unpatched[0]["name"], "tiny");
+  const uint64_t counted = unpatched[0]["calls"];
+  EXPECT_GT(counted, 0u);
+  EXPECT_LT(counted, 20000000u);
+  EXPECT_GE(unpatched[0]["at_s"].get<double>(), 0.02);  // the first decision
+  const json* tiny = procedure(r, "tiny");
+  ASSERT_NE(tiny, nullptr);
+  // Counted until its entry was turned off: the calls the decision saw, and those made
+  // while it turned the entry off.
+  EXPECT_GE((*tiny)["calls"].get<uint64_t>(), counted);
+  EXPECT_LT((*tiny)["calls"].get<uint64_t>(), 20000000u);
+  const json* hot_loop = procedure(r, "hot_loop");
+  ASSERT_NE(hot_loop, nullptr);
+  EXPECT_EQ((*hot_loop)["calls"], 1);
+}
+
+TEST_F(Budget, WithoutABudgetEveryCallIsCounted) {
+  const json r = profile({"--budget", "0"});
+  ASSERT_FALSE(r.is_discarded());
+  EXPECT_EQ(r["sampling"]["budget_percent"], 0);
+  EXPECT_TRUE(r["sampling"]["unpatched"].empty());
+  const json* tiny = procedure(r, "tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ((*tiny)["calls"], 20000000);
+}
+
 }  // namespace
 }  // namespace quartz::test

@@ -1,0 +1,100 @@
+#include "sampler/overhead_budget.h"
+
+#include <time.h>
+
+#include "compiler_hooks/entry_sleds.h"
+#include "runtime/merged_counts.h"
+
+namespace quartz::sampler {
+namespace {
+
+constexpr uint32_t kCallsLog2 = 16;
+constexpr uint32_t kMaxUnpatched = 4096;
+// Into the run, ms: the first decisions, then one a second.
+constexpr uint64_t kEarlyDecisionsMs[] = {20, 50, 100, 200, 500};
+
+QUARTZ_NOINSTR uint64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
+  constexpr uint32_t early = sizeof kEarlyDecisionsMs / sizeof kEarlyDecisionsMs[0];
+  const uint64_t ms = decision < early ? kEarlyDecisionsMs[decision]
+                                       : kEarlyDecisionsMs[early - 1] + 500 + 1000 * (decision - early);
+  return ms * 1000000;
+}
+
+}  // namespace
+
+bool OverheadBudget::configure(uint32_t percent, double call_ns) {
+  percent_ = percent;
+  call_ns_ = call_ns;
+  if (percent_ == 0 || call_ns_ <= 0) return true;
+  return calls_.reserve(size_t{1} << kCallsLog2) && calls_.resize_at_least(size_t{1} << kCallsLog2) &&
+         unpatched_.reserve(kMaxUnpatched);
+}
+
+// The procedure's slot, claimed if new; null when its neighbourhood is full (it is not
+// considered in this decision).
+OverheadBudget::Calls* OverheadBudget::find(uintptr_t procedure) {
+  const size_t mask = calls_.size() - 1;
+  for (size_t probe = 0, i = (procedure * 0x9E3779B97F4A7C15ull) >> (64 - kCallsLog2); probe < 64;
+       ++probe, i = (i + 1) & mask) {
+    if (calls_[i].procedure == procedure || calls_[i].procedure == 0) {
+      calls_[i].procedure = procedure;
+      return &calls_[i];
+    }
+  }
+  return nullptr;
+}
+
+void OverheadBudget::count_calls(rt::Runtime& runtime) {
+  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{0, 0, false};
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
+    if (Calls* c = find(callee)) c->calls += calls;
+  });
+  for (size_t i = 0; i < unpatched_.size(); ++i) {
+    if (Calls* c = find(unpatched_[i].procedure)) c->decided = true;
+  }
+}
+
+bool OverheadBudget::due(uint64_t run_ns) const {
+  return percent_ != 0 && call_ns_ > 0 && run_ns >= due_ns(decisions_);
+}
+
+void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
+  if (!due(run_ns)) return;
+  while (run_ns >= due_ns(decisions_)) ++decisions_;
+  count_calls(runtime);
+  // The program's own processor time: the process's, less this thread's and the calls'.
+  double all_calls_ns = 0, patched_calls_ns = 0;
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    if (calls_[i].procedure == 0) continue;
+    const double cost = static_cast<double>(calls_[i].calls) * call_ns_;
+    all_calls_ns += cost;
+    if (!calls_[i].decided) patched_calls_ns += cost;
+  }
+  const double process_ns = static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
+                            static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
+  const double own_ns = process_ns - all_calls_ns;
+  const double allowed_ns = own_ns * percent_ / 100.0;
+  while (patched_calls_ns > allowed_ns && unpatched_.size() < unpatched_.capacity()) {
+    size_t costliest = calls_.size();
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      if (calls_[i].procedure == 0 || calls_[i].decided) continue;
+      if (costliest == calls_.size() || calls_[i].calls > calls_[costliest].calls) costliest = i;
+    }
+    if (costliest == calls_.size()) break;
+    Calls& c = calls_[costliest];
+    c.decided = true;
+    // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
+    // count) stays counted: noted, so that it is not tried again.
+    const bool off = hooks::unpatch_entry(c.procedure);
+    if (off) patched_calls_ns -= static_cast<double>(c.calls) * call_ns_;
+    *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off};
+  }
+}
+
+}  // namespace quartz::sampler

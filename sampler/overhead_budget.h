@@ -1,0 +1,64 @@
+// The overhead budget (docs/design.md "Overhead budget", `quartz run --budget PCT`): keeps
+// what patched entries cost under a share of the program's own processor time, by turning
+// off the entries of the procedures that cost the most, early in the run and from the
+// runtime's own counts.
+//
+// A patched call costs a calibrated c ns (calibrate_patched_call_ns). At each decision the
+// calls counted so far per procedure give each one's cost, n * c; the program's own time
+// is its processor time less those costs. While the costs of the entries still on exceed
+// the budget's share of the program's own time, the costliest entry is turned off: its
+// procedure is called as often as ever but costs no call from then on, and its time goes
+// to its caller. Ranking by calls is ranking by cost: every call costs the same c, and a
+// procedure called that often does little per call. Decisions come at 20, 50, 100, 200 and
+// 500 ms into the run and every second after; each is one pass over the call edges.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/attributes.h"
+#include "runtime/mapped_vector.h"
+#include "runtime/runtime.h"
+
+namespace quartz::sampler {
+
+// A procedure whose entry the budget turned off.
+struct UnpatchedProcedure {
+  uintptr_t procedure;
+  uint64_t calls;  // counted until then
+  uint64_t at_ns;  // into the run
+  bool off;        // false: it had no entry to turn off (a hook's, OpenMP's); left counted
+};
+
+class OverheadBudget {
+ public:
+  // `percent` of the program's own processor time (0: no budget); `call_ns`, a patched
+  // call's cost. False without memory.
+  QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns);
+
+  // True when a decision is due `run_ns` into the run.
+  QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
+  // Decides, as the registry's attached reader.
+  QUARTZ_NOINSTR void decide(rt::Runtime& runtime, uint64_t run_ns);
+
+  QUARTZ_NOINSTR const rt::MappedVector<UnpatchedProcedure>& unpatched() const {
+    return unpatched_;
+  }
+  QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
+
+ private:
+  struct Calls {
+    uintptr_t procedure;
+    uint64_t calls;
+    bool decided;  // its entry was turned off, or could not be
+  };
+  QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
+  QUARTZ_NOINSTR Calls* find(uintptr_t procedure);
+
+  uint32_t percent_ = 0;
+  double call_ns_ = 0;
+  uint32_t decisions_ = 0;
+  rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
+  rt::MappedVector<UnpatchedProcedure> unpatched_;
+};
+
+}  // namespace quartz::sampler
