@@ -13,6 +13,7 @@ import os
 import random
 import shlex
 import shutil
+import signal
 import subprocess
 import tarfile
 import time
@@ -252,16 +253,40 @@ def workload(program, paths, threads):
     return [a.format(threads=threads, **paths) for a in program.args]
 
 
-def timed(command, stdout_path, stderr_path, cwd=None):
-    """Runs `command` with its output in stdout_path: its wall time, seconds."""
+def timed(command, stdout_path, stderr_path, cwd=None, timeout_s=None):
+    """Runs `command` in `cwd` with its output in stdout_path: its wall time, seconds.
+    Past `timeout_s` the command's process group is killed and the run fails."""
     with open(stdout_path, "wb") as out, open(stderr_path, "ab") as err:
         started = time.perf_counter()
-        done = subprocess.run(command, stdout=out, stderr=err, cwd=cwd)
+        # Its own process group, so that a timeout ends what it started too (the program
+        # under a profiler's command).
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd,
+                                   start_new_session=timeout_s is not None)
+        try:
+            status = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise Failure("%s: no end after %d s, stopped" % (" ".join(command), timeout_s))
         elapsed_s = time.perf_counter() - started
-    if done.returncode != 0:
-        raise Failure("%s exited with status %d: see %s" % (" ".join(command), done.returncode,
+    if status != 0:
+        raise Failure("%s exited with status %d: see %s" % (" ".join(command), status,
                                                            stderr_path))
     return elapsed_s
+
+
+def decodes(program, plain_binary, reference, args, threads, work, log):
+    """Whether the plain binary decodes `reference` (its own output on `args`) back to the
+    input; None for a program that does not decode."""
+    if not program.decode:
+        return None
+    decoded = os.path.join(work, "decoded")
+    timed([plain_binary] + [a.format(out=reference, threads=threads) for a in program.decode],
+          decoded, log)
+    source = [a for a in args if os.path.isfile(a)][0]
+    same = sha256_of(decoded) == sha256_of(source)
+    os.remove(decoded)
+    return same
 
 
 def compare_outputs(program, plain_binary, args, threads, reference, outputs, work, log):
@@ -272,14 +297,7 @@ def compare_outputs(program, plain_binary, args, threads, reference, outputs, wo
     differing = [o for o in outputs if sha256_of(o) != expected]
     verdict = "same" if not differing else "DIFFERS (%s)" % ", ".join(
         os.path.basename(o) for o in differing)
-    if program.decode:
-        decoded = os.path.join(work, "decoded")
-        timed([plain_binary] + [a.format(out=reference, threads=threads)
-                                for a in program.decode], decoded, log)
-        source = [a for a in args if os.path.isfile(a)][0]
-        if sha256_of(decoded) != sha256_of(source):
-            verdict += ", DOES NOT DECODE to its input"
-        else:
-            verdict += ", decodes"
-        os.remove(decoded)
-    return verdict, bool(differing) or "DOES NOT" in verdict
+    decoded = decodes(program, plain_binary, reference, args, threads, work, log)
+    if decoded is not None:
+        verdict += ", decodes" if decoded else ", DOES NOT DECODE to its input"
+    return verdict, bool(differing) or decoded is False
