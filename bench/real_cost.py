@@ -145,8 +145,8 @@ def probe_modes(quartz, wrapper, wrapped, modes, directory):
         asked = {"QUARTZ_INSTRUMENT": mode}
         if ignored:
             if mode not in ("hooks", "inlined"):
-                skips.append("quartz %s: %s does not know QUARTZ_INSTRUMENT (it builds "
-                             "QUARTZ_INSTRUMENT=%s like any other)" % (mode, tool, UNKNOWN_MODE))
+                skips.append("quartz %s: this %s ignores QUARTZ_INSTRUMENT (=%s builds as "
+                             "unasked): no such mode yet" % (mode, tool, UNKNOWN_MODE))
                 continue
             asked = {} if mode == "hooks" else {"QUARTZ_INSTRUMENT_INLINED": "1"}
         code, binary = compile_probe(wrapper, dict(wrapped, **asked), directory, mode)
@@ -155,8 +155,8 @@ def probe_modes(quartz, wrapper, wrapped, modes, directory):
                 mode, tool, " ".join("%s=%s" % kv for kv in asked.items()), binary))
             continue
         if code in built:
-            skips.append("quartz %s: %s builds it as mode %s with %s" % (
-                mode, tool, built[code], wrapped["QUARTZ_CC"]))
+            skips.append("quartz %s: %s builds it exactly as %s with %s (the same probe "
+                         "object)" % (mode, tool, built[code], wrapped["QUARTZ_CC"]))
             continue
         why = try_command([quartz, "run", "-q", "--no-import", "-o", os.path.join(
             directory, mode, CAPTURE), "--", binary], directory)
@@ -170,17 +170,26 @@ def probe_modes(quartz, wrapper, wrapped, modes, directory):
     return available, binaries, default, skips
 
 
-def probe_budgets(quartz, budgets, probe, directory):
-    """The budgets `quartz run` takes ("none": no option), and skip lines for the others."""
+def probe_budgets(quartz, budgets, mode_probes, directory):
+    """The (mode, budget) pairs `quartz run` takes ("none": no option), and skip lines for
+    the others: one per budget when every mode's probe fails alike."""
     taken, skips = [], []
     for budget in budgets:
-        if budget != "none":
-            why = try_command([quartz, "run", "-q", "--no-import", "--budget", budget, "-o",
-                               os.path.join(directory, CAPTURE), "--", probe], directory)
-            if why:
-                skips.append("--budget %s: quartz run rejects it: %s" % (budget, why))
-                continue
-        taken.append(budget)
+        refused = {}
+        for mode, probe in mode_probes.items():
+            if budget != "none":
+                why = try_command([quartz, "run", "-q", "--no-import", "--budget", budget, "-o",
+                                   os.path.join(directory, CAPTURE), "--", probe], directory)
+                if why:
+                    refused[mode] = why
+                    continue
+            taken.append((mode, budget))
+        if refused and len(refused) == len(mode_probes) and len(set(refused.values())) == 1:
+            skips.append("--budget %s: quartz run rejects it: %s" % (
+                budget, next(iter(refused.values()))))
+        else:
+            skips += ["quartz %s, budget %s: quartz run rejects --budget %s on a %s build: %s" %
+                      (mode, budget, budget, mode, why) for mode, why in refused.items()]
     return taken, skips
 
 
@@ -199,8 +208,8 @@ def pg_compilers(cc, cxx, directory):
 
 
 def probe_tools(tools, pg_cc, cc, directory):
-    """The tools that work here, and skip lines for the others."""
-    working, skips = [], []
+    """The tools that work here, skip lines for the others, and notes."""
+    working, skips, notes = [], [], []
     _, pg_probe = compile_probe(pg_cc, {}, directory, "pg") if (
         {"gprof", "uftrace"} & set(tools)) else (None, None)
     for tool in tools:
@@ -224,7 +233,13 @@ def probe_tools(tools, pg_cc, cc, directory):
             skips.append("%s: %s" % (tool, why))
         else:
             working.append(tool)
-    return working, skips
+    if "perf" in working:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            paranoid = int(f.read())
+        if paranoid > 1:
+            notes.append("kernel.perf_event_paranoid is %d: perf samples no kernel code, which "
+                         "Quartz counts (sysctl kernel.perf_event_paranoid=-1)" % paranoid)
+    return working, skips, notes
 
 
 CLONE_SUFFIX = re.compile(r"(\.(constprop|isra|part|cold|lto_priv|localalias|llvm)(\.\d+)?)+$")
@@ -412,11 +427,12 @@ def accuracy(quartz, program, plain_binary, capture, perf_data, label):
     return lines, passed
 
 
-def variants_for(quartz, modes, budgets, tools):
-    """The variants, in the table's order: plain, Quartz by mode and budget, the tools."""
+def variants_for(quartz, runs, tools):
+    """The variants, in the table's order: plain, Quartz by mode and budget (`runs`), the
+    tools."""
     variants = [Variant("plain", "plain", lambda binary, args, run: [binary] + args)]
-    for mode in modes:
-        for budget in budgets:
+    for mode in dict.fromkeys(mode for mode, _ in runs):  # in the order of --modes
+        for budget in [b for m, b in runs if m == mode]:
             options = [] if budget == "none" else ["--budget", budget]
             name = "quartz %s" % mode + ("" if budget == "none" else ", budget %s" % budget)
             variants.append(Variant(name, "quartz " + mode, lambda binary, args, run, o=options: [
@@ -433,10 +449,10 @@ def variants_for(quartz, modes, budgets, tools):
     return variants
 
 
-def run_program(program, variants, binaries, paths, options, work, accuracy_variant):
+def run_program(program, variants, binaries, paths, options, work, default_variant):
     """The rounds of one program: {variant: wall times, s}, {variant: why it failed},
     the variants whose output differed, the plain output's verdict, and the capture of the
-    accuracy variant's first run (or None)."""
+    first run with default settings (or None)."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     log = os.path.join(work, "stderr.log")
@@ -465,7 +481,7 @@ def run_program(program, variants, binaries, paths, options, work, accuracy_vari
                 continue
             if sha256_of(out) != expected:
                 differing.add(v.name)
-            if v is accuracy_variant and capture is None:
+            if v is default_variant and capture is None:
                 capture = os.path.join(work, "default.qcap")
                 os.replace(os.path.join(run_dir, CAPTURE), capture)
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -489,8 +505,9 @@ def perf_for_accuracy(binary, args, work, options, expected):
     return data
 
 
-def factor_table(rows, variants, repeat):
-    """The cost table's lines: per program each variant's median over plain's."""
+def factor_table(rows, variants):
+    """The cost table's lines: per program each variant's median over plain's; and
+    {variant: [(factor, program)]}."""
     names = [v.name for v in variants
              if any(r["times"].get(v.name) or v.name in r["failed"] for r in rows)]
     lines = ["| program | plain | plain spread | " + " | ".join(names[1:]) + " | output |",
@@ -508,18 +525,76 @@ def factor_table(rows, variants, repeat):
                 cells.append("×%.2f" % factor)
             else:
                 cells.append("-")
-        spread = "-" if not plain or repeat < 2 else "%.1f%%" % (
-            100 * (max(plain) - min(plain)) / statistics.median(plain))
         output = "same" if not r["differing"] else "DIFFERS: " + ", ".join(
             sorted(r["differing"]))
         lines.append("| %s | %s | %s | %s | %s |" % (
-            r["program"], "%.3f s" % statistics.median(plain) if plain else "failed", spread,
+            r["program"], "%.3f s" % statistics.median(plain) if plain else "failed",
+            "-" if r["spread"] is None else "%.1f%%" % (100 * r["spread"]),
             " | ".join(cells), output + r["decoded"]))
     for label, pick in (("median", statistics.median), ("worst", max)):
         cells = ["×%.2f" % pick(f for f, _ in factors[n]) if factors[n] else "-"
                  for n in names[1:]]
         lines.append("| %s | | | %s | |" % (label, " | ".join(cells)))
     return lines, factors
+
+
+def listed(text):
+    return [item for item in text.split(",") if item]
+
+
+def build_variants(program, tarball, builds, keys, suffix, directory):
+    """The program's builds that `keys` name: ({key: binary}, {key: why it failed}). The
+    plain build must succeed."""
+    binaries, failures = {}, {}
+    for key in sorted(keys, key=lambda k: k != "plain"):
+        name, compilers = builds[key]
+        try:
+            binaries[key] = build(program, tarball, name + suffix, compilers, directory)
+        except Failure as e:
+            if key == "plain":
+                raise
+            failures[key] = str(e)
+    return binaries, failures
+
+
+def check_accuracy(quartz, program, plain_binary, args, options, work, capture, label):
+    """The accuracy check of one program's run with default settings against perf of the
+    plain build: printed lines and whether it passed."""
+    try:
+        data = perf_for_accuracy(plain_binary, args, work, options,
+                                 sha256_of(os.path.join(work, "plain.out")))
+        lines, passed = accuracy(quartz, program, plain_binary, capture, data, label)
+        os.remove(data)
+    except Failure as e:
+        lines, passed = ["%s: accuracy FAIL: %s" % (program.name, e)], False
+    return lines, passed
+
+
+def print_targets(rows, factors, variants, default_variant):
+    """Issue 13's cost targets, for the default settings and for each budget."""
+    if default_variant and factors.get(default_variant.name):
+        found = factors[default_variant.name]
+        median, (worst, where) = statistics.median(f for f, _ in found), max(found)
+        print("%s, default settings: median ×%.2f (target ≤ ×%.2f: %s), worst ×%.2f, %s "
+              "(target ≤ ×%.2f: %s)" % (
+                  default_variant.name, median, TARGET_MEDIAN,
+                  "met" if median <= TARGET_MEDIAN else "NOT MET", worst, where,
+                  TARGET_WORST, "met" if worst <= TARGET_WORST else "NOT MET"))
+    elif not default_variant:
+        print("no variant runs with default settings (the wrappers' default mode among "
+              "--modes, and none among --budgets): targets and accuracy not checked")
+    spread = {r["program"]: r["spread"] for r in rows}
+    for v in variants:
+        budget = re.search(r", budget ([0-9.]+)$", v.name)
+        if not budget or not factors.get(v.name):
+            continue
+        cells = []
+        for factor, program in factors[v.name]:
+            bound = 1 + float(budget.group(1)) / 100 + (spread[program] or 0)
+            cells.append("%s ×%.2f (%s)" % (program, factor,
+                                             "met" if factor <= bound else "NOT MET"))
+        print("%s, target ≤ ×(1 + %s%% + the plain spread): %s" % (
+            v.name, budget.group(1), ", ".join(cells)))
 
 
 def main():
@@ -566,20 +641,16 @@ def main():
     pg_cc, pg_cxx = pg_compilers(cc, cxx, os.path.join(directory, "compilers"))
     try:
         modes, mode_probes, default_mode, skips = probe_modes(
-            quartz, os.path.join(bin_dir, "quartz-cc"), wrapped,
-            [m for m in options.modes.split(",") if m], probes)
-        budgets, budget_skips = probe_budgets(
-            quartz, [b for b in options.budgets.split(",") if b],
-            next(iter(mode_probes.values()), "/bin/true"), probes)
-        tools, tool_skips = probe_tools([t for t in options.tools.split(",") if t], pg_cc, cc,
-                                        probes)
+            quartz, os.path.join(bin_dir, "quartz-cc"), wrapped, listed(options.modes), probes)
+        runs, budget_skips = probe_budgets(quartz, listed(options.budgets), mode_probes, probes)
+        tools, tool_skips, notes = probe_tools(listed(options.tools), pg_cc, cc, probes)
     except Failure as e:
         print("real_cost: %s" % e, file=sys.stderr)
         return 1
     skips += budget_skips + tool_skips
-    variants = variants_for(quartz, modes, budgets, tools)
-    accuracy_variant = next((v for v in variants if default_mode and
-                             v.name == "quartz %s" % default_mode), None)
+    variants = variants_for(quartz, runs, tools)
+    default_variant = next((v for v in variants if default_mode and
+                            v.name == "quartz %s" % default_mode), None)
     builds = {"plain": ("plain", {"cc": cc, "cxx": cxx, "family": options.compiler}),
               "pg": ("pg", {"cc": pg_cc, "cxx": pg_cxx, "family": options.compiler})}
     for mode, asked in modes.items():
@@ -591,40 +662,38 @@ def main():
     try:
         for program in programs:
             tarball = download(program, os.path.join(directory, "downloads"))
-            binaries, build_failures = {}, {}
-            for key in sorted({v.build_key for v in variants}, key=lambda k: k != "plain"):
-                name, compilers = builds[key]
-                try:
-                    binaries[key] = build(program, tarball, name + suffix, compilers,
-                                          os.path.join(directory, "builds"))
-                except Failure as e:
-                    if key == "plain":
-                        raise
-                    build_failures[key] = str(e)
+            binaries, build_failures = build_variants(
+                program, tarball, builds, {v.build_key for v in variants}, suffix,
+                os.path.join(directory, "builds"))
             paths = inputs(os.path.join(directory, "inputs"), names_in(program.args))
             print("real_cost: %s built, running" % program.name, file=sys.stderr, flush=True)
             work = os.path.join(directory, "cost-runs", program.name + suffix)
             times, run_failures, differing, decoded, capture = run_program(
-                program, variants, binaries, paths, options, work, accuracy_variant)
-            for v in variants:
-                if v.build_key in build_failures:
-                    run_failures[v.name] = build_failures[v.build_key]
+                program, variants, binaries, paths, options, work, default_variant)
+            run_failures.update({v.name: build_failures[v.build_key] for v in variants
+                                 if v.build_key in build_failures})
+            plain = times["plain"]
             rows.append({"program": program.name, "times": times, "failed": run_failures,
-                         "differing": differing, "decoded": decoded})
+                         "differing": differing, "decoded": decoded,
+                         "spread": (max(plain) - min(plain)) / statistics.median(plain)
+                         if len(plain) > 1 else None})
             failed = failed or bool(run_failures or differing) or "NOT" in decoded
-            if capture and "perf" in tools:
-                try:
-                    data = perf_for_accuracy(binaries["plain"], workload(
-                        program, paths, options.threads), work, options, sha256_of(
-                            os.path.join(work, "plain.out")))
-                    lines, passed = accuracy(quartz, program, binaries["plain"], capture, data,
-                                             "%s (the wrappers' default mode, no --budget)" %
-                                             accuracy_variant.name)
-                    os.remove(data)
-                except Failure as e:
-                    lines, passed = ["%s: accuracy FAIL: %s" % (program.name, e)], False
-                accuracy_lines += [""] + lines
-                accuracy_passed.append(passed)
+            if not default_variant:
+                continue
+            if not capture:
+                lines, passed = ["%s: accuracy not checked: no run of %s" % (
+                    program.name, default_variant.name)], False
+            elif "perf" not in tools:
+                lines, passed = ["%s: accuracy not checked: no perf (not in --tools, or "
+                                 "skipped)" % program.name], False
+            else:
+                lines, passed = check_accuracy(
+                    quartz, program, binaries["plain"], workload(program, paths,
+                                                                 options.threads),
+                    options, work, capture,
+                    "%s (the wrappers' default mode, no --budget)" % default_variant.name)
+            accuracy_lines += [""] + lines
+            accuracy_passed.append(passed)
     except Failure as e:
         print("real_cost: %s" % e, file=sys.stderr)
         return 1
@@ -636,29 +705,13 @@ def main():
               "" if options.repeat == 1 else "s"))
     for line in skips:
         print("skipped: " + line)
+    for line in notes:
+        print("note: " + line)
     print()
-    lines, factors = factor_table(rows, variants, options.repeat)
+    lines, factors = factor_table(rows, variants)
     print("\n".join(lines))
     print()
-    if accuracy_variant and factors.get(accuracy_variant.name):
-        found = factors[accuracy_variant.name]
-        median, (worst, where) = statistics.median(f for f, _ in found), max(found)
-        print("%s, default settings: median ×%.2f (target ≤ ×%.2f: %s), worst ×%.2f, %s "
-              "(target ≤ ×%.2f: %s)" % (
-                  accuracy_variant.name, median, TARGET_MEDIAN,
-                  "met" if median <= TARGET_MEDIAN else "NOT MET", worst, where,
-                  TARGET_WORST, "met" if worst <= TARGET_WORST else "NOT MET"))
-    elif not accuracy_variant:
-        print("no variant runs with default settings (the wrappers' default mode among "
-              "--modes, and none among --budgets): targets and accuracy not checked")
-    for v in variants:
-        budget = re.search(r", budget ([0-9.]+)$", v.name)
-        if budget and factors.get(v.name):
-            print("%s: %s" % (v.name, ", ".join(
-                "%s ×%.2f" % (p, f) for f, p in factors[v.name])) + " (target: within "
-                "%s%% of plain plus its spread)" % budget.group(1))
-    if accuracy_variant and "perf" not in tools:
-        print("accuracy not checked: perf is not among the working tools")
+    print_targets(rows, factors, variants, default_variant)
     print("\n".join(accuracy_lines))
     if accuracy_passed:
         print()
