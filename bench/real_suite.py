@@ -1,0 +1,303 @@
+"""The real-program suite (issue 9 item 9), shared by bench/real_programs.py and
+bench/real_cost.py: open-source multithreaded programs from Debian's source tarballs
+(pinned by sha256), how each is built with a given compiler, the workloads generated from a
+fixed seed, timed runs and the check that an output is the plain build's.
+
+Downloads, builds and inputs live under one directory (BUILD/real-programs by default) and
+are reused; a build is redone when its command, compilers and environment included,
+changes.
+"""
+
+import hashlib
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import tarfile
+import time
+import urllib.error
+import urllib.request
+
+DEBIAN_POOL = "http://deb.debian.org/debian/pool/main/"
+# The generated inputs, by name: a compressible mix of text, counting integers and random
+# bytes, and a random genome with reads sampled from it.
+MIX_MIB = 48
+MIX_SMALL_MIB = 16
+GENOME_BASES = 4_000_000
+READS, READ_BASES = 5000, 4000
+
+
+class Program:
+    """One program of the suite: where its source is, how it is built, what it runs."""
+
+    def __init__(self, name, language, pool_path, sha256, size, build, binary, args,
+                 decode=None):
+        self.name = name
+        self.language = language
+        self.url = DEBIAN_POOL + pool_path
+        self.sha256, self.size = sha256, size  # from Checksums-Sha256 of bookworm's Sources
+        # Shell commands, {cc} and {cxx} filled in, run in the source; or such commands by
+        # compiler ("gcc", "clang").
+        self.build = build
+        self.binary = binary  # relative to the source
+        # The workload's arguments, with {threads} and the inputs' names ({mix}, ...) filled
+        # in; the output on stdout.
+        self.args = args
+        self.decode = decode  # arguments that print the input back from {out}, if any
+
+    @property
+    def tarball(self):
+        return self.url.rsplit("/", 1)[1]
+
+
+PROGRAMS = [
+    Program("pbzip2", "C++", "p/pbzip2/pbzip2_1.1.13.orig.tar.gz",
+            "bca3d7b50e4e5f963c82cb9626bb72e4062d83bc2b8b028eee22efdcda972b9b", 48219,
+            # clang refuses its "%"PRIuMAX (a C++11 literal suffix) unless told.
+            {"gcc": "make -j2 CXX={cxx}",
+             "clang": "make -j2 CXX='{cxx} -Wno-reserved-user-defined-literal'"}, "pbzip2",
+            ["-p{threads}", "-9", "-c", "{mix}"], ["-d", "-p{threads}", "-c", "{out}"]),
+    Program("lbzip2", "C", "l/lbzip2/lbzip2_2.5.orig.tar.bz2",
+            "eec4ff08376090494fa3710649b73e5412c3687b4b9b758c93f73aa7be27555b", 514852,
+            # gnulib's own fix for glibc 2.28, which no longer defines _IO_ftrylockfile.
+            "sed -i 's/defined _IO_ftrylockfile/defined _IO_EOF_SEEN || &/' lib/fseterr.c && "
+            "./configure -q CC={cc} && make -j2", "src/lbzip2",
+            ["-n", "{threads}", "-9", "-c", "{mix}"], ["-d", "-n", "{threads}", "-c", "{out}"]),
+    Program("zstd", "C", "libz/libzstd/libzstd_1.5.4+dfsg2.orig.tar.xz",
+            "8cf4bbb65e77ec348d052c8d6230eba66d435bddf64c8b5be2fcb16880c19953", 1582660,
+            "make -j2 -C programs zstd CC={cc} HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0",
+            "programs/zstd",
+            ["-q", "-T{threads}", "-12", "-B4MiB", "-c", "{mix}"], ["-q", "-d", "-c", "{out}"]),
+    Program("xz", "C", "x/xz-utils/xz-utils_5.4.1.orig.tar.xz",
+            "5d9827aa1875b21c288f78864bb26d2650b436ea8d2cad364e4921eb6266a5a5", 1485272,
+            "./configure -q CC={cc} --disable-shared --disable-nls --disable-doc "
+            "--disable-scripts --disable-xzdec --disable-lzmadec --disable-lzmainfo "
+            "--disable-lzma-links && make -j2",
+            "src/xz/xz",
+            ["-T{threads}", "-2", "--block-size=2MiB", "-c", "{mix_small}"],
+            ["-d", "-T{threads}", "-c", "{out}"]),
+    Program("minimap2", "C", "m/minimap2/minimap2_2.24+dfsg.orig.tar.xz",
+            "bd8e76cad8e4d4ea19844707bf4f2a825de10372dc6c8ba15426ef9c20854b0f", 195056,
+            "make -j2 CC={cc}", "minimap2",
+            ["-t", "{threads}", "-c", "-x", "map-ont", "{ref}", "{reads}"]),
+]
+
+
+class Failure(Exception):
+    """A step that stops the suite: printed on one line, status 1."""
+
+
+def select_programs(only, smallest):
+    """The programs named in `only` (comma-separated; all if None), or of those the one
+    with the smallest download (also the quickest build) when `smallest`. Raises ValueError
+    naming the known programs when a name is unknown."""
+    programs = PROGRAMS
+    if only:
+        wanted = only.split(",")
+        programs = [p for p in PROGRAMS if p.name in wanted]
+        if len(programs) != len(wanted):
+            raise ValueError("known programs are %s" % ", ".join(p.name for p in PROGRAMS))
+    if smallest:
+        programs = [min(programs, key=lambda p: p.size)]
+    return programs
+
+
+def compiler_pair(family):
+    """The plain C and C++ compilers of a family: ("gcc", "g++") or ("clang", "clang++")."""
+    return ("gcc", "g++") if family == "gcc" else ("clang", "clang++")
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(program, directory):
+    """The program's tarball, downloaded once and checked against its pinned sha256."""
+    path = os.path.join(directory, program.tarball)
+    if os.path.exists(path) and sha256_of(path) == program.sha256:
+        return path
+    os.makedirs(directory, exist_ok=True)
+    partial = path + ".part"
+    try:
+        with urllib.request.urlopen(program.url, timeout=60) as response, \
+                open(partial, "wb") as out:
+            shutil.copyfileobj(response, out)
+    except (urllib.error.URLError, OSError) as e:
+        raise Failure("cannot download %s: %s" % (program.url, getattr(e, "reason", e)))
+    if sha256_of(partial) != program.sha256:
+        raise Failure("%s: sha256 %s, expected %s" % (program.url, sha256_of(partial),
+                                                      program.sha256))
+    os.replace(partial, path)
+    return path
+
+
+def build(program, tarball, variant, compilers, directory):
+    """The program built from a fresh copy of its source: its binary's path. `compilers`:
+    "cc" and "cxx" (filled into the build command), "family" ("gcc" or "clang": which
+    command), and optionally "env", variables exported before the command (the compilers
+    quartz-cc and quartz-c++ call, the instrumentation mode). Kept while the command, with
+    its exports, stays the same."""
+    command = program.build
+    if isinstance(command, dict):
+        command = command[compilers["family"]]
+    command = command.format(cc=compilers["cc"], cxx=compilers["cxx"])
+    if compilers.get("env"):
+        command = "export %s; %s" % (" ".join("%s=%s" % (name, shlex.quote(value))
+                                              for name, value in compilers["env"].items()),
+                                     command)
+    root = os.path.join(directory, "%s-%s" % (program.name, variant))
+    stamp = os.path.join(root, "built-with")
+    with tarfile.open(tarball) as tar:
+        top = tar.getnames()[0].split("/")[0]
+    binary = os.path.join(root, top, program.binary)
+    if os.path.exists(stamp) and open(stamp).read() == command and os.path.exists(binary):
+        return binary
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    with tarfile.open(tarball) as tar:
+        # The "data" filter, where this Python has it: no links or paths out of `root`.
+        tar.extractall(root, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    log = os.path.join(root, "build.log")
+    with open(log, "w") as out:
+        done = subprocess.run(command, shell=True, cwd=os.path.join(root, top), stdout=out,
+                              stderr=subprocess.STDOUT)
+    if done.returncode != 0 or not os.path.exists(binary):
+        raise Failure("%s: the %s build failed (%s): see %s" % (program.name, variant, command,
+                                                              log))
+    with open(stamp, "w") as f:
+        f.write(command)
+    return binary
+
+
+def mix_input(size):
+    """Compressible bytes: lines of words from a fixed vocabulary (70%), runs of counting
+    32-bit integers (15%), random bytes (15%), from a fixed seed."""
+    rng = random.Random(9)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocabulary = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 10)))
+                  for _ in range(5000)]
+    out = bytearray()
+    while len(out) < size:
+        kind = rng.random()
+        if kind < 0.7:
+            out += " ".join(rng.choices(vocabulary, k=20000)).encode() + b"\n"
+        elif kind < 0.85:
+            base = rng.getrandbits(32)
+            out += b"".join(((base + 3 * i) & 0xFFFFFFFF).to_bytes(4, "little")
+                            for i in range(16384))
+        else:
+            out += rng.randbytes(32768)
+    return bytes(out[:size])
+
+
+def genome_input():
+    """A random reference (FASTA) and reads sampled from both strands with about 4%
+    substitutions and 1% deletions, from a fixed seed."""
+    rng = random.Random(7)
+    reference = bytes(rng.choices(b"ACGT", k=GENOME_BASES))
+    complement = bytes.maketrans(b"ACGT", b"TGCA")
+    fasta = bytearray(b">chr1\n")
+    for i in range(0, GENOME_BASES, 80):
+        fasta += reference[i:i + 80] + b"\n"
+    reads = bytearray()
+    for r in range(READS):
+        start = rng.randrange(0, GENOME_BASES - READ_BASES)
+        read = bytearray(reference[start:start + READ_BASES])
+        for _ in range(READ_BASES // 20):
+            read[rng.randrange(READ_BASES)] = rng.choice(b"ACGT")
+        for _ in range(READ_BASES // 100):
+            del read[rng.randrange(len(read))]
+        if rng.random() < 0.5:
+            read = bytearray(bytes(read).translate(complement)[::-1])
+        reads += b">read%d\n" % r + bytes(read) + b"\n"
+    return bytes(fasta), bytes(reads)
+
+
+def inputs(directory, needed):
+    """The generated inputs' paths, by the names the programs' arguments use."""
+    os.makedirs(directory, exist_ok=True)
+    paths = {"mix": os.path.join(directory, "mix-%dMiB.bin" % MIX_MIB),
+             "mix_small": os.path.join(directory, "mix-%dMiB.bin" % MIX_SMALL_MIB),
+             "ref": os.path.join(directory, "genome.fa"),
+             "reads": os.path.join(directory, "reads.fa")}
+
+    def write(path, data):
+        with open(path + ".part", "wb") as f:
+            f.write(data)
+        os.replace(path + ".part", path)
+
+    if "mix" in needed and not os.path.exists(paths["mix"]):
+        write(paths["mix"], mix_input(MIX_MIB << 20))
+    if "mix_small" in needed and not os.path.exists(paths["mix_small"]):
+        write(paths["mix_small"], mix_input(MIX_SMALL_MIB << 20))
+    if ({"ref", "reads"} & needed) and not (os.path.exists(paths["ref"]) and
+                                           os.path.exists(paths["reads"])):
+        fasta, reads = genome_input()
+        write(paths["ref"], fasta)
+        write(paths["reads"], reads)
+    return paths
+
+
+def names_in(args):
+    return {a[1:-1] for a in args if a.startswith("{") and a.endswith("}")}
+
+
+def workload(program, paths, threads):
+    """The program's arguments, inputs and thread count filled in."""
+    return [a.format(threads=threads, **paths) for a in program.args]
+
+
+def timed(command, stdout_path, stderr_path, cwd=None, timeout_s=None):
+    """Runs `command` in `cwd` with its output in stdout_path: its wall time, seconds.
+    Past `timeout_s` the command's process group is killed and the run fails."""
+    with open(stdout_path, "wb") as out, open(stderr_path, "ab") as err:
+        started = time.perf_counter()
+        # Its own process group, so that a timeout ends what it started too (the program
+        # under a profiler's command).
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd,
+                                   start_new_session=timeout_s is not None)
+        try:
+            status = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise Failure("%s: no end after %d s, stopped" % (" ".join(command), timeout_s))
+        elapsed_s = time.perf_counter() - started
+    if status != 0:
+        raise Failure("%s exited with status %d: see %s" % (" ".join(command), status,
+                                                           stderr_path))
+    return elapsed_s
+
+
+def decodes(program, plain_binary, reference, args, threads, work, log):
+    """Whether the plain binary decodes `reference` (its own output on `args`) back to the
+    input; None for a program that does not decode."""
+    if not program.decode:
+        return None
+    decoded = os.path.join(work, "decoded")
+    timed([plain_binary] + [a.format(out=reference, threads=threads) for a in program.decode],
+          decoded, log)
+    source = [a for a in args if os.path.isfile(a)][0]
+    same = sha256_of(decoded) == sha256_of(source)
+    os.remove(decoded)
+    return same
+
+
+def compare_outputs(program, plain_binary, args, threads, reference, outputs, work, log):
+    """Whether every output is the reference's, byte for byte, and (for the programs that
+    decode) whether the plain binary decodes the reference back to the input: a short
+    verdict ("same, decodes", "DIFFERS (names)...") and whether it failed."""
+    expected = sha256_of(reference)
+    differing = [o for o in outputs if sha256_of(o) != expected]
+    verdict = "same" if not differing else "DIFFERS (%s)" % ", ".join(
+        os.path.basename(o) for o in differing)
+    decoded = decodes(program, plain_binary, reference, args, threads, work, log)
+    if decoded is not None:
+        verdict += ", decodes" if decoded else ", DOES NOT DECODE to its input"
+    return verdict, bool(differing) or decoded is False
