@@ -151,12 +151,18 @@ def build(program, tarball, variant, compilers, directory):
         command = "export %s; %s" % (" ".join("%s=%s" % (name, shlex.quote(value))
                                               for name, value in compilers["env"].items()),
                                      command)
+    # The stamp: the command, and the wrappers' own text (a changed wrapper builds anew).
+    built_with = command
+    for tool in sorted({compilers["cc"], compilers["cxx"]}):
+        if os.path.isfile(tool):
+            with open(tool, "rb") as f:
+                built_with += "\n%s %s" % (tool, hashlib.sha256(f.read()).hexdigest())
     root = os.path.join(directory, "%s-%s" % (program.name, variant))
     stamp = os.path.join(root, "built-with")
     with tarfile.open(tarball) as tar:
         top = tar.getnames()[0].split("/")[0]
     binary = os.path.join(root, top, program.binary)
-    if os.path.exists(stamp) and open(stamp).read() == command and os.path.exists(binary):
+    if os.path.exists(stamp) and open(stamp).read() == built_with and os.path.exists(binary):
         return binary
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
@@ -171,7 +177,7 @@ def build(program, tarball, variant, compilers, directory):
         raise Failure("%s: the %s build failed (%s): see %s" % (program.name, variant, command,
                                                               log))
     with open(stamp, "w") as f:
-        f.write(command)
+        f.write(built_with)
     return binary
 
 

@@ -21,8 +21,9 @@ QUARTZ_NOINSTR uint64_t clock_ns(clockid_t clock) {
 
 QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
   constexpr uint32_t early = sizeof kEarlyDecisionsMs / sizeof kEarlyDecisionsMs[0];
-  const uint64_t ms = decision < early ? kEarlyDecisionsMs[decision]
-                                       : kEarlyDecisionsMs[early - 1] + 500 + 1000 * (decision - early);
+  const uint64_t ms = decision < early
+                          ? kEarlyDecisionsMs[decision]
+                          : kEarlyDecisionsMs[early - 1] + 500 + 1000 * (decision - early);
   return ms * 1000000;
 }
 
@@ -32,8 +33,8 @@ bool OverheadBudget::configure(uint32_t percent, double call_ns) {
   percent_ = percent;
   call_ns_ = call_ns;
   if (percent_ == 0 || call_ns_ <= 0) return true;
-  return calls_.reserve(size_t{1} << kCallsLog2) && calls_.resize_at_least(size_t{1} << kCallsLog2) &&
-         unpatched_.reserve(kMaxUnpatched);
+  return calls_.reserve(size_t{1} << kCallsLog2) &&
+         calls_.resize_at_least(size_t{1} << kCallsLog2) && unpatched_.reserve(kMaxUnpatched);
 }
 
 // The procedure's slot, claimed if new; null when its neighbourhood is full (it is not
