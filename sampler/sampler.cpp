@@ -556,11 +556,8 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
     now = rt::monotonic_ns();
     take_snapshot(s, snapshot_time(s, now));
-    if (s.budget.due(now - s.runtime->clock.start_ns)) {
-      s.runtime->threads.attach_reader();
-      s.budget.decide(*s.runtime, now - s.runtime->clock.start_ns);
-      s.runtime->threads.detach_reader();
-    }
+    // The sampler is the registry's attached reader for the whole run.
+    s.budget.decide(*s.runtime, now - s.runtime->clock.start_ns);
     // Every thread has ended, the main thread through pthread_exit: the process ends when
     // its last thread does, and that would be this one. Write the end and let it end.
     if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;
