@@ -470,6 +470,7 @@ Quality quality_of(const Run& run) {
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);
   q.patched_entries = static_cast<uint64_t>(run.number(kPatchedEntries));
+  q.procedure_patterns = run.text(kProcedurePatterns);
   q.budget_percent = static_cast<uint32_t>(run.number(kBudgetPercent));
   q.unpatched = unpatched_procedures(run);
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;

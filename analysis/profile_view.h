@@ -119,6 +119,7 @@ struct Quality {
   // How procedures were seen: through patched entries (this many), else the compiler's
   // hooks; the overhead budget, percent (0: none), and the entries it turned off.
   uint64_t patched_entries = 0;
+  std::string procedure_patterns;  // --procedures: only the entries of these were patched
   uint32_t budget_percent = 0;
   std::vector<UnpatchedProcedure> unpatched;
   double sampler_cpu_s = 0;

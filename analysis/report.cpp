@@ -175,7 +175,10 @@ void print_instrumentation(std::ostream& out, const Quality& q) {
     out << "Procedures seen through the compiler's hooks\n";
     return;
   }
-  out << "Procedures seen through " << q.patched_entries << " patched entries; overhead budget "
+  out << "Procedures seen through " << q.patched_entries << " patched entries";
+  if (!q.procedure_patterns.empty())
+    out << " (those --procedures '" << q.procedure_patterns << "' matches)";
+  out << "; overhead budget "
       << (q.budget_percent ? std::to_string(q.budget_percent) + "%" : std::string("none"));
   if (q.unpatched.empty()) {
     out << ", no entry turned off\n";
@@ -334,6 +337,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"dilation_removed_s", q.dilation_removed_s},
       {"hook_pair_ns", q.hook_pair_ns},
       {"patched_entries", q.patched_entries},
+      {"procedure_patterns", q.procedure_patterns},
       {"budget_percent", q.budget_percent},
       {"sampler_cpu_s", q.sampler_cpu_s},
       {"other_cpu_s", q.other_cpu_s ? nlohmann::json(*q.other_cpu_s) : nlohmann::json(nullptr)},

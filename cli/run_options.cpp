@@ -34,9 +34,9 @@ constexpr NumberOption kNumberOptions[] = {
     {"--trace-cpu-us", "QUARTZ_TRACE_CPU_US", 1, 1000000, true},
 };
 // The runtime's other options, each set by the flags below.
-constexpr const char* kOtherVariables[] = {"QUARTZ_DISABLE", "QUARTZ_FOLLOW_EXEC",
-                                           "QUARTZ_TRACE",   "QUARTZ_PLACEMENT",
-                                           "QUARTZ_RESERVE", "QUARTZ_RESERVED_CORES"};
+constexpr const char* kOtherVariables[] = {
+    "QUARTZ_DISABLE", "QUARTZ_FOLLOW_EXEC",    "QUARTZ_TRACE",     "QUARTZ_PLACEMENT",
+    "QUARTZ_RESERVE", "QUARTZ_RESERVED_CORES", "QUARTZ_PROCEDURES"};
 
 bool is_runtime_option(const std::string& variable) {
   for (const NumberOption& n : kNumberOptions) {
@@ -138,6 +138,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     if (a.value("--placement", &text)) {
       check_placement("--placement", text);
       o.env["QUARTZ_PLACEMENT"] = text;
+      continue;
+    }
+    if (a.value("--procedures", &text)) {
+      if (text.empty() || text.size() >= 1024) {
+        throw UsageError("run: --procedures takes 1 to 1023 characters of patterns");
+      }
+      o.env["QUARTZ_PROCEDURES"] = text;
       continue;
     }
     if (a.flag("--no-profile")) {

@@ -2,8 +2,10 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,66 +22,136 @@ constexpr size_t kMaxSleds = size_t{1} << 22;
 // Every patched entry, sorted once patching is done: unpatch_entry's index.
 rt::MappedVector<uintptr_t> g_sleds;
 
-QUARTZ_NOINSTR bool read_exactly(int fd, void* out, size_t size, off_t offset) {
-  auto* p = static_cast<char*>(out);
-  while (size > 0) {
-    const ssize_t n = pread(fd, p, size, offset);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-    offset += n;
+// An object's file, mapped read-only while its entries are patched: its section headers and
+// symbols are in the file only.
+class MappedFile {
+ public:
+  QUARTZ_NOINSTR explicit MappedFile(const char* path) {
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size > static_cast<off_t>(sizeof(Elf64_Ehdr))) {
+      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = static_cast<const uint8_t*>(p);
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
+    close(fd);
   }
-  return true;
-}
+  QUARTZ_NOINSTR ~MappedFile() {
+    if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
 
-// Where an object's entry list is in memory: from its section headers, which are in the
-// file only. {0, 0} when it has none.
+  // The `count` objects of type T at `offset`, or null when the file is too short.
+  template <typename T>
+  QUARTZ_NOINSTR const T* at(uint64_t offset, uint64_t count = 1) const {
+    if (!data_ || offset > size_ || count > (size_ - offset) / sizeof(T)) return nullptr;
+    return reinterpret_cast<const T*>(data_ + offset);
+  }
+  // The section headers of a 64-bit ELF file, or null.
+  QUARTZ_NOINSTR const Elf64_Shdr* sections(uint32_t* count) const {
+    const auto* header = at<Elf64_Ehdr>(0);
+    if (!header || memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
+        header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_shentsize != sizeof(Elf64_Shdr)) {
+      return nullptr;
+    }
+    *count = header->e_shnum;
+    return at<Elf64_Shdr>(header->e_shoff, header->e_shnum);
+  }
+  QUARTZ_NOINSTR uint32_t names_index() const { return at<Elf64_Ehdr>(0)->e_shstrndx; }
+  // The NUL-terminated string at `offset` of the string table `table`, or null.
+  QUARTZ_NOINSTR const char* string(const Elf64_Shdr& table, uint64_t offset) const {
+    if (offset >= table.sh_size) return nullptr;
+    const char* s = at<char>(table.sh_offset + offset, table.sh_size - offset);
+    return s && memchr(s, '\0', table.sh_size - offset) ? s : nullptr;
+  }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Where an object's entry list is in memory ({0, 0} when it has none).
 struct EntryList {
   uintptr_t address = 0;
   size_t count = 0;
 };
 
-QUARTZ_NOINSTR EntryList find_entry_list(const char* path, uintptr_t load_bias) {
-  EntryList list;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return list;
-  Elf64_Ehdr header;
-  if (read_exactly(fd, &header, sizeof header, 0) && memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-      header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_shentsize == sizeof(Elf64_Shdr) &&
-      header.e_shstrndx < header.e_shnum) {
-    Elf64_Shdr names;
-    const off_t table = static_cast<off_t>(header.e_shoff);
-    if (read_exactly(fd, &names, sizeof names,
-                     table + off_t{header.e_shstrndx} * off_t{sizeof(Elf64_Shdr)})) {
-      for (uint32_t i = 0; i < header.e_shnum; ++i) {
-        Elf64_Shdr section;
-        if (!read_exactly(fd, &section, sizeof section, table + off_t{i} * off_t{sizeof section})) {
-          break;
-        }
-        if (section.sh_type != SHT_PROGBITS || !(section.sh_flags & SHF_ALLOC) ||
-            section.sh_size % sizeof(uintptr_t) != 0 || section.sh_name >= names.sh_size) {
-          continue;
-        }
-        char name[sizeof kSectionName];
-        if (!read_exactly(fd, name, sizeof name,
-                          static_cast<off_t>(names.sh_offset + section.sh_name)) ||
-            memcmp(name, kSectionName, sizeof name) != 0) {
-          continue;
-        }
-        list.address = load_bias + section.sh_addr;
-        list.count = section.sh_size / sizeof(uintptr_t);
-        break;
-      }
+QUARTZ_NOINSTR EntryList find_entry_list(const MappedFile& file, uintptr_t load_bias) {
+  uint32_t count = 0;
+  const Elf64_Shdr* sections = file.sections(&count);
+  if (!sections || file.names_index() >= count) return {};
+  const Elf64_Shdr& names = sections[file.names_index()];
+  for (uint32_t i = 0; i < count; ++i) {
+    const Elf64_Shdr& section = sections[i];
+    if (section.sh_type != SHT_PROGBITS || !(section.sh_flags & SHF_ALLOC) ||
+        section.sh_size % sizeof(uintptr_t) != 0) {
+      continue;
+    }
+    const char* name = file.string(names, section.sh_name);
+    if (name && strcmp(name, kSectionName) == 0) {
+      return {load_bias + section.sh_addr, section.sh_size / sizeof(uintptr_t)};
     }
   }
-  close(fd);
-  return list;
+  return {};
+}
+
+// With QUARTZ_PROCEDURES: the entries of the functions whose symbol (as the object names
+// it: mangled, for C++) matches one of its comma-separated glob patterns, in `selected`
+// (their addresses, sorted). The symbol table when the object has one, else its dynamic
+// symbols.
+QUARTZ_NOINSTR void select_by_name(const MappedFile& file, uintptr_t load_bias,
+                                   const char* patterns, rt::MappedVector<uintptr_t>& selected) {
+  selected.reuse();
+  uint32_t count = 0;
+  const Elf64_Shdr* sections = file.sections(&count);
+  if (!sections) return;
+  const Elf64_Shdr* symbols = nullptr;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (sections[i].sh_type == SHT_SYMTAB) symbols = &sections[i];
+    if (sections[i].sh_type == SHT_DYNSYM && !symbols) symbols = &sections[i];
+  }
+  if (!symbols || symbols->sh_link >= count) return;
+  const Elf64_Shdr& names = sections[symbols->sh_link];
+  const uint64_t n = symbols->sh_size / sizeof(Elf64_Sym);
+  const auto* table = file.at<Elf64_Sym>(symbols->sh_offset, n);
+  if (!table) return;
+  char pattern[256];
+  for (uint64_t i = 0; i < n; ++i) {
+    if (ELF64_ST_TYPE(table[i].st_info) != STT_FUNC || table[i].st_value == 0) continue;
+    const char* name = file.string(names, table[i].st_name);
+    if (!name) continue;
+    for (const char* p = patterns; *p;) {
+      const char* end = strchrnul(p, ',');
+      const size_t length = static_cast<size_t>(end - p);
+      if (length > 0 && length < sizeof pattern) {
+        memcpy(pattern, p, length);
+        pattern[length] = '\0';
+        if (fnmatch(pattern, name, 0) == 0) {
+          if (uintptr_t* kept = selected.append()) *kept = load_bias + table[i].st_value;
+          break;
+        }
+      }
+      p = *end ? end + 1 : end;
+    }
+  }
+  std::sort(selected.data(), selected.data() + selected.size());
 }
 
 struct Patching {
   EntryTrampolines trampolines;
+  const char* procedures;                 // QUARTZ_PROCEDURES, or empty: every entry
+  rt::MappedVector<uintptr_t>* selected;  // scratch for select_by_name
   SledCounts counts;
 };
+
+QUARTZ_NOINSTR bool contains(const rt::MappedVector<uintptr_t>& sorted, uintptr_t address) {
+  return sorted.size() != 0 &&
+         std::binary_search(sorted.data(), sorted.data() + sorted.size(), address);
+}
 
 // The length of the no-op instruction at `code` (at most `left` bytes), 0 if it is not one:
 // 90, or 0f 1f /0 with its address bytes (nopl, nopw), after 66 or 2e prefixes.
@@ -148,8 +220,12 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
     main_done = true;
     path = "/proc/self/exe";
   }
-  const EntryList list = find_entry_list(path, info->dlpi_addr);
+  const MappedFile file(path);
+  const EntryList list = find_entry_list(file, info->dlpi_addr);
   if (list.count == 0) return 0;
+  if (patching.procedures[0]) {
+    select_by_name(file, info->dlpi_addr, patching.procedures, *patching.selected);
+  }
   if (!protect_code(info, PROT_READ | PROT_WRITE | PROT_EXEC)) {
     patching.counts.refused += static_cast<uint32_t>(list.count);
     protect_code(info, PROT_READ | PROT_EXEC);
@@ -165,14 +241,19 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
       ++patching.counts.refused;
       continue;
     }
+    const bool after_endbr = in_executable_segment(info, address - 4) &&
+                             memcmp(sled - 4, rt::kEndbr64, sizeof rt::kEndbr64) == 0;
+    if (patching.procedures[0] &&
+        !contains(*patching.selected, after_endbr ? address - 4 : address)) {
+      ++patching.counts.unselected;
+      continue;
+    }
     uintptr_t* kept = g_sleds.append();
     if (kept == nullptr) {
       ++patching.counts.refused;
       continue;
     }
     *kept = address;
-    const bool after_endbr = in_executable_segment(info, address - 4) &&
-                             memcmp(sled - 4, rt::kEndbr64, sizeof rt::kEndbr64) == 0;
     write_entry(sled, after_endbr ? patching.trampolines.after_endbr : patching.trampolines.plain);
     ++patching.counts.patched;
   }
@@ -181,9 +262,7 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
 }
 
 QUARTZ_NOINSTR bool is_patched_sled(uintptr_t address) {
-  const uintptr_t* begin = g_sleds.data();
-  const uintptr_t* end = begin + g_sleds.size();
-  return begin != nullptr && std::binary_search(begin, end, address);
+  return contains(g_sleds, address);
 }
 
 }  // namespace
@@ -198,9 +277,12 @@ void write_entry(uint8_t* sled, uintptr_t trampoline) {
   set_head(sled, rt::kEntryOn);
 }
 
-SledCounts patch_entries(const EntryTrampolines& trampolines) {
-  Patching patching{trampolines, {}};
-  if (!g_sleds.reserve(kMaxSleds)) return patching.counts;
+SledCounts patch_entries(const EntryTrampolines& trampolines, const char* procedures) {
+  rt::MappedVector<uintptr_t> selected;
+  Patching patching{trampolines, procedures, &selected, {}};
+  if (!g_sleds.reserve(kMaxSleds) || (procedures[0] && !selected.reserve(kMaxSleds))) {
+    return patching.counts;
+  }
   dl_iterate_phdr(patch_object, &patching);
   std::sort(g_sleds.data(), g_sleds.data() + g_sleds.size());
   return patching.counts;

@@ -11,8 +11,9 @@
 namespace quartz::hooks {
 
 struct SledCounts {
-  uint32_t patched = 0;  // entries now calling the trampoline
-  uint32_t refused = 0;  // listed, but not as the compiler leaves them, or not writable
+  uint32_t patched = 0;     // entries now calling the trampoline
+  uint32_t refused = 0;     // listed, but not as the compiler leaves them, or not writable
+  uint32_t unselected = 0;  // left off: their functions' names match no pattern asked
 };
 
 // The trampolines an entry calls: one for a function that starts at its entry, one for a
@@ -26,9 +27,11 @@ struct EntryTrampolines {
 // turns it on.
 QUARTZ_NOINSTR void write_entry(uint8_t* sled, uintptr_t trampoline);
 
-// Finds every loaded object's entries and patches them on. Once, at start-up, before the
-// program starts threads of its own.
-QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines);
+// Finds every loaded object's entries and patches them on: all of them, or with
+// `procedures` (comma-separated glob patterns, QUARTZ_PROCEDURES) those of the functions
+// whose symbol matches one. Once, at start-up, before the program starts threads of its own.
+QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines,
+                                        const char* procedures);
 
 // Turns the entry of `procedure` (the address the trampoline reports) off; it costs a
 // jump from then on. False when it is not a patched entry.

@@ -314,10 +314,11 @@ QUARTZ_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
 
 namespace quartz::hooks {
 
-SledCounts start_patched_entries() {
+SledCounts start_patched_entries(const char* procedures) {
   const SledCounts counts =
       patch_entries({reinterpret_cast<uintptr_t>(&quartz_sled_entry),
-                     reinterpret_cast<uintptr_t>(&quartz_sled_entry_after_endbr)});
+                     reinterpret_cast<uintptr_t>(&quartz_sled_entry_after_endbr)},
+                    procedures);
   if (counts.patched != 0) {
     g_return_trampoline.store(return_trampoline(), std::memory_order_relaxed);
     t_returns.learn_stack_bounds();

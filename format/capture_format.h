@@ -163,6 +163,8 @@ inline constexpr const char* kHookPairNs = "hook_pair_ns";
 // found that could not be.
 inline constexpr const char* kPatchedEntries = "patched_entries";
 inline constexpr const char* kRefusedEntries = "refused_entries";
+// QUARTZ_PROCEDURES, when only the entries of the functions it matches were patched.
+inline constexpr const char* kProcedurePatterns = "procedure_patterns";
 // The overhead budget (`quartz run --budget`), percent; 0 or absent: none.
 inline constexpr const char* kBudgetPercent = "budget_percent";
 // Procedures whose entries the budget turned off, each "<address hex> <calls> <at ns> <off

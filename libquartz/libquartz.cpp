@@ -107,7 +107,7 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
     name_followed_capture(runtime.options);
   }
   pthread_atfork(nullptr, nullptr, on_fork_in_child);
-  const hooks::SledCounts entries = hooks::start_patched_entries();
+  const hooks::SledCounts entries = hooks::start_patched_entries(runtime.options.procedures);
   runtime.patched_entries = entries.patched;
   runtime.refused_entries = entries.refused;
   rt::current_block();  // the main thread gets index 0 and a block before anything else

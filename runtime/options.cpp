@@ -62,6 +62,9 @@ void read_options(Options& o) {
   }
   read_uint("QUARTZ_CHECKPOINT_MS", 10, 3600000, o.checkpoint_ms);
   read_uint("QUARTZ_BUDGET", 0, 100, o.budget_percent);
+  if (const char* procedures = getenv("QUARTZ_PROCEDURES")) {
+    strncpy(o.procedures, procedures, sizeof(o.procedures) - 1);
+  }
   if (const char* reserve = getenv("QUARTZ_RESERVE")) {
     if (strcmp(reserve, "yes") == 0 || strcmp(reserve, "1") == 0) {
       o.reserve = 1;

@@ -40,6 +40,9 @@ struct Options {
   // QUARTZ_BUDGET: patched entries may cost this percent of the program's own processor
   // time; past it the costliest are turned off (sampler/overhead_budget.h). 0: no budget.
   uint32_t budget_percent = 5;
+  // QUARTZ_PROCEDURES: comma-separated glob patterns; only the patched entries of functions
+  // whose symbol matches one are turned on (empty: all).
+  char procedures[1024] = {};
 
   // QUARTZ_PLACEMENT: threads pinned to cores, "0,1|2,worker" (groups of thread indices or
   // names, one core each, in the order of the allowed cores; "*" for every other thread).

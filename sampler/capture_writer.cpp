@@ -129,6 +129,9 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_text(out, &n, run_keys::kHookPairNs, hook);
   key_number(out, &n, run_keys::kPatchedEntries, runtime.patched_entries);
   key_number(out, &n, run_keys::kRefusedEntries, runtime.refused_entries);
+  if (runtime.options.procedures[0]) {
+    key_text(out, &n, run_keys::kProcedurePatterns, runtime.options.procedures);
+  }
   key_number(out, &n, run_keys::kBudgetPercent, info.budget_percent);
   if (info.budget && info.budget->unpatched().size() != 0) {
     static char unpatched[64 * 1024];  // the sampler thread's only

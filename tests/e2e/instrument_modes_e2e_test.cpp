@@ -168,6 +168,19 @@ TEST_F(Budget, TheDefaultBudgetTurnsTheCostliestEntryOffAndSaysSo) {
   EXPECT_EQ((*hot_loop)["calls"], 1);
 }
 
+// --procedures: only the entries of the functions it names are patched; the others are not
+// seen, and their time is their callers'.
+TEST_F(Budget, ProceduresSelectsTheEntriesToPatchByName) {
+  const json r = profile({"--procedures", "hot_*,main", "--budget", "0"});
+  ASSERT_FALSE(r.is_discarded());
+  EXPECT_EQ(r["sampling"]["procedure_patterns"], "hot_*,main");
+  EXPECT_EQ(r["sampling"]["patched_entries"], 2);
+  EXPECT_EQ(procedure(r, "tiny"), nullptr);
+  const json* hot_loop = procedure(r, "hot_loop");
+  ASSERT_NE(hot_loop, nullptr);
+  EXPECT_EQ((*hot_loop)["calls"], 1);
+}
+
 TEST_F(Budget, WithoutABudgetEveryCallIsCounted) {
   const json r = profile({"--budget", "0"});
   ASSERT_FALSE(r.is_discarded());
