@@ -226,10 +226,11 @@ void load_imbalance(const ProfileView& view, double overhead, std::vector<Findin
 // Start-up and wind-down starvation (Quartz §3; Harris's "starvation due to a small
 // problem size"): processors idle because fewer threads were at work than processors,
 // while the program ran threads besides its first: threads not yet created, already ended,
-// or waiting to join others. severity = that processor time / (P E), less the part the
-// load imbalance of a routine's threads explains: of what its threads were charged after
-// the program first had P threads at work (they ran while others had ended), up to
-// P (max - mean busy), that finding's share, is the imbalance's: one time, one finding.
+// or waiting to join others. severity = that processor time / (P E), less what threads of
+// one routine ending apart explain: that is the routine's imbalance, whatever made their
+// times differ (more work: the load imbalance finding; a smaller share of the processors:
+// the ready time's findings). Of what its threads were charged after the program first had
+// P threads at work (they ran while others had ended), up to P (max - mean lifetime).
 void starvation(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const Starvation& s = view.starvation;
   const uint32_t p = view.processors;
@@ -241,15 +242,15 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
     charged_s[t.index] = t.starved_startup_s + t.starved_later_s;
   }
   double imbalance_s = 0;
-  std::string imbalanced;  // the routine whose imbalance took the most
+  std::string imbalanced;  // the routine whose threads' ends took the most
   double imbalanced_s = 0;
   for (const auto& [routine, threads] : routines) {
     if (threads.size() < 2) continue;
     double later = 0, max = 0, mean = 0;
     for (const ThreadRow* t : threads) {
       later += t->starved_later_s;
-      max = std::max(max, t->busy_s);
-      mean += t->busy_s;
+      max = std::max(max, t->lifetime_s);
+      mean += t->lifetime_s;
     }
     mean /= static_cast<double>(threads.size());
     const double taken = std::clamp(p * (max - mean), 0.0, later);
@@ -293,8 +294,8 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
         "; " + ran->name + " was running for " + seconds(charged_s[ran->index]) + " of it";
   }
   if (imbalance_s > 0) {
-    f.evidence +=
-        "; " + seconds(imbalance_s) + " more at the end is the load imbalance of " + imbalanced;
+    f.evidence += "; " + seconds(imbalance_s) + " more at the end is the " + imbalanced +
+                  " ending apart (their imbalance)";
   }
   const std::string start_advice =
       "create the threads sooner: overlap the set-up with their work, or start each on a "
