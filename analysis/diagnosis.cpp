@@ -49,10 +49,22 @@ double kernel_share_of_blocking(const ProfileView& view) {
 }
 
 // Processor-seconds the program left unused: neither working nor spinning.
-double idle_capacity_s(const ProfileView& view) {
+double unused_capacity_s(const ProfileView& view) {
   const double used =
       view.program_totals.processor_s + view.program_totals.state_s[capture::kSpinning];
   return std::max(0.0, view.processors * view.elapsed_s - used);
+}
+
+// Of it, the processor-seconds with no thread at work to run: start-up and wind-down
+// starvation (profile_view.h Starvation).
+double starved_capacity_s(const ProfileView& view) {
+  return std::min(view.starvation.total_s(), unused_capacity_s(view));
+}
+
+// The rest: processors idle while the program's threads at work were blocked or ready.
+// Blocking and oversubscription can only explain these; the others had no thread to run.
+double idle_capacity_s(const ProfileView& view) {
+  return std::max(0.0, unused_capacity_s(view) - starved_capacity_s(view));
 }
 
 bool is_lock(uint32_t kind) {
@@ -61,9 +73,11 @@ bool is_lock(uint32_t kind) {
 }
 
 // Serial bottleneck: a procedure's own time with exactly one processor busy, outside any
-// lock (time under a held object is the object's contention). Spread over P processors it
-// would take 1/P of it: severity = t1 (1 - 1/P) / elapsed, less the share of the others'
-// idleness that was blocking in the kernel (then the waits are the problem, not the work).
+// lock (time under a held object is the object's contention), and with the idle processors
+// waiting for it rather than without a thread to run (that part is start-up or wind-down
+// starvation). Spread over P processors it would take 1/P of it: severity =
+// t1 (1 - 1/P) / elapsed, less the share of the others' idleness that was blocking in the
+// kernel (then the waits are the problem, not the work).
 void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const uint32_t p = view.processors;
   if (p < 2) return;
@@ -72,7 +86,7 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   // children (profile_view.h), so a parent's answer is known when its child's is asked.
   std::unordered_map<uint32_t, bool> under_object;  // by context id
   under_object.reserve(view.contexts.size());
-  std::unordered_map<uint64_t, double> serial_s;  // by procedure address
+  std::unordered_map<uint64_t, double> serial_s, starved_s;  // by procedure address
   for (const ContextRow& c : view.contexts) {
     bool under = false;
     if (c.parent != capture::kNoParent) {
@@ -81,10 +95,13 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
     }
     under_object[c.id] = under || c.kind != capture::kProcedure;
     if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2 || under) continue;
-    serial_s[c.address] += c.histogram_self_s[1];
+    const double starved = std::clamp(c.one_busy_starved_s, 0.0, c.histogram_self_s[1]);
+    serial_s[c.address] += c.histogram_self_s[1] - starved;
+    starved_s[c.address] += starved;
   }
   for (const ProcedureRow& row : view.procedures) {
     const double t1 = serial_s[row.address];
+    const double starved = starved_s[row.address];
     Finding f;
     f.property = Property::serial_bottleneck;
     f.severity = clamp01(t1 * (1 - 1.0 / p) * (1 - kernel_share) / view.elapsed_s);
@@ -93,7 +110,10 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
     f.location = row.location;
     f.evidence = seconds(t1) + " of its own time with one processor busy and " +
                  std::to_string(p - 1) + " idle (" + text::percent(t1, view.elapsed_s) +
-                 " of elapsed); " + seconds(row.totals.processor_self_s) + " of processor time";
+                 " of elapsed); " + seconds(row.totals.processor_self_s) + " of processor time" +
+                 (starved > 0 ? "; " + seconds(starved) +
+                                    " more alone for want of other threads at work (starvation)"
+                              : "");
     f.advice = "parallelize it, or overlap it with other work: spread over " + std::to_string(p) +
                " processors it would take " + seconds(t1 / p);
     out.push_back(f);
@@ -201,6 +221,90 @@ void load_imbalance(const ProfileView& view, double overhead, std::vector<Findin
         "nowait where the next work does not depend on the others'";
     out.push_back(f);
   }
+}
+
+// Start-up and wind-down starvation (Quartz §3; Harris's "starvation due to a small
+// problem size"): processors idle because fewer threads were at work than processors,
+// while the program ran threads besides its first: threads not yet created, already ended,
+// or waiting to join others. severity = that processor time / (P E), less what threads of
+// one routine ending apart explain: that is the routine's imbalance, whatever made their
+// times differ (more work: the load imbalance finding; a smaller share of the processors:
+// the ready time's findings). Of what its threads were charged after the program first had
+// P threads at work (they ran while others had ended), up to P (max - mean lifetime).
+void starvation(const ProfileView& view, double overhead, std::vector<Finding>& out) {
+  const Starvation& s = view.starvation;
+  const uint32_t p = view.processors;
+  if (!s.measured || p < 2) return;
+  std::map<std::string, std::vector<const ThreadRow*>> routines;  // as load_imbalance groups
+  std::map<uint32_t, double> charged_s;                           // what is left, by thread
+  for (const ThreadRow& t : view.threads) {
+    if (t.index != 0) routines[routine_of(t.name)].push_back(&t);
+    charged_s[t.index] = t.starved_startup_s + t.starved_later_s;
+  }
+  double imbalance_s = 0;
+  std::string imbalanced;  // the routine whose threads' ends took the most
+  double imbalanced_s = 0;
+  for (const auto& [routine, threads] : routines) {
+    if (threads.size() < 2) continue;
+    double later = 0, max = 0, mean = 0;
+    for (const ThreadRow* t : threads) {
+      later += t->starved_later_s;
+      max = std::max(max, t->lifetime_s);
+      mean += t->lifetime_s;
+    }
+    mean /= static_cast<double>(threads.size());
+    const double taken = std::clamp(p * (max - mean), 0.0, later);
+    if (!(taken > 0)) continue;
+    imbalance_s += taken;
+    if (taken > imbalanced_s) {
+      imbalanced_s = taken;
+      imbalanced = std::to_string(threads.size()) + " threads " + routine;
+    }
+    for (const ThreadRow* t : threads) charged_s[t->index] -= t->starved_later_s * taken / later;
+  }
+  const double starved = starved_capacity_s(view);
+  const double scale = s.total_s() > 0 ? starved / s.total_s() : 0;  // within unused capacity
+  const double startup = s.startup_s * scale;
+  const double later = std::max(0.0, (s.between_s + s.winddown_s) * scale - imbalance_s);
+  const double total = startup + later;
+  const ThreadRow* ran = nullptr;  // the thread that was running for most of it
+  for (const ThreadRow& t : view.threads) {
+    if (charged_s[t.index] > 0 && (!ran || charged_s[t.index] > charged_s[ran->index])) ran = &t;
+  }
+  Finding f;
+  f.property = Property::starvation;
+  f.severity = clamp01(total / (p * view.elapsed_s));
+  f.confidence = confidence(view, total / (p - 1), overhead);
+  f.subject = ran ? ran->name : "the program";
+  const std::string at_work = std::to_string(p) + " threads at work";
+  std::string when;
+  if (!s.first_full_s) {
+    when = "never " + at_work + " at once";
+  } else {
+    when =
+        seconds(startup) + " at start-up (" + at_work + " from " + seconds(*s.first_full_s) + ")";
+    const double winddown = std::max(0.0, s.winddown_s * scale - imbalance_s);
+    when += ", " + seconds(winddown) + " at wind-down (from " + seconds(*s.last_full_s) + ")";
+    if (later - winddown > 0) when += ", " + seconds(later - winddown) + " in between";
+  }
+  f.evidence = seconds(total) + " of processor time idle for want of threads at work (" +
+               text::percent(total, p * view.elapsed_s) + " of the processors' time): " + when;
+  if (ran) {
+    f.evidence +=
+        "; " + ran->name + " was running for " + seconds(charged_s[ran->index]) + " of it";
+  }
+  if (imbalance_s > 0) {
+    f.evidence += "; " + seconds(imbalance_s) + " more at the end is the " + imbalanced +
+                  " ending apart (their imbalance)";
+  }
+  const std::string start_advice =
+      "create the threads sooner: overlap the set-up with their work, or start each on a "
+      "smaller first piece";
+  const std::string end_advice =
+      "split the last work into smaller pieces so that the threads finish together, or give "
+      "the threads that finish early other work";
+  f.advice = startup >= later ? start_advice + "; " + end_advice : end_advice + "; " + start_advice;
+  out.push_back(f);
 }
 
 // Ready time: runnable but not running. Oversubscription is the ready time while more of
@@ -336,6 +440,8 @@ std::string property_name(Property property) {
       return "spin waste";
     case Property::load_imbalance:
       return "load imbalance";
+    case Property::starvation:
+      return "start-up and wind-down starvation";
     case Property::oversubscription:
       return "oversubscription";
     case Property::other_processes:
@@ -360,6 +466,7 @@ std::vector<Finding> diagnose(const ProfileView& view, double min_severity) {
   lock_contention(view, overhead, all);
   spin_waste(view, overhead, all);
   load_imbalance(view, overhead, all);
+  starvation(view, overhead, all);
   ready_time(view, overhead, all);
   kernel_blocking(view, overhead, all);
   profiler_intrusion(view, overhead, all);

@@ -17,6 +17,7 @@ enum class Property {
   lock_contention,     // threads wait for an object, its holders serialise them
   spin_waste,          // spinning while more threads are runnable than processors
   load_imbalance,      // threads of one routine busy for very different times
+  starvation,          // processors idle for want of threads at work: start-up, wind-down
   oversubscription,    // the program's own runnable threads exceed the processors
   other_processes,     // ready while fewer of ours were runnable than processors
   kernel_blocking,     // no processor busy: I/O or sleep not overlapped with work

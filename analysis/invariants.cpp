@@ -119,6 +119,40 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.real(c.record.normalized, name + " normalized");
     check.real(c.record.state, name + " state");
     check.normalized_within_processor(c.record.normalized, c.record.processor, name);
+    // Its starved part is a part of its time with one processor busy.
+    const double one_busy = c.record.normalized.size() > 1 ? c.record.normalized[1] : 0.0;
+    if (!(c.record.one_busy_starved >= 0 &&
+          c.record.one_busy_starved <= one_busy * (1 + 1e-9) + 1e-12)) {
+      check.fail(name + ": " + number(c.record.one_busy_starved) +
+                 " s starved with one processor busy, of " + number(one_busy) + " s");
+    }
+  }
+  // Start-up and wind-down starvation: processor time, within the processors' time; what
+  // the threads that ran meanwhile were charged adds up to no more.
+  double starved_s = 0;
+  for (const char* key :
+       {capture::run_keys::kStarvedStartupNs, capture::run_keys::kStarvedBetweenNs,
+        capture::run_keys::kStarvedWinddownNs}) {
+    const double v = run.number(key) * 1e-9;
+    if (!(v >= 0)) check.fail(std::string(key) + " = " + number(v));
+    starved_s += v;
+  }
+  const double capacity_s = run.processors * elapsed_s;
+  if (!(starved_s <= capacity_s * (1 + 1e-9) + 1e-6)) {
+    check.fail("starved " + number(starved_s) + " s, more than the processors' time " +
+               number(capacity_s) + " s");
+  }
+  double charged_s = 0;
+  for (const auto& t : run.threads) {
+    if (!(t.starved_startup_s >= 0 && t.starved_later_s >= 0)) {
+      check.fail("thread " + std::to_string(t.index) + ": starved " + number(t.starved_startup_s) +
+                 " s, " + number(t.starved_later_s) + " s");
+    }
+    charged_s += t.starved_startup_s + t.starved_later_s;
+  }
+  if (!(charged_s <= starved_s * (1 + 1e-9) + 1e-6)) {
+    check.fail("threads charged with " + number(charged_s) + " s of starvation, of " +
+               number(starved_s) + " s");
   }
   // Every interval of the run is shared out in full: the bins add up to it exactly.
   const double bins_s = sum(run.program.normalized_self) + sum(run.program.normalized_behalf);

@@ -18,7 +18,10 @@ namespace quartz::analysis {
 //   - normalized time above processor time with one or more processors busy, in any record;
 //   - an object with as many threads waiting for it as the run had threads (one holds it);
 //   - a thread's state times not adding up to its lifetime (created to exited, or to the
-//     run's end), within one sampling period; its busy or processor time above its lifetime.
+//     run's end), within one sampling period; its busy or processor time above its lifetime;
+//   - starvation (capture_format.h kStarved*) above the processors' time, the threads'
+//     charges adding up to more, or a context's starved part above its time with one
+//     processor busy.
 std::vector<std::string> invariant_violations(const profile::Run& run);
 
 }  // namespace quartz::analysis

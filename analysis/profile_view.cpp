@@ -340,6 +340,7 @@ std::vector<ContextRow> context_rows(const Run& run) {
     row.processor_self_s = sum(c.record.processor);
     row.processor_s = row.processor_self_s;
     row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
+    row.one_busy_starved_s = c.record.one_busy_starved;
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {
@@ -414,8 +415,12 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     row.spinning_s = row.totals.state_s[capture::kSpinning];
     row.blocked_s = row.totals.state_s[capture::kBlocked];
     row.ready_s = row.totals.state_s[capture::kReady];
+    const double end_s = t.exited_ns ? t.exited_ns * 1e-9 : run.elapsed_s();
+    row.lifetime_s = std::max(0.0, end_s - t.created_ns * 1e-9);
     row.cpu_s = t.cpu_ns * 1e-9;
     row.calls = t.calls;
+    row.starved_startup_s = t.starved_startup_s;
+    row.starved_later_s = t.starved_later_s;
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(),
@@ -492,6 +497,18 @@ Quality quality_of(const Run& run) {
   return q;
 }
 
+Starvation starvation_of(const Run& run) {
+  using namespace capture::run_keys;
+  Starvation s;
+  s.measured = run.info.count(kStarvedStartupNs) > 0;
+  s.startup_s = run.number(kStarvedStartupNs) * 1e-9;
+  s.between_s = run.number(kStarvedBetweenNs) * 1e-9;
+  s.winddown_s = run.number(kStarvedWinddownNs) * 1e-9;
+  if (run.info.count(kFirstFullNs)) s.first_full_s = run.number(kFirstFullNs) * 1e-9;
+  if (run.info.count(kLastFullNs)) s.last_full_s = run.number(kLastFullNs) * 1e-9;
+  return s;
+}
+
 }  // namespace
 
 ProfileView analyze(const Run& source, const ViewOptions& options) {
@@ -513,6 +530,7 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.threads = thread_rows(run);
   if (options.contexts) view.contexts = context_rows(run);
   view.quality = quality_of(run);
+  view.starvation = starvation_of(run);
   return view;
 }
 

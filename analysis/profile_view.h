@@ -74,6 +74,9 @@ struct ContextRow {
   // top context), from the call graph: a caller seen in several contexts counts them all.
   // 0 for objects.
   uint64_t calls = 0;
+  // Of histogram_self_s[1], the part whose other processors had no thread at work to run:
+  // start-up or wind-down starvation rather than a serial bottleneck (diagnosis.h).
+  double one_busy_starved_s = 0;
 };
 
 struct ThreadRow {
@@ -87,9 +90,25 @@ struct ThreadRow {
   uint64_t routine_address = 0;  // its address; 0 when none is known
 
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
+  double lifetime_s = 0;  // from its creation to its end, or to the run's
   double cpu_s = 0;
   uint64_t calls = 0;
   Totals totals;
+  // Processor time idle for want of threads at work while it ran (its share), before and
+  // after the program first had P threads at work (Starvation).
+  double starved_startup_s = 0, starved_later_s = 0;
+};
+
+// Start-up and wind-down starvation, in processor-seconds: processor time idle because
+// fewer threads were at work (existing, not waiting in a join) than processors, while a
+// thread besides the first was at work (sampler/attribution.h; docs/design.md "Diagnosis").
+struct Starvation {
+  bool measured = false;  // false: a capture from before Quartz measured it
+  double startup_s = 0;   // before the program first had P threads at work (all: never had)
+  double between_s = 0;   // between the first and the last time it had
+  double winddown_s = 0;  // after the last time it had
+  std::optional<double> first_full_s, last_full_s;  // since the run's start; none: never
+  double total_s() const { return startup_s + between_s + winddown_s; }
 };
 
 // A limit of the runtime that this run reached, so data was lost: which, how much, and the
@@ -148,6 +167,7 @@ struct ProfileView {
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index
   std::vector<ContextRow> contexts;      // the calling-context tree, parents first
+  Starvation starvation;
   // Each procedure's normalized time divided among its children (and "self"), by the
   // procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;

@@ -26,6 +26,7 @@ void add(ContextRecord& into, const ContextRecord& r) {
     into.state[s] += r.state[s];
     into.runnable_sum[s] += r.runnable_sum[s];
   }
+  into.one_busy_starved += r.one_busy_starved;
 }
 
 // Time that was spent on the record's behalf (in a system callee) becomes its own.

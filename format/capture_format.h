@@ -65,8 +65,19 @@ enum class SectionType : uint32_t {
   // u64 frame[k]: return addresses of the call chain that first acquired the object,
   // innermost first (frame[0] is the objects section's first_site).
   object_frames = 10,
+  // Added later; readers before it skip it. Processor time the program left idle for want of
+  // threads at work (start-up and wind-down starvation, run keys kStarved*), charged to the
+  // threads that were running then, in proportion to their running shares: u32 n, then n:
+  // u32 index, f64 startup_s (before the program first had P threads at work at once),
+  // f64 later_s (after it).
+  thread_starvation = 11,
+  // Added later; readers before it skip it. Of a calling context's own normalized time with
+  // one processor busy (bin 1), the part whose other processors had no thread to run (each
+  // snapshot's share: min(1, starved processors / (P - 1))): u32 n, then n: u32 context
+  // id, f64 seconds. Contexts not listed have none.
+  context_starvation = 12,
 };
-inline constexpr uint32_t kSectionTypeCount = 10;
+inline constexpr uint32_t kSectionTypeCount = 12;
 
 struct SectionHeader {
   uint32_t type;
@@ -187,6 +198,18 @@ inline constexpr const char* kTraceDropped = "trace_dropped";  // refused by ful
 inline constexpr const char* kTraceBytes = "trace_bytes";
 inline constexpr const char* kTraceEventNs = "trace_event_ns";  // cost of one event, calibrated
 inline constexpr const char* kTraceCpuReadNs = "trace_cpu_read_ns";  // of a CPU clock reading
+// Start-up and wind-down starvation (absent in older captures: not measured). Processor
+// time idle because fewer threads were at work than processors (a thread is at work while
+// it exists, except while it waits in a join), while a thread other than the first that
+// has been busy was at work (sampler/attribution.h). In processor-nanoseconds: before the
+// program first had P threads at work, after it last had, and in between.
+inline constexpr const char* kStarvedStartupNs = "starved_startup_ns";
+inline constexpr const char* kStarvedBetweenNs = "starved_between_ns";
+inline constexpr const char* kStarvedWinddownNs = "starved_winddown_ns";
+// When the program first and last had P threads at work (since the run's start; absent
+// when it never had).
+inline constexpr const char* kFirstFullNs = "first_full_ns";
+inline constexpr const char* kLastFullNs = "last_full_ns";
 }  // namespace run_keys
 
 // Array lengths of the two record shapes.

@@ -126,9 +126,11 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {
-      "unknown",  "run",   "modules", "threads",         "objects",      "procedures",
-      "contexts", "edges", "program", "thread routines", "object frames"};
+  static const char* const kNames[] = {"unknown",           "run",           "modules",
+                                       "threads",           "objects",       "procedures",
+                                       "contexts",          "edges",         "program",
+                                       "thread routines",   "object frames", "thread starvation",
+                                       "context starvation"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -278,6 +280,33 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         if (thread == run.threads.end()) c.fail_at(item, "routines of a thread not listed");
         thread->named = named == 1;
         thread->routines = std::move(routines);
+      }
+      break;
+    }
+    case SectionType::thread_starvation: {
+      const uint32_t n = c.count(20);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t index = c.u32();
+        const double startup = c.f64();
+        const double later = c.f64();
+        auto thread = index < run.threads.size() && run.threads[index].index == index
+                          ? run.threads.begin() + index
+                          : std::find_if(run.threads.begin(), run.threads.end(),
+                                         [&](const ThreadInfo& t) { return t.index == index; });
+        if (thread == run.threads.end()) c.fail_at(item, "starvation of a thread not listed");
+        thread->starved_startup_s = startup;
+        thread->starved_later_s = later;
+      }
+      break;
+    }
+    case SectionType::context_starvation: {
+      const uint32_t n = c.count(12);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t id = c.u32();
+        if (id >= run.contexts.size()) c.fail_at(item, "starvation of a context not listed");
+        run.contexts[id].record.one_busy_starved = c.f64();
       }
       break;
     }

@@ -30,6 +30,9 @@ struct ContextRecord {
   std::vector<double> processor, normalized;  // by processors busy, 0..P
   States state{};
   States runnable_sum{};  // Σ runnable count × time, per state
+  // Of normalized[1], the part whose other processors had no thread at work to run
+  // (capture_format.h, context_starvation): starvation, not a serial bottleneck.
+  double one_busy_starved = 0;
 };
 
 struct Module {
@@ -65,6 +68,9 @@ struct ThreadInfo {
   // The first procedure it entered at each depth of its own stack, bottom first (empty in
   // older captures): for a std::thread, its trampolines, then the program's callable.
   std::vector<uint64_t> routines;
+  // Processor time idle for want of threads at work while it ran (its share), before and
+  // after the program first had P threads at work (capture_format.h, thread_starvation).
+  double starved_startup_s = 0, starved_later_s = 0;
 };
 
 struct ObjectInfo {

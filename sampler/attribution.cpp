@@ -278,6 +278,72 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
   }
 }
 
+// A thread waiting for another's end is not at work: it waits for the wind-down.
+QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) {
+  return s.context != kNone && s.top_role == kRoleWaiting &&
+         tables.context_node(s.context).kind == capture::kJoin;
+}
+
+// Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), after the
+// first pass has found e. `start_s`: the snapshot's start since the run's.
+QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const SnapshotRecord& snap,
+                               double processors, double model_run, double e, uint32_t bin,
+                               double delta, double start_s, Starvation& totals) {
+  double at_work = 0, spinning = 0;
+  bool section = false;  // a thread other than the first is at work and has worked
+  for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+    const ThreadSample& s = window.sample(i);
+    double run = 0, ready = 0, busy = 0;
+    if (s.state != kBlocked) {
+      double processor;
+      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+    }
+    if (s.state == kSpinning) spinning += run;
+    const uint32_t t = tables.thread(s.thread);
+    if (t == kNone) continue;
+    ThreadEntry& entry = tables.thread_entry(t);
+    // Busy (running, or ready: other threads or processes may hold the processors) half
+    // the sample, not merely busy when sampled: a new thread is often caught running for
+    // the microseconds before its first wait, which is not yet its work.
+    if (s.state == kBusy && s.present > 0 && busy + ready >= 0.5 * s.present) entry.worked = 1;
+    if (joining(tables, s)) continue;
+    at_work += s.present;
+    section |= s.thread != 0 && s.present > 0 && entry.worked;
+  }
+  if (!section) return;
+  if (at_work >= processors) {
+    if (!totals.full_seen) totals.first_full_s = start_s;
+    totals.full_seen = true;
+    totals.last_full_s = start_s + delta;
+    totals.between_s += totals.winddown_s;
+    totals.winddown_s = 0;
+    return;
+  }
+  const double idle = std::fmax(0.0, processors - e - spinning);
+  const double starved = std::fmin(idle, processors - at_work);
+  if (!(starved > 0)) return;
+  const bool startup = !totals.full_seen;
+  (startup ? totals.startup_s : totals.winddown_s) += starved * delta;
+  if (!(e > 0)) return;
+  for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
+    const ThreadSample& s = window.sample(i);
+    if (s.state != kBusy) continue;
+    double run, ready, processor, busy;
+    shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+    const uint32_t t = tables.thread(s.thread);
+    if (t != kNone) {
+      ThreadEntry& entry = tables.thread_entry(t);
+      (startup ? entry.starved_startup_s : entry.starved_later_s) += starved * delta * run / e;
+    }
+    // With one processor busy, a serial bottleneck would claim the other P - 1: those
+    // without a thread are this starvation's.
+    if (bin == 1 && s.context != kNone && processors > 1) {
+      tables.context_starved(s.context) +=
+          run * delta / std::fmax(1.0, e) * std::fmin(1.0, starved / (processors - 1));
+    }
+  }
+}
+
 }  // namespace
 
 void attribute_window(Window& window, ProfileTables& tables, const AttributionConfig& config,
@@ -315,6 +381,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         e > 0 ? static_cast<uint32_t>(std::fmin(processors, std::fmax(1.0, std::round(e)))) : 0;
     const uint32_t runnable_bin =
         static_cast<uint32_t>(std::fmin(shape.runnable_bins - 1.0, std::round(r)));
+    starvation(window, tables, snap, processors, model_run, e, bin, delta, totals.elapsed_s - delta,
+               totals.starvation);
 
     // Second pass: charge each thread.
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {

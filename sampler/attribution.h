@@ -134,12 +134,32 @@ struct AttributionConfig {
   double hook_event_ns = 0;  // cost of one hook event, removed from processor time
 };
 
+// Start-up and wind-down starvation (docs/design.md "Diagnosis"): processor time idle for
+// want of threads at work. A thread is at work while it exists, except while it waits in a
+// join (for another's end). A snapshot counts while a thread other than the first (index
+// 0) is at work and has worked (been busy, running or ready, for half a sample at least
+// once), so the program's serial code before it starts threads and after they end does
+// not, even beside helper threads that only wait. In it, the starved processors are
+// min(idle, P - threads at work), idle = P - e - spinning. They are charged to the busy
+// threads in proportion to their running shares (ThreadEntry) and, with one processor busy,
+// to their contexts: the context's normalized time times the share of the other P - 1
+// processors that had no thread (min(1, starved / (P - 1))), the part a serial bottleneck
+// must not claim (ProfileTables::context_starved).
+struct Starvation {
+  double startup_s = 0;   // before the program first had P threads at work (processor-s)
+  double between_s = 0;   // between the first and the last time it had
+  double winddown_s = 0;  // since the last time it had (so far)
+  bool full_seen = false;
+  double first_full_s = 0, last_full_s = 0;  // since the run's start
+};
+
 struct AttributionTotals {
   double elapsed_s = 0;           // sum of snapshot intervals
   double dilation_removed_s = 0;  // processor time taken out as hook overhead
   uint64_t snapshots = 0;
   uint64_t thread_samples = 0;
   uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
+  Starvation starvation;
 };
 
 // The CPU-share rule: a thread's CPU clock, read at a snapshot, tells the processor time

@@ -158,6 +158,15 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
   key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
   key_number(out, &n, run_keys::kOpenStackEntries, counts.open_stack_entries());
+  const Starvation& starved = totals.starvation;
+  auto ns = [](double s) { return static_cast<uint64_t>(s * 1e9 + 0.5); };
+  key_number(out, &n, run_keys::kStarvedStartupNs, ns(starved.startup_s));
+  key_number(out, &n, run_keys::kStarvedBetweenNs, ns(starved.between_s));
+  key_number(out, &n, run_keys::kStarvedWinddownNs, ns(starved.winddown_s));
+  if (starved.full_seen) {
+    key_number(out, &n, run_keys::kFirstFullNs, ns(starved.first_full_s));
+    key_number(out, &n, run_keys::kLastFullNs, ns(starved.last_full_s));
+  }
   if (info.trace) {
     key_number(out, &n, run_keys::kTraceEvents, info.trace_events);
     key_number(out, &n, run_keys::kTraceDropped, info.trace_dropped);
@@ -258,6 +267,33 @@ QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
     const uint32_t k = count < rt::kThreadRoutines ? count : rt::kThreadRoutines;
     out.u32(k);
     for (uint32_t i = 0; i < k; ++i) out.u64(r->routines[i].load(std::memory_order_relaxed));
+    ++n;
+  }
+  out.end_counted(n);
+}
+
+// Only the threads and contexts that have some: most runs starve little.
+QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtime& runtime) {
+  out.begin_counted(SectionType::thread_starvation);
+  uint32_t n = 0;
+  for (uint32_t index = 0; index < runtime.history.size(); ++index) {
+    const rt::ThreadRecord* r = runtime.history.find(index);
+    if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
+    if (!tables.has_thread(index)) continue;
+    const ThreadEntry& t = tables.thread_entry(index);
+    if (t.starved_startup_s <= 0 && t.starved_later_s <= 0) continue;
+    out.u32(index);
+    out.f64(t.starved_startup_s);
+    out.f64(t.starved_later_s);
+    ++n;
+  }
+  out.end_counted(n);
+  out.begin_counted(SectionType::context_starvation);
+  n = 0;
+  for (uint32_t i = 0; i < tables.context_count(); ++i) {
+    if (tables.context_starved(i) <= 0) continue;
+    out.u32(i);
+    out.f64(tables.context_starved(i));
     ++n;
   }
   out.end_counted(n);
@@ -404,6 +440,7 @@ bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTota
   write_object_frames(out, runtime);
   write_procedures(out, tables);
   write_contexts(out, tables);
+  write_starvation(out, tables, runtime);
   write_edges(out, runtime);
   out.begin(SectionType::program);
   out.f64s(tables.program_record(), tables.shape().full_size());

@@ -77,6 +77,12 @@ struct ThreadEntry {
   uint32_t seen;         // 1 once sampled
   uint64_t cpu_ns;       // processor time measured while sampled
   uint64_t runqueue_ns;  // time waiting for a processor, measured while sampled
+  uint32_t worked;       // 1 once busy for half a sample (attribution.h Starvation)
+  uint32_t unused;
+  // Processor time idle for want of threads at work while this thread ran (its share),
+  // before and after the program first had P threads at work (attribution.h Starvation).
+  double starved_startup_s;
+  double starved_later_s;
 };
 
 class ProfileTables {
@@ -114,6 +120,9 @@ class ProfileTables {
   QUARTZ_ALWAYS_INLINE double* context_record(uint32_t i) {
     return &context_records_[size_t{i} * shape_.context_size()];
   }
+  // Of the context's own normalized time with one processor busy, the part whose other
+  // processors had no thread at work to run (capture_format.h, context_starvation).
+  QUARTZ_ALWAYS_INLINE double& context_starved(uint32_t i) { return context_starved_[i]; }
   QUARTZ_ALWAYS_INLINE double* procedure_record(uint32_t i) {
     return &procedure_records_[size_t{i} * shape_.full_size()];
   }
@@ -168,6 +177,7 @@ class ProfileTables {
   Limits limits_{};
   MappedVector<ContextNode> contexts_;
   MappedVector<double> context_records_;
+  MappedVector<double> context_starved_;
   IdTable context_ids_;
   MappedVector<ProcedureEntry> procedures_;
   MappedVector<double> procedure_records_;

@@ -90,5 +90,35 @@ TEST(Invariants, EachImpossibleFigureIsOneLineNamingItsRecord) {
       ElementsAre(HasSubstr("thread 0: processor time 1.5 s, longer than its lifetime 1 s")));
 }
 
+// Start-up and wind-down starvation: processor time no more than the processors had, the
+// threads' charges within it, a context's starved part within its time with one busy.
+TEST(Invariants, Starvation) {
+  profile::Run possible = possible_run();
+  possible.info[capture::run_keys::kStarvedStartupNs] = "500000000";
+  possible.info[capture::run_keys::kStarvedWinddownNs] = "250000000";
+  possible.threads[0].starved_later_s = 0.7;
+  profile::ContextInfo context;
+  context.record.processor = {0, 1, 0};
+  context.record.normalized = {0, 1, 0};
+  context.record.one_busy_starved = 0.75;
+  possible.contexts.push_back(context);
+  EXPECT_THAT(invariant_violations(possible), ElementsAre());
+
+  profile::Run too_much = possible;  // 4.5 s of two processors' 4 s
+  too_much.info[capture::run_keys::kStarvedBetweenNs] = "3750000000";
+  EXPECT_THAT(invariant_violations(too_much),
+              ElementsAre("starved 4.5 s, more than the processors' time 4 s"));
+
+  profile::Run charged = possible;
+  charged.threads[0].starved_startup_s = 0.1;
+  EXPECT_THAT(invariant_violations(charged),
+              ElementsAre("threads charged with 0.8 s of starvation, of 0.75 s"));
+
+  profile::Run context_starved = possible;
+  context_starved.contexts[0].record.one_busy_starved = 1.25;
+  EXPECT_THAT(invariant_violations(context_starved),
+              ElementsAre(HasSubstr("context 0: 1.25 s starved with one processor busy, of 1 s")));
+}
+
 }  // namespace
 }  // namespace quartz::analysis

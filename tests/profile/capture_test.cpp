@@ -144,6 +144,56 @@ TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
                CaptureError);
 }
 
+// Starvation charged to threads and contexts comes in two sections older readers skip
+// (an older capture has none: zeros), each naming only threads and contexts listed.
+TEST(ParseCapture, StarvationOfThreadsAndContexts) {
+  const profile::Run run = test_support::sample_run();
+  ASSERT_GE(run.threads.size(), 2u);
+  ASSERT_GE(run.contexts.size(), 2u);
+  const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
+  EXPECT_EQ(older.threads[1].starved_startup_s + older.threads[1].starved_later_s, 0.0);
+  EXPECT_EQ(older.contexts[1].record.one_busy_starved, 0.0);
+
+  test_support::PayloadWriter threads, contexts;
+  threads.u32(1);
+  threads.u32(run.threads[1].index);
+  threads.f64(0.25);
+  threads.f64(0.5);
+  contexts.u32(1);
+  contexts.u32(1);
+  contexts.f64(0.125);
+  const profile::Run newer = parse_capture(
+      CaptureBuilder::of(run)
+          .raw_section(uint32_t(capture::SectionType::thread_starvation), threads.bytes())
+          .raw_section(uint32_t(capture::SectionType::context_starvation), contexts.bytes())
+          .bytes(),
+      kName);
+  EXPECT_EQ(newer.threads[1].starved_startup_s, 0.25);
+  EXPECT_EQ(newer.threads[1].starved_later_s, 0.5);
+  EXPECT_EQ(newer.threads[0].starved_later_s, 0.0);
+  EXPECT_EQ(newer.contexts[1].record.one_busy_starved, 0.125);
+  EXPECT_EQ(newer.contexts[0].record.one_busy_starved, 0.0);
+
+  test_support::PayloadWriter stranger_thread, stranger_context;
+  stranger_thread.u32(1);
+  stranger_thread.u32(77);
+  stranger_thread.f64(0);
+  stranger_thread.f64(0);
+  stranger_context.u32(1);
+  stranger_context.u32(static_cast<uint32_t>(run.contexts.size()));
+  stranger_context.f64(0);
+  expect_capture_error(
+      CaptureBuilder::of(run)
+          .raw_section(uint32_t(capture::SectionType::thread_starvation), stranger_thread.bytes())
+          .bytes(),
+      "starvation of a thread not listed");
+  expect_capture_error(
+      CaptureBuilder::of(run)
+          .raw_section(uint32_t(capture::SectionType::context_starvation), stranger_context.bytes())
+          .bytes(),
+      "starvation of a context not listed");
+}
+
 TEST(ParseCapture, ReadsAFileAndTellsItFromOthers) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("quartz_capture_test_" + std::to_string(::getpid()));

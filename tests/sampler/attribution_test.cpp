@@ -287,6 +287,83 @@ TEST_F(AttributionTest, ConditionWaitReleasesItsMutex) {
   EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 1.0);
 }
 
+// Start-up and wind-down starvation (Starvation in attribution.h), on 2 processors: main
+// joins; thread 1 works alone for 1 s, then with thread 2 for 1 s, then thread 2 alone for
+// 1 s after thread 1 ended; then main alone (serial, not starvation).
+TEST_F(AttributionTest, StarvationIsTheProcessorsWithoutAThreadAtWork) {
+  const uint32_t join = tables.context(main_ctx, 0xB000, capture::kJoin);
+  snapshot(kSecond,
+           {{0, join, capture::kBlocked, kRoleWaiting}, {1, f, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond, {{0, join, capture::kBlocked, kRoleWaiting},
+                     {1, f, capture::kBusy, kRoleNone, 1.0f},
+                     {2, g, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond,
+           {{0, join, capture::kBlocked, kRoleWaiting}, {2, g, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond / 2, {{0, h, capture::kBusy, kRoleNone, 1.0f}});
+  attribute_window(window, tables, config, totals);
+  const Starvation& s = totals.starvation;
+  EXPECT_DOUBLE_EQ(s.startup_s, 1.0);  // one processor, 1 s, before both worked at once
+  EXPECT_DOUBLE_EQ(s.between_s, 0.0);
+  EXPECT_DOUBLE_EQ(s.winddown_s, 1.0);  // after
+  EXPECT_TRUE(s.full_seen);
+  EXPECT_DOUBLE_EQ(s.first_full_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.last_full_s, 2.0);
+  // Charged to the thread that ran meanwhile; with one processor busy, its context's time
+  // is starvation's, not a serial bottleneck's. Main's serial end is neither.
+  EXPECT_DOUBLE_EQ(tables.thread_entry(1).starved_startup_s, 1.0);
+  EXPECT_DOUBLE_EQ(tables.thread_entry(1).starved_later_s, 0.0);
+  EXPECT_DOUBLE_EQ(tables.thread_entry(2).starved_later_s, 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_starved(f), 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_starved(g), 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_starved(h), 0.0);
+  EXPECT_DOUBLE_EQ(tables.thread_entry(0).starved_later_s, 0.0);
+}
+
+// A helper thread that only waits (it never worked) does not make main's serial code
+// starvation, and counts as at work once a thread besides main has worked: its processor
+// is idle waiting on an object, not for want of a thread.
+TEST_F(AttributionTest, ThreadsThatExistAreAtWorkEvenWhenTheyWait) {
+  snapshot(kSecond, {{0, h, capture::kBusy, kRoleNone, 1.0f}, {1, g, capture::kBlocked}});
+  snapshot(kSecond, {{0, h, capture::kBlocked},
+                     {1, g, capture::kBlocked},
+                     {2, f, capture::kBusy, kRoleNone, 1.0f}});
+  attribute_window(window, tables, config, totals);
+  const Starvation& s = totals.starvation;
+  EXPECT_DOUBLE_EQ(s.startup_s + s.between_s + s.winddown_s, 0.0);
+  EXPECT_TRUE(s.full_seen);  // three threads at work in the second
+  EXPECT_DOUBLE_EQ(s.first_full_s, 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_starved(h), 0.0);
+}
+
+// A thread caught running as it starts, before its first wait, has not yet worked; once it
+// has, a processor it leaves with nobody else starves, between two full stretches.
+TEST_F(AttributionTest, StarvationBetweenFullStretchesAndPartialPresence) {
+  const uint32_t join = tables.context(main_ctx, 0xB000, capture::kJoin);
+  // Thread 1 ran 1% of the interval, then blocked: not yet its work; main only joins.
+  snapshot(kSecond,
+           {{0, join, capture::kBlocked, kRoleWaiting}, {1, g, capture::kBusy, kRoleNone, 0.01f}});
+  snapshot(kSecond,
+           {{0, f, capture::kBusy, kRoleNone, 1.0f}, {1, g, capture::kBusy, kRoleNone, 1.0f}});
+  // Thread 1 ended half-way: half a processor has no thread; main joins meanwhile.
+  snapshot(kSecond, {{0, join, capture::kBlocked, kRoleWaiting},
+                     {1, g, capture::kBusy, kRoleNone, 0.5f, 0.5f},
+                     {2, f, capture::kBusy, kRoleNone, 1.0f}});
+  snapshot(kSecond,
+           {{0, f, capture::kBusy, kRoleNone, 1.0f}, {2, g, capture::kBusy, kRoleNone, 1.0f}});
+  attribute_window(window, tables, config, totals);
+  const Starvation& s = totals.starvation;
+  EXPECT_DOUBLE_EQ(s.startup_s, 0.0);  // thread 1 had not worked: no parallel threads yet
+  EXPECT_DOUBLE_EQ(s.first_full_s, 1.0);
+  EXPECT_NEAR(s.between_s, 0.5, 1e-6);
+  EXPECT_DOUBLE_EQ(s.winddown_s, 0.0);
+  EXPECT_DOUBLE_EQ(s.last_full_s, 4.0);
+  // e = 1.5: two processors' worth busy in bin 2 (round half away from zero): no context
+  // is charged with serial starvation; the threads share the 0.5 s by their running.
+  EXPECT_NEAR(tables.thread_entry(1).starved_later_s, 0.5 * 0.5 / 1.5, 1e-6);
+  EXPECT_NEAR(tables.thread_entry(2).starved_later_s, 0.5 * 1.0 / 1.5, 1e-6);
+  EXPECT_DOUBLE_EQ(tables.context_starved(f) + tables.context_starved(g), 0.0);
+}
+
 // The CPU-share rule, worked by hand: 1 ms of processor time read at the end of a 2 ms
 // interval.
 TEST(ProcessorTimeShare, BetweenTwoActiveSamplesHalfGoesToEach) {

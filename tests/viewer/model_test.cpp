@@ -10,6 +10,7 @@
 #include "viewer/models/context_tree_model.h"
 #include "viewer/models/csv_export.h"
 #include "viewer/models/filter_proxy.h"
+#include "viewer/models/finding_subject.h"
 #include "viewer/models/format.h"
 #include "viewer/models/lock_table_model.h"
 #include "viewer/models/procedure_table_model.h"
@@ -291,6 +292,28 @@ class ModelTest : public QObject {
     write_csv(model, out);
     out.flush();
     QVERIFY(text.contains("\n\"relax(Row&, int)\","));
+  }
+
+  // A starvation finding names the thread that was running for most of it: it opens that
+  // thread (of two with its name, the one charged most); "the program" opens nothing.
+  void aStarvationFindingOpensItsThread() {
+    analysis::ProfileView view;
+    for (uint32_t i = 0; i < 3; ++i) {
+      analysis::ThreadRow t;
+      t.index = i;
+      t.name = i == 0 ? "main" : "solver";
+      view.threads.push_back(t);
+    }
+    view.threads[1].starved_startup_s = 0.1;
+    view.threads[2].starved_later_s = 0.3;
+    analysis::Finding f;
+    f.property = analysis::Property::starvation;
+    f.subject = "solver";
+    const FindingSubject subject = subject_of(view, f);
+    QCOMPARE(subject.kind, FindingSubject::kThread);
+    QCOMPARE(subject.key, uint64_t{2});
+    f.subject = "the program";
+    QCOMPARE(subject_of(view, f).kind, FindingSubject::kNone);
   }
 
   void formatsLikeTheReport() {

@@ -33,6 +33,18 @@ FindingSubject busiest_thread_of(const analysis::ProfileView& view, const std::s
   return busiest ? FindingSubject{FindingSubject::kThread, busiest->index} : FindingSubject{};
 }
 
+// Starvation's thread: the one that was running for most of it, among those of that name.
+FindingSubject starved_thread_named(const analysis::ProfileView& view, const std::string& name) {
+  const analysis::ThreadRow* ran = nullptr;
+  auto charged = [](const analysis::ThreadRow& t) {
+    return t.starved_startup_s + t.starved_later_s;
+  };
+  for (const analysis::ThreadRow& t : view.threads) {
+    if (t.name == name && (!ran || charged(t) > charged(*ran))) ran = &t;
+  }
+  return ran ? FindingSubject{FindingSubject::kThread, ran->index} : FindingSubject{};
+}
+
 }  // namespace
 
 FindingSubject subject_of(const analysis::ProfileView& view, const analysis::Finding& finding) {
@@ -46,6 +58,8 @@ FindingSubject subject_of(const analysis::ProfileView& view, const analysis::Fin
       return lock_named(view, finding.subject);
     case Property::load_imbalance:
       return busiest_thread_of(view, finding.subject);
+    case Property::starvation:  // the thread running for most of it, or the program
+      return starved_thread_named(view, finding.subject);
     default:
       return {};
   }

@@ -1,7 +1,7 @@
 // Where a finding's subject lives in the run, so activating the finding can open it: a
-// procedure (Procedures), a synchronization object (Locks) or a thread of an imbalanced
-// routine (Threads: the busiest, the one that set the end). The program and the profiler
-// have no row of their own.
+// procedure (Procedures), a synchronization object (Locks), a thread of an imbalanced
+// routine (Threads: the busiest, the one that set the end) or the thread running for
+// most of a starvation (Threads). The program and the profiler have no row of their own.
 #pragma once
 
 #include <cstdint>

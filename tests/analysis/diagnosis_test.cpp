@@ -1,0 +1,200 @@
+// Findings (analysis/diagnosis.h) on hand-built views whose answers are worked out by hand:
+// start-up and wind-down starvation, and the same idle time never reported twice (by a
+// serial bottleneck, a load imbalance or blocking in the kernel).
+#include "analysis/diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/profile_view.h"
+
+namespace quartz::analysis {
+namespace {
+
+constexpr uint64_t kMainProcedure = 0x100, kLoadInput = 0x200, kSolveProcedure = 0x300;
+
+const Finding* finding_of(const std::vector<Finding>& findings, Property property) {
+  for (const Finding& f : findings) {
+    if (f.property == property) return &f;
+  }
+  return nullptr;
+}
+
+ThreadRow thread_row(uint32_t index, const std::string& name, double busy_s,
+                     double lifetime_s = 0) {
+  ThreadRow t;
+  t.index = index;
+  t.name = name;
+  t.busy_s = busy_s;
+  t.lifetime_s = lifetime_s > 0 ? lifetime_s : busy_s;
+  return t;
+}
+
+// A procedure running alone (one processor busy) for `one_busy_s`, `starved_s` of it while
+// the other processor had no thread at work.
+void add_alone(ProfileView& view, uint64_t address, const std::string& name, double one_busy_s,
+               double starved_s, uint32_t parent) {
+  ProcedureRow p;
+  p.address = address;
+  p.name = name;
+  p.totals.processor_self_s = one_busy_s;
+  view.procedures.push_back(p);
+  ContextRow c;
+  c.id = static_cast<uint32_t>(view.contexts.size());
+  c.parent = parent;
+  c.address = address;
+  c.name = name;
+  c.histogram_self_s = {0, one_busy_s, 0};
+  c.one_busy_starved_s = starved_s;
+  view.contexts.push_back(c);
+}
+
+// stages on 2 processors over 1 s: main joins; the loader works alone 0.3 s, with the
+// solver 0.4 s; the solver alone 0.3 s. 0.6 processor-seconds with no thread to run.
+ProfileView stages() {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = {0, 0.6, 0.4};
+  view.program_totals.processor_s = 1.4;
+  view.program_totals.state_s[capture::kBusy] = 1.4;
+  view.program_totals.state_s[capture::kBlocked] = 1.0;  // main, in its joins
+  view.quality.period_s = 0.002;
+  ContextRow root;
+  root.address = kMainProcedure;
+  root.name = "main";
+  root.histogram_self_s = {0, 0, 0};
+  view.contexts.push_back(root);
+  add_alone(view, kLoadInput, "load_input", 0.3, 0.3, 0);
+  add_alone(view, kSolveProcedure, "solve", 0.3, 0.3, 0);
+  LockRow join;
+  join.name = "join loader";
+  join.kind = capture::kJoin;
+  join.wait_s = join.wait_blocked_s = 1.0;
+  view.locks.push_back(join);
+  view.threads = {thread_row(0, "stages", 0), thread_row(1, "loader", 0.7),
+                  thread_row(2, "solver", 0.7)};
+  view.threads[1].starved_startup_s = 0.3;
+  view.threads[2].starved_later_s = 0.3;
+  view.starvation.measured = true;
+  view.starvation.startup_s = 0.3;
+  view.starvation.winddown_s = 0.3;
+  view.starvation.first_full_s = 0.3;
+  view.starvation.last_full_s = 0.7;
+  return view;
+}
+
+TEST(Diagnosis, StarvationIsTheIdleProcessorsShareAndNotASerialBottleneck) {
+  const std::vector<Finding> findings = diagnose(stages());
+  ASSERT_FALSE(findings.empty());
+  const Finding& top = findings[0];
+  EXPECT_EQ(top.property, Property::starvation);
+  EXPECT_EQ(property_name(top.property), "start-up and wind-down starvation");
+  EXPECT_DOUBLE_EQ(top.severity, 0.6 / 2.0);  // processor-seconds over P E
+  EXPECT_EQ(top.subject, "loader");           // ties go to the first
+  EXPECT_NE(top.evidence.find("300.00 ms at start-up"), std::string::npos) << top.evidence;
+  EXPECT_NE(top.evidence.find("300.00 ms at wind-down"), std::string::npos) << top.evidence;
+  EXPECT_GT(top.confidence, 0.9);  // 0.3 s of periods of 2 ms
+  EXPECT_FALSE(about_measurement(top.property));
+  // The procedures ran alone only while the other processor had no thread: not serial.
+  EXPECT_EQ(finding_of(findings, Property::serial_bottleneck), nullptr);
+  EXPECT_EQ(finding_of(findings, Property::kernel_blocking), nullptr);
+}
+
+TEST(Diagnosis, AProcedureAloneWithOthersWaitingStaysASerialBottleneck) {
+  ProfileView view = stages();
+  view.contexts[1].one_busy_starved_s = 0.1;  // 0.2 s of load_input's 0.3 s others waited
+  view.starvation.startup_s = 0.1;
+  view.threads[1].starved_startup_s = 0.1;
+  const std::vector<Finding> findings = diagnose(view);
+  const Finding* serial = finding_of(findings, Property::serial_bottleneck);
+  ASSERT_NE(serial, nullptr);
+  EXPECT_EQ(serial->subject, "load_input");
+  EXPECT_DOUBLE_EQ(serial->severity, 0.2 * (1 - 1.0 / 2) / 1.0);
+  const Finding* starved = finding_of(findings, Property::starvation);
+  ASSERT_NE(starved, nullptr);
+  EXPECT_DOUBLE_EQ(starved->severity, 0.4 / 2.0);
+}
+
+// Two threads of one routine, busy 0.5 s and 1 s from the start, on 2 processors: the
+// second runs its last 0.5 s alone. That is the routine's load imbalance, once.
+TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsItsLoadImbalance) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = {0, 0.5, 0.5};
+  view.program_totals.processor_s = 1.5;
+  view.quality.period_s = 0.002;
+  view.threads = {thread_row(0, "main", 0), thread_row(1, "share_0", 0.5),
+                  thread_row(2, "share_1", 1.0)};
+  view.threads[2].starved_later_s = 0.5;
+  view.starvation.measured = true;
+  view.starvation.winddown_s = 0.5;
+  view.starvation.first_full_s = 0.0;
+  view.starvation.last_full_s = 0.5;
+  const std::vector<Finding> findings = diagnose(view, 0.0);
+  const Finding* imbalance = finding_of(findings, Property::load_imbalance);
+  ASSERT_NE(imbalance, nullptr);
+  EXPECT_DOUBLE_EQ(imbalance->severity, (1.0 - 0.75) / 1.0);
+  const Finding* starved = finding_of(findings, Property::starvation);
+  ASSERT_NE(starved, nullptr);
+  EXPECT_DOUBLE_EQ(starved->severity, 0.0);
+  EXPECT_NE(starved->evidence.find("2 threads share ending apart"), std::string::npos)
+      << starved->evidence;
+  EXPECT_EQ(findings[0].property, Property::load_imbalance);
+}
+
+// The same, with equal work: the second thread ended later because other processes took
+// its processor half the time (ready). Its siblings' end is still the routine's, not
+// starvation; the ready time is the measurement's finding.
+TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsNeverStarvationWhateverDelayedOne) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = {0, 1.0, 0};
+  view.program_totals.processor_s = 1.0;
+  view.program_totals.state_s[capture::kReady] = 0.5;
+  view.quality.period_s = 0.002;
+  view.threads = {thread_row(0, "main", 0), thread_row(1, "worker_0", 0.5, 0.5),
+                  thread_row(2, "worker_1", 0.5, 1.0)};
+  view.threads[2].ready_s = 0.5;
+  view.threads[2].starved_later_s = 0.5;
+  view.starvation.measured = true;
+  view.starvation.winddown_s = 0.5;
+  view.starvation.first_full_s = 0.0;
+  view.starvation.last_full_s = 0.5;
+  const std::vector<Finding> findings = diagnose(view, 0.0);
+  const Finding* starved = finding_of(findings, Property::starvation);
+  ASSERT_NE(starved, nullptr);
+  EXPECT_DOUBLE_EQ(starved->severity, 0.0);
+  EXPECT_DOUBLE_EQ(finding_of(findings, Property::load_imbalance)->severity, 0.0);
+  const std::vector<Finding> shown = diagnose(view);  // 1% and more
+  ASSERT_EQ(shown.size(), 1u);
+  EXPECT_EQ(shown[0].property, Property::other_processes);
+}
+
+// Idle processors with no thread at work are not blocking in the kernel, even when every
+// thread that waited waited there.
+TEST(Diagnosis, StarvedProcessorsAreNotBlockingInTheKernel) {
+  ProfileView view = stages();
+  view.locks.clear();  // main's 1 s blocked now counts as in the kernel
+  view.program_totals.state_s[capture::kBlocked] = 1.2;
+  view.program_totals.processor_s = 1.2;  // 0.2 s more idle: threads at work, asleep
+  const std::vector<Finding> findings = diagnose(view);
+  const Finding* kernel = finding_of(findings, Property::kernel_blocking);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_NEAR(kernel->severity, 0.2 / 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(finding_of(findings, Property::starvation)->severity, 0.3);
+}
+
+// A capture from before Quartz measured starvation: no finding, rather than a zero.
+TEST(Diagnosis, NoStarvationFindingWithoutTheMeasurement) {
+  ProfileView view = stages();
+  view.starvation = Starvation{};
+  EXPECT_EQ(finding_of(diagnose(view, 0.0), Property::starvation), nullptr);
+}
+
+}  // namespace
+}  // namespace quartz::analysis
