@@ -45,20 +45,20 @@ SAMPLE_UNINSTRUMENTED static void work_until(double end_us) {
 }
 
 /* The second stage: starts on the first chunk. */
-void solve(void) {
+SAMPLE_PROCEDURE void solve(void) {
   solver_start_us = now_us();
   work_until(solver_start_us + (double)work_ms * 1000);
   solver_end_us = now_us();
 }
 
-void* solver(void* arg) {
+SAMPLE_PROCEDURE void* solver(void* arg) {
   pthread_setname_np(pthread_self(), "solver");
   solve();
   return arg;
 }
 
 /* The first stage: its first chunk is ready L ms in, and the solver starts on it. */
-void load_input(void) {
+SAMPLE_PROCEDURE void load_input(void) {
   loader_start_us = now_us();
   work_until(loader_start_us + (double)lead_ms * 1000);
   solver_created_us = now_us();
@@ -67,7 +67,7 @@ void load_input(void) {
   loader_end_us = now_us();
 }
 
-void* loader(void* arg) {
+SAMPLE_PROCEDURE void* loader(void* arg) {
   pthread_setname_np(pthread_self(), "loader");
   load_input();
   return arg;
