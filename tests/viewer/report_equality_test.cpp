@@ -583,7 +583,8 @@ class ReportEqualityTest : public QObject {
     QCOMPARE(value("Period").toDouble(), sampling["period_s"].toDouble());
     QCOMPARE(value("Torn rate").toDouble(), sampling["torn_rate"].toDouble());
     QCOMPARE(value("Dilation removed").toDouble(), sampling["dilation_removed_s"].toDouble());
-    QCOMPARE(value("Hook cost per call").toDouble(), sampling["hook_pair_ns"].toDouble());
+    QCOMPARE(value("Cost per call").toDouble(), sampling["hook_pair_ns"].toDouble());
+    QCOMPARE(value("Overhead budget").toUInt(), sampling["budget_percent"].get<unsigned>());
     QCOMPARE(value("Sampler CPU").toDouble(), sampling["sampler_cpu_s"].toDouble());
     QCOMPARE(value("Stack overflows").toULongLong(),
              qulonglong(sampling["stack_overflows"].toInteger()));

@@ -58,9 +58,30 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
   add("Torn rate", q.torn_rate, QString::asprintf("%.3f%%", 100 * q.torn_rate),
       "Stack copies torn by the thread changing its stack while read, per thread sample");
   seconds("Dilation removed", q.dilation_removed_s,
-          "Processor time taken out as the hooks' own cost");
-  add("Hook cost per call", q.hook_pair_ns, QString::asprintf("%.1f ns", q.hook_pair_ns),
-      "Calibrated cost of one enter/exit hook pair");
+          "Processor time taken out as the instrumentation's own cost");
+  add("Procedures seen through",
+      q.patched_entries
+          ? QString::fromStdString(std::to_string(q.patched_entries) + " patched entries")
+          : QString("the compiler's hooks"),
+      q.patched_entries ? QString::number(q.patched_entries) + " patched entries"
+                        : QString("the compiler's hooks"),
+      "How the program was built (quartz-cc's QUARTZ_INSTRUMENT, quartz_instrument's MODE)");
+  add("Cost per call", q.hook_pair_ns, QString::asprintf("%.1f ns", q.hook_pair_ns),
+      "Calibrated cost of one call through a patched entry, or of one enter/exit hook pair");
+  if (q.patched_entries) {
+    add("Overhead budget", q.budget_percent,
+        q.budget_percent ? QString::number(q.budget_percent) + "%" : QString("none"),
+        "quartz run --budget: what patched entries may cost, of the program's own time");
+    QString off;
+    for (const analysis::UnpatchedProcedure& u : q.unpatched) {
+      if (!off.isEmpty()) off += ", ";
+      off += QString::fromStdString(u.name);
+    }
+    add("Entries turned off", static_cast<qulonglong>(q.unpatched.size()),
+        off.isEmpty() ? QString("none") : off,
+        "Procedures the budget stopped measuring: calls counted until then, their time since "
+        "is their callers'");
+  }
   seconds("Sampler CPU", q.sampler_cpu_s);
   add("Sampler core", q.reserved_core, q.reserved_core ? "reserved" : "shared with the program");
   add("CPU shares", text(q.cpu_measurement),
