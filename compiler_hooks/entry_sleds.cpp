@@ -226,7 +226,16 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
   if (patching.procedures[0]) {
     select_by_name(file, info->dlpi_addr, patching.procedures, *patching.selected);
   }
-  if (!protect_code(info, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+  uintptr_t low = UINTPTR_MAX, high = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+    low = std::min<uintptr_t>(low, info->dlpi_addr + ph.p_vaddr);
+    high = std::max<uintptr_t>(high, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  uint8_t* const stubs = low < high ? map_stubs(patching.trampolines, low, high) : nullptr;
+  if (stubs == nullptr || mprotect(stubs, kStubPage, PROT_READ | PROT_EXEC) != 0 ||
+      !protect_code(info, PROT_READ | PROT_WRITE | PROT_EXEC)) {
     patching.counts.refused += static_cast<uint32_t>(list.count);
     protect_code(info, PROT_READ | PROT_EXEC);
     return 0;
@@ -248,13 +257,13 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
       ++patching.counts.unselected;
       continue;
     }
-    uintptr_t* kept = g_sleds.append();
-    if (kept == nullptr) {
+    uintptr_t* kept = g_sleds.size() < g_sleds.capacity() ? g_sleds.append() : nullptr;
+    if (kept == nullptr || !write_entry(sled, stubs + (after_endbr ? kStubBytes : 0))) {
+      if (kept) g_sleds.pop_back();
       ++patching.counts.refused;
       continue;
     }
     *kept = address;
-    write_entry(sled, after_endbr ? patching.trampolines.after_endbr : patching.trampolines.plain);
     ++patching.counts.patched;
   }
   protect_code(info, PROT_READ | PROT_EXEC);
@@ -267,14 +276,48 @@ QUARTZ_NOINSTR bool is_patched_sled(uintptr_t address) {
 
 }  // namespace
 
-void write_entry(uint8_t* sled, uintptr_t trampoline) {
+bool write_entry(uint8_t* sled, const uint8_t* stub) {
+  const auto body = reinterpret_cast<uintptr_t>(sled + rt::kEntryBytes);
+  const int64_t distance = reinterpret_cast<intptr_t>(stub) - static_cast<intptr_t>(body);
+  if (distance != static_cast<int32_t>(distance)) return false;
+  const auto rel32 = static_cast<int32_t>(distance);
   set_head(sled, rt::kEntryOff);
-  memcpy(sled + 2, rt::kEntryCall, sizeof rt::kEntryCall);  // movabs $trampoline, %r11
-  memcpy(sled + 4, &trampoline, sizeof trampoline);
-  sled[12] = 0x41;  // call *%r11
-  sled[13] = 0xff;
-  sled[14] = 0xd3;
+  memcpy(sled + 2, &body, sizeof body);
+  sled[rt::kEntryJump] = rt::kJumpRel32;
+  memcpy(sled + rt::kEntryJump + 1, &rel32, sizeof rel32);
   set_head(sled, rt::kEntryOn);
+  return true;
+}
+
+uint8_t* map_stubs(const EntryTrampolines& trampolines, uintptr_t low, uintptr_t high) {
+  constexpr uintptr_t kStep = uintptr_t{1} << 20;
+  constexpr uintptr_t kReach = (uintptr_t{1} << 31) - 2 * kStep;  // a rel32 from anywhere in
+  uint8_t* page = nullptr;                                        // [low, high) reaches it
+  for (uintptr_t k = 1; page == nullptr && k * kStep < kReach; ++k) {
+    for (const uintptr_t hint :
+         {(high & ~(kStep - 1)) + k * kStep, (low & ~(kStep - 1)) - k * kStep}) {
+      if (hint + kReach < high || hint > low + kReach) continue;
+      void* p = mmap(reinterpret_cast<void*>(hint), kStubPage, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+      if (p == MAP_FAILED) continue;
+      if (reinterpret_cast<uintptr_t>(p) != hint) {  // an older kernel took it as a hint
+        munmap(p, kStubPage);
+        continue;
+      }
+      page = static_cast<uint8_t*>(p);
+      break;
+    }
+  }
+  if (page == nullptr) return nullptr;
+  // jmp *0(%rip), then the address: one stub per trampoline.
+  const uintptr_t targets[] = {trampolines.plain, trampolines.after_endbr};
+  for (size_t i = 0; i < 2; ++i) {
+    uint8_t* stub = page + i * kStubBytes;
+    const uint8_t jump[] = {0xff, 0x25, 0, 0, 0, 0};
+    memcpy(stub, jump, sizeof jump);
+    memcpy(stub + sizeof jump, &targets[i], sizeof targets[i]);
+  }
+  return page;
 }
 
 SledCounts patch_entries(const EntryTrampolines& trampolines, const char* procedures) {

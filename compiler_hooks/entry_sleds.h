@@ -3,6 +3,7 @@
 // at start-up; turned off one by one later.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "runtime/attributes.h"
@@ -23,9 +24,18 @@ struct EntryTrampolines {
   uintptr_t after_endbr;
 };
 
-// Writes a patched entry at `sled` (writable, kEntryBytes long) calling `trampoline`, and
-// turns it on.
-QUARTZ_NOINSTR void write_entry(uint8_t* sled, uintptr_t trampoline);
+inline constexpr size_t kStubPage = 4096;
+inline constexpr size_t kStubBytes = 16;  // jmp *0(%rip) and the address
+
+// A page of two stubs, the jumps on to `trampolines.plain` and `.after_endbr` (16 bytes
+// apart), mapped within a rel32's reach of all of [low, high), writable until the caller
+// protects it. Null when no page that near is free.
+QUARTZ_NOINSTR uint8_t* map_stubs(const EntryTrampolines& trampolines, uintptr_t low,
+                                  uintptr_t high);
+
+// Writes a patched entry at `sled` (writable, kEntryBytes long) jumping to `stub`, and turns
+// it on. False when the stub is out of a rel32's reach.
+QUARTZ_NOINSTR bool write_entry(uint8_t* sled, const uint8_t* stub);
 
 // Finds every loaded object's entries and patches them on: all of them, or with
 // `procedures` (comma-separated glob patterns, QUARTZ_PROCEDURES) those of the functions

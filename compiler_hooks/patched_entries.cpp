@@ -26,13 +26,18 @@ void quartz_sled_entry_after_endbr();
 void quartz_sled_return();
 }
 
-// Entry: called from a patched entry, so [rsp] is the end of the entry and [rsp + 8] the
-// procedure's return address. Keeps the argument registers (rdi, rsi, rdx, rcx, r8, r9,
-// rax for varargs, r10 for a static chain, xmm0-7); r11 is the entry's own scratch.
-// Return: reached by the procedure's own ret, so rsp is one above the slot its return
-// address was in; keeps the result registers (rax, rdx, xmm0-1; the x87 stack is never
-// touched) and jumps to the original address. Its CFI says its caller is unknown: an
-// unwinder that gets here stops instead of guessing.
+// Entry: jumped to from a patched entry (through its object's stub) with the body in r11, so
+// [rsp] is the procedure's return address. Keeps the argument registers (rdi, rsi, rdx, rcx,
+// r8, r9, rax for varargs, r10 for a static chain, xmm0-7) and aligns the stack itself (a
+// compiler may call a function it knows needs no alignment with a stack that has none).
+// When quartz_patched_enter took the return address, the trampoline drops it from the stack
+// and calls the body: the call puts quartz_sled_return in its place, and the processor's
+// return stack predicts the body's return there; else it jumps to the body.
+// Return: reached by the body's own ret, so rsp is one above the slot its return address
+// was in; keeps the result registers (rax, rdx, xmm0-1; the x87 stack is never touched)
+// and returns to the original address by a push and a ret, which the return stack
+// predicts too. Its CFI says its caller is unknown: an unwinder that gets here stops
+// instead of guessing.
 __asm__(R"(
   .text
   .p2align 4
@@ -41,7 +46,8 @@ __asm__(R"(
   .type quartz_sled_entry_after_endbr, @function
 quartz_sled_entry_after_endbr:
   .cfi_startproc
-  mov $19, %r11d
+  push $19
+  .cfi_adjust_cfa_offset 8
   jmp 1f
   .cfi_endproc
   .size quartz_sled_entry_after_endbr, .-quartz_sled_entry_after_endbr
@@ -52,11 +58,12 @@ quartz_sled_entry_after_endbr:
   .type quartz_sled_entry, @function
 quartz_sled_entry:
   .cfi_startproc
-  mov $15, %r11d
+  push $15
+  .cfi_adjust_cfa_offset 8
 1:
   push %rbp
   .cfi_adjust_cfa_offset 8
-  .cfi_offset rbp, -16
+  .cfi_offset rbp, -24
   mov %rsp, %rbp
   .cfi_def_cfa_register rbp
   push %rdi
@@ -67,6 +74,7 @@ quartz_sled_entry:
   push %r9
   push %rax
   push %r10
+  push %r11
   and $-16, %rsp
   sub $128, %rsp
   movdqu %xmm0, 0(%rsp)
@@ -77,10 +85,11 @@ quartz_sled_entry:
   movdqu %xmm5, 80(%rsp)
   movdqu %xmm6, 96(%rsp)
   movdqu %xmm7, 112(%rsp)
-  mov 8(%rbp), %rdi
-  sub %r11, %rdi
+  mov %r11, %rdi
+  sub 8(%rbp), %rdi
   lea 16(%rbp), %rsi
   call quartz_patched_enter
+  mov %rax, 8(%rbp)
   movdqu 0(%rsp), %xmm0
   movdqu 16(%rsp), %xmm1
   movdqu 32(%rsp), %xmm2
@@ -89,7 +98,8 @@ quartz_sled_entry:
   movdqu 80(%rsp), %xmm5
   movdqu 96(%rsp), %xmm6
   movdqu 112(%rsp), %xmm7
-  lea -64(%rbp), %rsp
+  lea -72(%rbp), %rsp
+  pop %r11
   pop %r10
   pop %rax
   pop %r9
@@ -100,17 +110,14 @@ quartz_sled_entry:
   pop %rdi
   pop %rbp
   .cfi_def_cfa rsp, 16
-  ret
-  .cfi_endproc
-  .size quartz_sled_entry, .-quartz_sled_entry
-
-  .p2align 4
+  cmpq $0, (%rsp)
+  je 2f
+  add $16, %rsp
+  .cfi_undefined rip
+  call *%r11
   .globl quartz_sled_return
   .hidden quartz_sled_return
-  .type quartz_sled_return, @function
 quartz_sled_return:
-  .cfi_startproc
-  .cfi_undefined rip
   push %rax
   push %rdx
   push %rbp
@@ -128,9 +135,15 @@ quartz_sled_return:
   pop %rbp
   pop %rdx
   pop %rax
+  push %r11
+  ret
+2:
+  .cfi_def_cfa rsp, 16
+  .cfi_undefined rip
+  add $8, %rsp
   jmp *%r11
   .cfi_endproc
-  .size quartz_sled_return, .-quartz_sled_return
+  .size quartz_sled_entry, .-quartz_sled_entry
 )");
 
 namespace {
@@ -165,14 +178,17 @@ QUARTZ_NOINLINE bool learn_stack(ReturnStack& returns) {
 
 extern "C" {
 
-// The procedure at `procedure` was entered; `slot` holds its return address. Records at or
+// The procedure at `procedure` was entered; `slot` holds its return address. True when the
+// address is taken (recorded: the trampoline calls the body in its place). Records at or
 // below the slot are frames that are gone: a tail call left its record at this very slot
 // (and the address it took is the one to keep), a longjmp left deeper ones.
-__attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR void quartz_patched_enter(
+__attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR bool quartz_patched_enter(
     uintptr_t procedure, uintptr_t* slot) {
   ReturnStack& returns = t_returns;
   if (QUARTZ_UNLIKELY(!returns.on_own_stack(slot))) {
-    if (returns.knows_stack() || !learn_stack(returns) || !returns.on_own_stack(slot)) return;
+    if (returns.knows_stack() || !learn_stack(returns) || !returns.on_own_stack(slot)) {
+      return false;
+    }
   }
   ThreadBlock* block = t_local.block;
   uintptr_t original = *slot;
@@ -187,12 +203,13 @@ __attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR void quartz_patched_e
     returns.pop();
     quartz::hooks::exit_procedure(block, procedure_gone);
   }
-  if (QUARTZ_UNLIKELY(original == trampoline)) return;  // taken, and its record lost
+  if (QUARTZ_UNLIKELY(original == trampoline)) lost_return();  // taken, and its record lost
   if (QUARTZ_UNLIKELY(!returns.push(slot, original, procedure))) {
-    return count_unrecorded(block, procedure);
+    count_unrecorded(block, procedure);
+    return false;
   }
-  *slot = trampoline;
   quartz::hooks::enter_procedure(block, procedure);
+  return true;
 }
 
 // The procedure whose return address was just under `above_slot` returned. Records of
@@ -329,13 +346,16 @@ SledCounts start_patched_entries(const char* procedures) {
 void (*patched_probe())() {
   static void (*probe)() = nullptr;
   if (probe != nullptr) return probe;
-  void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return nullptr;
-  auto* code = static_cast<uint8_t*>(page);
-  write_entry(code, reinterpret_cast<uintptr_t>(&quartz_sled_entry));
-  code[kEntryBytes] = 0xc3;  // ret
-  if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0) return nullptr;
-  probe = reinterpret_cast<void (*)()>(page);
+  const EntryTrampolines trampolines{reinterpret_cast<uintptr_t>(&quartz_sled_entry),
+                                     reinterpret_cast<uintptr_t>(&quartz_sled_entry_after_endbr)};
+  const auto here = reinterpret_cast<uintptr_t>(&quartz_sled_entry);
+  uint8_t* page = map_stubs(trampolines, here, here + 1);
+  if (page == nullptr) return nullptr;
+  uint8_t* code = page + 4 * kStubBytes;  // after the stubs: an entry, then ret
+  if (!write_entry(code, page)) return nullptr;
+  code[kEntryBytes] = 0xc3;
+  if (mprotect(page, kStubPage, PROT_READ | PROT_EXEC) != 0) return nullptr;
+  probe = reinterpret_cast<void (*)()>(code);
   return probe;
 }
 

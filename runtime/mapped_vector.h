@@ -44,6 +44,10 @@ class MappedVector {
     if (size_ == capacity_) return nullptr;
     return &data_[size_++];
   }
+  // Takes back the last element appended.
+  QUARTZ_NOINSTR void pop_back() {
+    if (size_) --size_;
+  }
   // Grows to at least `n` zeroed elements; false when the reservation is too small.
   QUARTZ_NOINSTR bool resize_at_least(size_t n) {
     if (n > capacity_) return false;

@@ -4,16 +4,19 @@
 // has one on (the OpenMP wrappers).
 //
 // The compiler leaves 15 bytes of no-ops at the entry of every function that remains after
-// inlining (after endbr64, with -fcf-protection). Patched, they call the entry trampoline;
-// turned off, they cost one short jump:
+// inlining (after endbr64, with -fcf-protection). Patched, they jump to the entry
+// trampoline with the function's body in r11; turned off, they cost one short jump:
 //
 //   off:  eb 0d                    jmp over the rest
-//   on:   66 90                    two-byte no-op
-//         49 bb <8 bytes>          movabs $trampoline, %r11
-//         41 ff d3                 call *%r11
+//   on:   49 bb <8 bytes>          movabs $body, %r11   (body: the entry's end)
+//         e9 <4 bytes>             jmp stub             (a page of stubs near the object
+//                                                        jumps on to the trampoline)
 //
-// The first two bytes change with one atomic store, so a thread running through the entry
-// meanwhile sees it either on or off (as XRay's sleds do).
+// A jump, not a call: the trampoline calls the body itself, so that the processor's return
+// stack predicts the body's return, and the trampoline's own return to the caller
+// (compiler_hooks/patched_entries.cpp). The first two bytes change with one atomic store,
+// so a thread running through the entry meanwhile sees it either on or off (as XRay's sleds
+// do).
 #pragma once
 
 #include <cstdint>
@@ -25,9 +28,10 @@ namespace quartz::rt {
 
 inline constexpr uint32_t kEntryBytes = 15;
 inline constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-inline constexpr uint16_t kEntryOff = 0x0deb;          // eb 0d, little-endian
-inline constexpr uint16_t kEntryOn = 0x9066;           // 66 90
-inline constexpr uint8_t kEntryCall[] = {0x49, 0xbb};  // movabs $..., %r11
+inline constexpr uint16_t kEntryOff = 0x0deb;  // eb 0d, little-endian
+inline constexpr uint16_t kEntryOn = 0xbb49;   // 49 bb: movabs $..., %r11
+inline constexpr uint32_t kEntryJump = 10;     // where the jmp is
+inline constexpr uint8_t kJumpRel32 = 0xe9;
 
 // True when the function at `function` starts with a patched entry that is on: entering
 // it is already seen, nobody else need push it.
@@ -36,7 +40,7 @@ QUARTZ_ALWAYS_INLINE bool entry_is_on(uintptr_t function) {
   if (memcmp(code, kEndbr64, sizeof kEndbr64) == 0) code += sizeof kEndbr64;
   uint16_t head;
   memcpy(&head, code, sizeof head);
-  return head == kEntryOn && memcmp(code + 2, kEntryCall, sizeof kEntryCall) == 0;
+  return head == kEntryOn && code[kEntryJump] == kJumpRel32;
 }
 
 }  // namespace quartz::rt
