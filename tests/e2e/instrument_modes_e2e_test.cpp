@@ -4,9 +4,12 @@
 // mode see it too. The truth is the program's own count of its calls.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "harness.h"
 
@@ -30,33 +33,43 @@ constexpr const char* kSource =
     "  return 0;\n"
     "}\n";
 
+// Builds `source` (in `dir`, as `name`) through quartz-cc with `env`, runs it under
+// `quartz run` with `run_flags`, checks that it printed tiny_calls=`tiny_calls`, and returns
+// its report.
+json build_and_profile(const std::filesystem::path& dir, const std::string& name,
+                       const char* source_text, const std::map<std::string, std::string>& env,
+                       const std::vector<std::string>& run_flags, const std::string& tiny_calls) {
+  const std::string source = (dir / (name + ".c")).string();
+  std::ofstream(source) << source_text;
+  const std::string program = (dir / name).string();
+  const CommandResult cc =
+      run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source}, env);
+  EXPECT_EQ(cc.exit_code, 0) << cc.err;
+  const std::string store = (dir / (name + ".db")).string();
+  std::vector<std::string> run{kQuartz, "run", "-q", "--store", store};
+  run.insert(run.end(), run_flags.begin(), run_flags.end());
+  run.insert(run.end(), {"--", program});
+  const CommandResult r = run_command(run);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(printed_values(r.out)["tiny_calls"], tiny_calls);
+  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+}
+
+const json* procedure(const json& report, const std::string& name) {
+  for (const json& p : report["procedures"]) {
+    if (p["name"] == name) return &p;
+  }
+  return nullptr;
+}
+
 class InstrumentModes : public ScratchTest {
  protected:
-  // Builds the program with `compiler` through quartz-cc in `mode` (QUARTZ_INSTRUMENT),
-  // profiles it and returns its report.
+  // Built with `compiler` through quartz-cc in `mode` (QUARTZ_INSTRUMENT) and profiled.
   json profile(const std::string& compiler, const std::string& mode) {
-    const std::string source = (dir / "modes.c").string();
-    std::ofstream(source) << kSource;
-    const std::string name = compiler + "_" + mode;
-    const std::string program = (dir / name).string();
-    const CommandResult cc =
-        run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source},
-                    {{"QUARTZ_CC", compiler}, {"QUARTZ_INSTRUMENT", mode}});
-    EXPECT_EQ(cc.exit_code, 0) << cc.err;
-    const std::string run_store = (dir / (name + ".db")).string();
-    const CommandResult run =
-        run_command({kQuartz, "run", "-q", "--store", run_store, "--", program});
-    EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_EQ(printed_values(run.out)["tiny_calls"], "2000000");
-    const CommandResult report = run_command({kQuartz, "report", "--store", run_store, "--json"});
-    EXPECT_EQ(report.exit_code, 0) << report.err;
-    return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
-  }
-  static const json* procedure(const json& report, const std::string& name) {
-    for (const json& p : report["procedures"]) {
-      if (p["name"] == name) return &p;
-    }
-    return nullptr;
+    return build_and_profile(dir, compiler + "_" + mode, kSource,
+                             {{"QUARTZ_CC", compiler}, {"QUARTZ_INSTRUMENT", mode}}, {}, "2000000");
   }
   // What is left after inlining is seen, and only that.
   static void expect_after_inlining(const json& r) {
@@ -120,29 +133,8 @@ constexpr const char* kHotSource =
 
 class Budget : public ScratchTest {
  protected:
-  json profile(const std::vector<std::string>& budget) {
-    const std::string source = (dir / "hot.c").string();
-    std::ofstream(source) << kHotSource;
-    const std::string program = (dir / "hot").string();
-    const CommandResult cc =
-        run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, source});
-    EXPECT_EQ(cc.exit_code, 0) << cc.err;
-    const std::string store = (dir / "hot.db").string();
-    std::vector<std::string> run{kQuartz, "run", "-q", "--store", store};
-    run.insert(run.end(), budget.begin(), budget.end());
-    run.insert(run.end(), {"--", program});
-    const CommandResult r = run_command(run);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(printed_values(r.out)["tiny_calls"], "20000000");
-    const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
-    EXPECT_EQ(report.exit_code, 0) << report.err;
-    return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
-  }
-  static const json* procedure(const json& report, const std::string& name) {
-    for (const json& p : report["procedures"]) {
-      if (p["name"] == name) return &p;
-    }
-    return nullptr;
+  json profile(const std::vector<std::string>& run_flags) {
+    return build_and_profile(dir, "hot", kHotSource, {}, run_flags, "20000000");
   }
 };
 
