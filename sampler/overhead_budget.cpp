@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 #include "compiler_hooks/entry_sleds.h"
 #include "runtime/merged_counts.h"
 
@@ -29,35 +31,56 @@ QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
 
 }  // namespace
 
-bool OverheadBudget::configure(uint32_t percent, double call_ns) {
+bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period_ns) {
   percent_ = percent;
   call_ns_ = call_ns;
+  period_ns_ = period_ns;
   if (percent_ == 0 || call_ns_ <= 0) return true;
-  return calls_.reserve(size_t{1} << kCallsLog2) &&
-         calls_.resize_at_least(size_t{1} << kCallsLog2) && unpatched_.reserve(kMaxUnpatched);
+  const size_t slots = size_t{1} << kCallsLog2;
+  const bool reserved = calls_.reserve(slots) && calls_.resize_at_least(slots) &&
+                        own_.reserve(slots) && own_.resize_at_least(slots) &&
+                        unpatched_.reserve(kMaxUnpatched);
+  if (!reserved) percent_ = 0;  // no room: no budget (and no sample noted)
+  return reserved;
 }
 
 // The procedure's slot, claimed if new; null when its neighbourhood is full (it is not
 // considered in this decision).
-OverheadBudget::Calls* OverheadBudget::find(uintptr_t procedure) {
-  const size_t mask = calls_.size() - 1;
+OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uintptr_t procedure) {
+  const size_t mask = table.size() - 1;
   for (size_t probe = 0, i = (procedure * 0x9E3779B97F4A7C15ull) >> (64 - kCallsLog2); probe < 64;
        ++probe, i = (i + 1) & mask) {
-    if (calls_[i].procedure == procedure || calls_[i].procedure == 0) {
-      calls_[i].procedure = procedure;
-      return &calls_[i];
+    if (table[i].procedure == procedure || table[i].procedure == 0) {
+      table[i].procedure = procedure;
+      return &table[i];
     }
   }
   return nullptr;
 }
 
+void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
+  if (!active() || procedure == 0) return;
+  if (Calls* c = find(own_, procedure)) c->own_ns += period_ns;
+}
+
+double OverheadBudget::ratio(const Calls& c) const {
+  // A procedure no snapshot has seen yet took less than a period, not nothing: a rarely
+  // called one must not go first for want of samples.
+  const double own_ns = static_cast<double>(std::max(c.own_ns, period_ns_));
+  return static_cast<double>(c.calls) * call_ns_ / own_ns;
+}
+
 void OverheadBudget::count_calls(rt::Runtime& runtime) {
-  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{0, 0, false};
+  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{0, 0, 0, false};
   rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
-    if (Calls* c = find(callee)) c->calls += calls;
+    if (Calls* c = find(calls_, callee)) c->calls += calls;
   });
   for (size_t i = 0; i < unpatched_.size(); ++i) {
-    if (Calls* c = find(unpatched_[i].procedure)) c->decided = true;
+    if (Calls* c = find(calls_, unpatched_[i].procedure)) c->decided = true;
+  }
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    if (calls_[i].procedure == 0) continue;
+    if (Calls* own = find(own_, calls_[i].procedure)) calls_[i].own_ns = own->own_ns;
   }
 }
 
@@ -84,8 +107,8 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   while (patched_calls_ns > allowed_ns && unpatched_.size() < unpatched_.capacity()) {
     size_t costliest = calls_.size();
     for (size_t i = 0; i < calls_.size(); ++i) {
-      if (calls_[i].procedure == 0 || calls_[i].decided) continue;
-      if (costliest == calls_.size() || calls_[i].calls > calls_[costliest].calls) costliest = i;
+      if (calls_[i].procedure == 0 || calls_[i].decided || calls_[i].calls == 0) continue;
+      if (costliest == calls_.size() || ratio(calls_[i]) > ratio(calls_[costliest])) costliest = i;
     }
     if (costliest == calls_.size()) break;
     Calls& c = calls_[costliest];

@@ -32,9 +32,12 @@ struct UnpatchedProcedure {
 class OverheadBudget {
  public:
   // `percent` of the program's own processor time (0: no budget); `call_ns`, a patched
-  // call's cost. False without memory.
-  QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns);
+  // call's cost; `period_ns`, the sampler's. False without memory.
+  QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns, uint64_t period_ns);
 
+  // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
+  QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
+  QUARTZ_NOINSTR bool active() const { return percent_ != 0 && call_ns_ > 0; }
   // True when a decision is due `run_ns` into the run.
   QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
   // Decides, as the registry's attached reader.
@@ -49,15 +52,20 @@ class OverheadBudget {
   struct Calls {
     uintptr_t procedure;
     uint64_t calls;
-    bool decided;  // its entry was turned off, or could not be
+    uint64_t own_ns;  // sampled
+    bool decided;     // its entry was turned off, or could not be
   };
   QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
-  QUARTZ_NOINSTR Calls* find(uintptr_t procedure);
+  QUARTZ_NOINSTR static Calls* find(rt::MappedVector<Calls>& table, uintptr_t procedure);
+  // Cost against what it tells: its calls' cost over its own time (at least a period).
+  QUARTZ_NOINSTR double ratio(const Calls& c) const;
 
   uint32_t percent_ = 0;
   double call_ns_ = 0;
+  uint64_t period_ns_ = 0;
   uint32_t decisions_ = 0;
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
+  rt::MappedVector<Calls> own_;    // the same, own time only, kept over the run
   rt::MappedVector<UnpatchedProcedure> unpatched_;
 };
 

@@ -316,6 +316,17 @@ QUARTZ_NOINSTR void close_window(Sampler& s, bool last = false) {
 
 // Moves the thread's trace events to the trace file's chunk, with the sampler's reading of
 // it: its CPU clock (when read this snapshot) and calling context, or what it left at exit.
+// The innermost procedure of a calling context (above the objects a thread holds or waits
+// for); 0 for none.
+QUARTZ_NOINSTR uint64_t innermost_procedure(ProfileTables& tables, uint32_t context) {
+  while (context != kNone && context < tables.context_count()) {
+    const ContextNode& node = tables.context_node(context);
+    if (node.kind == capture::kProcedure) return node.address;
+    context = node.parent;
+  }
+  return 0;
+}
+
 QUARTZ_NOINSTR void trace_thread(Sampler& s, const Track& track, rt::ThreadBlock& block,
                                  const StackRead& read, rt::SlotStatus status, uint64_t now) {
   s.trace.drain(track.thread_index, block);
@@ -365,6 +376,9 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false) {
     if (fresh) start_track(track, *block, index, status);
     const StackRead read = s.reader.read(s.tables, slot.ordinal, fresh, *block);
     if (read.torn) ++s.info.torn_samples;
+    if (s.budget.active() && read.state == capture::kBusy) {
+      s.budget.note_sample(innermost_procedure(s.tables, read.context), duration_ns);
+    }
     bool created;
     WindowThread* w = s.window.thread(index, &track.window_position, &created);
     if (!w) return;
@@ -529,7 +543,9 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   // The budget turns patched entries off; with the compiler's hooks it has nothing to do.
   const bool patched = s.runtime->patched_entries != 0;
   s.info.budget_percent = patched ? options.budget_percent : 0;
-  if (s.budget.configure(s.info.budget_percent, s.info.hook_pair_ns)) s.info.budget = &s.budget;
+  if (s.budget.configure(s.info.budget_percent, s.info.hook_pair_ns, s.info.period_ns)) {
+    s.info.budget = &s.budget;
+  }
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
   if (options.trace) {
     const double ns_per_tick = s.runtime->clock.ns_per_tick();
