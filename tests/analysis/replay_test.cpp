@@ -213,10 +213,13 @@ TEST(Replay, ConditionHandOff) {
 TEST(Replay, WakingAnIdleProcessorTakesTheWakeUpLatency) {
   SimulationConfig own = apart(3), one = shared(3, 1);
   own.wake_latency_ns = one.wake_latency_ns = 1e6;
-  const auto ms = replay_ms(condition_hand_off(), 3, {own, one});
+  SimulationConfig instant = own;
+  instant.model = scheduler_models_named("instant_wake").front();
+  const auto ms = replay_ms(condition_hand_off(), 3, {own, one, instant});
   // Each on its own processor: the consumer's idled since it began to wait, so it runs
   // from 11 and ends at 21; main, joining it, wakes at 22.
   EXPECT_NEAR(ms[0], 22, 1e-6);
+  EXPECT_NEAR(ms[2], 20, 1e-6);  // the model of instantaneous wake-ups ignores the latency
   // One processor, running until each wake-up: the producer signals, then ends; the
   // consumer ends, then main joins it.
   EXPECT_NEAR(ms[1], 20, 1e-6);
@@ -377,6 +380,28 @@ TEST(Replay, AWokenThreadPreemptsOrWaitsItsTurn) {
   // 1 ran alone since 0; its turn under way when 2 arrives ends at 6: 2 runs 6-7.
   EXPECT_NEAR(ms[2], 27, 1e-6);
   EXPECT_NEAR(ms[3], 41, 1e-6);  // 2 waits until 1 is done at 20
+}
+
+// A pool of two processors: threads 1, 2, 3 (10, 20 and 5 ms of work) all start on the
+// first, where main just blocked; the idle second takes 3 (put there last, highest index).
+TEST(Replay, AnIdleProcessorPullsAtOnceOrAtThePeriodicBalancing) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 10}, {2, 20}, {3, 5}}, 20);
+  const double work[] = {10, 20, 5};
+  for (uint32_t t = 1; t <= 3; ++t) {
+    Timeline w(t, r);
+    w.event(Type::thread_start, 0, 0).work(work[t - 1]).exit();
+  }
+  const SimulationConfig c = shared(4, 2);
+  const auto ms =
+      replay_ms(r, 4, {under(c, "fair"), under(c, "no_pull"), under(c, "wake_to_last")});
+  // 3 done at 5; the second processor, newly idle, takes 2 (2.5 done) at once: 2 ends at
+  // 22.5, 1 (alone from 5) at 12.5.
+  EXPECT_NEAR(ms[0], 22.5, 1e-6);
+  // Each pull waits 4 ms after the processor went idle: 0-4 all three share the first
+  // (4/3 each); 3 moves, ends at 7.67; 1 and 2 share until 11.67 (5.17 each); 2 moves: 26.5.
+  EXPECT_NEAR(ms[1], 26.5, 1e-6);
+  EXPECT_NEAR(ms[2], 22.5, 1e-6);  // nobody woke onto a busy processor
 }
 
 // Thread 1 holds the lock 10 ms twice in a row; thread 2, on its own processor, asks at 5
