@@ -192,17 +192,6 @@ class ModelReplays {
   std::vector<std::vector<size_t>> questions_;
 };
 
-std::vector<ModelCheck> check_models(const std::vector<SchedulerModel>& models,
-                                     const std::vector<double>& recorded_s, double observed_s,
-                                     bool busy) {
-  const std::vector<bool> plausible = plausible_models(recorded_s, observed_s, busy);
-  std::vector<ModelCheck> out;
-  for (size_t m = 0; m < models.size(); ++m) {
-    out.push_back({std::string(models[m].name), recorded_s[m], plausible[m]});
-  }
-  return out;
-}
-
 }  // namespace
 
 Predictions predict(const profile::Run& run, const TraceOpener& open,
@@ -305,14 +294,14 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
                       (out.observed_s * std::max<uint32_t>(1, run.processors));
   }
   const std::vector<double> recorded_by_model = first.seconds(pass, recorded);
-  out.models = check_models(request.models, recorded_by_model, out.observed_s, recorded_busy(out));
-  std::vector<bool> kept;
-  for (const ModelCheck& m : out.models) kept.push_back(m.plausible);
+  for (size_t m = 0; m < request.models.size(); ++m) {
+    out.models.push_back({request.models[m].name, recorded_by_model[m]});
+  }
   auto range_of = [&](const ReplayPass& from, const ModelReplays& replays, size_t question) {
-    return range_over(replays.seconds(from, question), kept);
+    return range_over(replays.seconds(from, question));
   };
   out.recorded_s = recorded_by_model[0];
-  out.recorded_range = range_over(recorded_by_model, kept);
+  out.recorded_range = range_over(recorded_by_model);
   out.critical_path = describe_path(run, first.likely(pass, critical), out.observed_s);
   for (size_t i = 0; i < asked.size(); ++i) {
     const size_t q = asked_questions[i];
@@ -393,7 +382,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     for (size_t g = 0; g < s.report.best.size(); ++g) {
       GroupingPrediction& b = s.report.best[g];
       b.range = second ? range_of(*second, ranges, range_questions[i][g])
-                       : range_over(std::vector<double>{b.predicted_s}, kept);
+                       : range_over(std::vector<double>{b.predicted_s});
     }
     out.searches.push_back(std::move(s.report));
   }

@@ -46,7 +46,7 @@ struct GroupingPrediction {
   std::string spec;        // "0,1|2,3" (what --placement takes)
   std::string names;       // "main,server | client_0,client_1"
   double predicted_s = 0;  // under the most likely model
-  PredictionRange range;   // under the plausible models
+  PredictionRange range;   // under every model
 };
 
 struct GroupingSearch {
@@ -70,12 +70,12 @@ struct ProcedurePrediction {
   PredictionRange range;
 };
 
-// A scheduler model's replay of the recorded configuration: whether the model can have been
-// the machine's (the recorded time within reach of its replay; prediction.cpp says how near).
+// A scheduler model's replay of the recorded configuration, to set against the recorded
+// time. (Leaving out the models that replay it worst was tried: the recording's own
+// overhead made the models the plain program agreed with look worst; docs/performance.md.)
 struct ModelCheck {
   std::string name;
   double recorded_s = 0;
-  bool plausible = true;
 };
 
 struct CriticalPath {
@@ -103,7 +103,7 @@ struct Predictions {
   uint32_t processors = 1;
   double observed_s = 0;           // the run's elapsed time (profile::Run::elapsed_s), as reported
   double recorded_s = 0;           // the replay of the recorded configuration (the model's check)
-  PredictionRange recorded_range;  // ... under the plausible models
+  PredictionRange recorded_range;  // ... under every model
   std::vector<ModelCheck> models;  // in the order of every range's by_model_s
   // Of the program's processors' time during the recording, the share other processes
   // took (none: not measured). The replay gives the program the whole machine.
@@ -117,7 +117,7 @@ struct Predictions {
 
 // Why the predictions may be off, most serious first (empty: nothing known against them):
 // the replay of the recording more than 10% from the recorded time, the recorded time
-// outside the range its configuration replays to under the plausible models, a recording
+// outside the range its configuration replays to, a recording
 // made on a busy machine, a trace that lost events or ends early, waits replayed without
 // their recorded wake-up. Each with the reason, for text, JSON and the viewer alike.
 struct TrustWarning {

@@ -1,32 +1,16 @@
 #include "analysis/prediction_range.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace quartz::analysis {
 
-std::vector<bool> plausible_models(std::span<const double> recorded_by_model_s, double observed_s,
-                                   bool busy) {
-  std::vector<bool> out;
-  const auto error = [&](double s) { return observed_s > 0 ? std::fabs(s / observed_s - 1) : 0; };
-  for (size_t m = 0; m < recorded_by_model_s.size(); ++m) {
-    const double e = error(recorded_by_model_s[m]);
-    out.push_back(busy || m == 0 || e <= kImplausible ||
-                  e <= error(recorded_by_model_s[0]) + kImplausible);
-  }
-  return out;
-}
-
-PredictionRange range_over(std::span<const double> by_model_s, const std::vector<bool>& plausible) {
+PredictionRange range_over(std::span<const double> by_model_s) {
   PredictionRange r;
   r.by_model_s.assign(by_model_s.begin(), by_model_s.end());
   if (by_model_s.empty()) return r;
-  r.low_s = r.high_s = by_model_s[0];
-  for (size_t m = 1; m < by_model_s.size(); ++m) {
-    if (m >= plausible.size() || !plausible[m]) continue;
-    r.low_s = std::min(r.low_s, by_model_s[m]);
-    r.high_s = std::max(r.high_s, by_model_s[m]);
-  }
+  const auto [low, high] = std::minmax_element(by_model_s.begin(), by_model_s.end());
+  r.low_s = *low * (1 - kResidualError);
+  r.high_s = *high * (1 + kResidualError);
   return r;
 }
 

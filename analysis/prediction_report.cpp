@@ -84,7 +84,7 @@ std::string answer_line(double likely_s, const PredictionRange& r, double record
 }
 
 constexpr const char* kAnswerColumns =
-    "  range (plausible models)  width  most likely  vs rec.  ";  // then what the line answers
+    "  range (all models)        width  most likely  vs rec.  ";  // then what the line answers
 
 // The option first (short), the threads' names after it (long, wrapped last).
 std::string placement(const GroupingPrediction& g) {
@@ -127,8 +127,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
     for (size_t m = 0; m < p.models.size(); ++m) {
       const ModelCheck& c = p.models[m];
       out << (m ? ", " : "") << c.name << " " << seconds(c.recorded_s) << " ("
-          << change(c.recorded_s, p.observed_s) << (m == 0 ? ", most likely" : "")
-          << (c.plausible ? "" : ", implausible: left out") << ")";
+          << change(c.recorded_s, p.observed_s) << (m == 0 ? ", most likely" : "") << ")";
     }
     out << "\n";
   }
@@ -222,7 +221,7 @@ std::string predictions_json(const Predictions& p) {
   add_range(j["recorded_range"], p.recorded_s, p.recorded_range);
   auto& models = j["models"] = nlohmann::json::array();
   for (const ModelCheck& m : p.models) {
-    models.push_back({{"name", m.name}, {"recorded_s", m.recorded_s}, {"plausible", m.plausible}});
+    models.push_back({{"name", m.name}, {"recorded_s", m.recorded_s}});
   }
   j["other_share"] = p.other_share ? nlohmann::json(*p.other_share) : nlohmann::json(nullptr);
   auto& trust = j["trust"] = nlohmann::json::array();
@@ -292,11 +291,10 @@ Predictions predictions_from_json(const std::string& text) {
         range_from(j.value("recorded_range", nlohmann::json::object()), p.recorded_s);
     if (j.contains("models")) {
       for (const auto& m : j["models"]) {
-        p.models.push_back({m.at("name").get<std::string>(), m.at("recorded_s").get<double>(),
-                            m.at("plausible").get<bool>()});
+        p.models.push_back({m.at("name").get<std::string>(), m.at("recorded_s").get<double>()});
       }
     } else {  // stored before ranges: one model, the shipped one
-      p.models.push_back({"fair", p.recorded_s, true});
+      p.models.push_back({"fair", p.recorded_s});
     }
     if (j.contains("other_share") && j["other_share"].is_number()) {  // stored since 0.x
       p.other_share = j["other_share"].get<double>();

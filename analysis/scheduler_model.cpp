@@ -1,73 +1,74 @@
 #include "analysis/scheduler_model.h"
 
-#include <array>
 #include <stdexcept>
 
 namespace quartz::analysis {
 namespace {
 
-constexpr SchedulerModel fair() {
-  return SchedulerModel{};
+struct Part {
+  const char* name;
+  const char* meaning;
+  void (*apply)(SchedulerModel&);
+};
+
+// Ways of sharing one processor: the first part of a name.
+constexpr Part kSharing[] = {
+    {"fair", "a processor shared equally by the threads ready on it, all at once",
+     [](SchedulerModel&) {}},
+    {"slices", "turns of 2 ms; a woken thread runs at once, the one it displaced next",
+     [](SchedulerModel& m) { m.sharing = Sharing::slices; }},
+    {"turns", "turns of 2 ms; a woken thread waits for the turn under way to end",
+     [](SchedulerModel& m) {
+       m.sharing = Sharing::slices;
+       m.wake_preempts = false;
+     }},
+    {"run_to_block", "turns of 100 ms: a thread runs until it blocks; a woken thread waits",
+     [](SchedulerModel& m) {
+       m.sharing = Sharing::slices;
+       m.wake_preempts = false;
+       m.slice_ns = 100e6;  // longer than a step; a spinner still lets the holder run
+     }},
+};
+
+// What a model may change besides: the parts after a "+".
+constexpr Part kModifiers[] = {
+    {"instant_wake", "wake-ups onto an idle processor take no time (not the measured latency)",
+     [](SchedulerModel& m) { m.wake_latency = false; }},
+    {"wake_to_last", "a woken thread goes back to its own processor even when another is idle",
+     [](SchedulerModel& m) { m.wake_to_idle = false; }},
+    {"no_pull", "an idle processor takes a waiting thread only at the periodic balancing (4 ms)",
+     [](SchedulerModel& m) { m.pull_when_idle = false; }},
+    {"barging", "a mutex goes to whoever asks while it is free, not in the recorded order",
+     [](SchedulerModel& m) { m.recorded_lock_order = false; }},
+};
+
+const Part* find(std::string_view name, const auto& parts) {
+  for (const Part& p : parts) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
 }
 
-constexpr SchedulerModel slices() {
+SchedulerModel model_named(const std::string& name) {
   SchedulerModel m;
-  m.name = "slices";
-  m.sharing = Sharing::slices;
+  m.name = name;
+  size_t begin = 0;
+  bool first = true;
+  while (begin <= name.size()) {
+    const size_t end = std::min(name.find('+', begin), name.size());
+    const std::string_view part(name.data() + begin, end - begin);
+    const Part* p = first ? find(part, kSharing) : nullptr;
+    if (!p) p = find(part, kModifiers);
+    if (!p) {
+      throw std::invalid_argument("no scheduler model part '" + std::string(part) + "' in '" +
+                                  name + "' (see quartz predict --help)");
+    }
+    p->apply(m);
+    first = false;
+    begin = end + 1;
+  }
   return m;
 }
-
-constexpr SchedulerModel turns() {
-  SchedulerModel m = slices();
-  m.name = "turns";
-  m.wake_preempts = false;
-  return m;
-}
-
-constexpr SchedulerModel run_to_block() {
-  SchedulerModel m = turns();
-  m.name = "run_to_block";
-  m.slice_ns = 100e6;  // long enough to finish a step; a spinner still lets the holder run
-  return m;
-}
-
-constexpr SchedulerModel instant_wake() {
-  SchedulerModel m;
-  m.name = "instant_wake";
-  m.wake_latency = false;
-  return m;
-}
-
-constexpr SchedulerModel wake_to_last() {
-  SchedulerModel m;
-  m.name = "wake_to_last";
-  m.wake_to_idle = false;
-  return m;
-}
-
-constexpr SchedulerModel no_pull() {
-  SchedulerModel m;
-  m.name = "no_pull";
-  m.pull_when_idle = false;
-  return m;
-}
-
-constexpr SchedulerModel barging() {
-  SchedulerModel m;
-  m.name = "barging";
-  m.recorded_lock_order = false;
-  return m;
-}
-
-constexpr SchedulerModel slices_barging() {
-  SchedulerModel m = slices();
-  m.name = "slices_barging";
-  m.recorded_lock_order = false;
-  return m;
-}
-
-constexpr std::array kKnown{fair(),         slices(),  turns(),   run_to_block(),  instant_wake(),
-                            wake_to_last(), no_pull(), barging(), slices_barging()};
 
 }  // namespace
 
@@ -82,12 +83,8 @@ bool SchedulerModel::same_as(const SchedulerModel& o, bool pools) const {
   return !pools || (wake_to_idle == o.wake_to_idle && pull_when_idle == o.pull_when_idle);
 }
 
-std::span<const SchedulerModel> known_scheduler_models() {
-  return kKnown;
-}
-
 std::vector<SchedulerModel> default_scheduler_models() {
-  return {fair(), slices(), instant_wake(), barging()};
+  return scheduler_models_named(kDefaultSchedulerModels);
 }
 
 std::vector<SchedulerModel> scheduler_models_named(const std::string& names) {
@@ -95,22 +92,16 @@ std::vector<SchedulerModel> scheduler_models_named(const std::string& names) {
   size_t begin = 0;
   while (begin <= names.size()) {
     const size_t end = std::min(names.find(',', begin), names.size());
-    const std::string_view name(names.data() + begin, end - begin);
-    bool found = false;
-    for (const SchedulerModel& m : kKnown) {
-      if (m.name != name) continue;
-      out.push_back(m);
-      found = true;
-    }
-    if (!found) {
-      std::string known;
-      for (const SchedulerModel& m : kKnown)
-        known += (known.empty() ? "" : ", ") + std::string(m.name);
-      throw std::invalid_argument("no scheduler model '" + std::string(name) +
-                                  "' (known: " + known + ")");
-    }
+    out.push_back(model_named(names.substr(begin, end - begin)));
     begin = end + 1;
   }
+  return out;
+}
+
+std::string scheduler_model_names_help() {
+  std::string out;
+  for (const Part& p : kSharing) out += std::string(p.name) + ": " + p.meaning + "\n";
+  for (const Part& p : kModifiers) out += "+" + std::string(p.name) + ": " + p.meaning + "\n";
   return out;
 }
 

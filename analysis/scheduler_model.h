@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace quartz::analysis {
@@ -19,7 +18,7 @@ enum class Sharing : uint8_t {
 };
 
 struct SchedulerModel {
-  std::string_view name = "fair";
+  std::string name = "fair";  // as scheduler_models_named() takes it
   Sharing sharing = Sharing::fair;
   double slice_ns = 2e6;       // slices: a turn (Linux's observed here: 2 ms)
   bool wake_preempts = true;   // slices: a woken thread runs at once, the one it displaced next
@@ -34,13 +33,21 @@ struct SchedulerModel {
   bool same_as(const SchedulerModel& other, bool pools) const;
 };
 
-// Every model the replay knows, by name; the first is the most likely (the model
-// docs/performance.md measured best): its figure is the one a single number would be.
-std::span<const SchedulerModel> known_scheduler_models();
-// The models `quartz predict` replays unless told otherwise, the most likely first.
+// The models `quartz predict` replays unless told otherwise, the most likely first (its
+// figure is the one a single number would be); docs/design.md says why these.
+inline constexpr const char* kDefaultSchedulerModels =
+    "barging,fair,slices+barging,slices+instant_wake+wake_to_last+no_pull";
 std::vector<SchedulerModel> default_scheduler_models();
-// "fair,slices": known models by name, in the order given (the first is then the most
-// likely). Throws std::invalid_argument naming an unknown one.
+
+// Models by name, separated by commas, in the order given (the first is then the most
+// likely): a way of sharing a processor, "fair" (the default), "slices" (turns, a woken
+// thread preempting), "turns" (turns, a woken thread waiting its own) or "run_to_block"
+// (turns of 100 ms), then any of "instant_wake", "wake_to_last", "no_pull", "barging", each
+// after a "+" ("slices+barging"; a lone modifier is fair's: "barging"). Throws
+// std::invalid_argument naming what it does not know.
 std::vector<SchedulerModel> scheduler_models_named(const std::string& names);
+
+// What each name scheduler_models_named() takes means, one line each.
+std::string scheduler_model_names_help();
 
 }  // namespace quartz::analysis

@@ -9,33 +9,21 @@
 namespace quartz::analysis {
 namespace {
 
-TEST(PredictionRange, SpansThePlausibleModelsAndHoldsTheMostLikely) {
+TEST(PredictionRange, SpansTheModelsWidenedByTheResidualError) {
   const std::vector<double> by_model{1.0, 0.9, 1.2, 0.5};
-  const PredictionRange r = range_over(by_model, {true, true, true, false});
-  EXPECT_DOUBLE_EQ(r.low_s, 0.9);
-  EXPECT_DOUBLE_EQ(r.high_s, 1.2);
-  EXPECT_EQ(r.by_model_s, by_model);  // every model's figure kept, left out or not
-  EXPECT_NEAR(relative_width(1.0, r), 0.3, 1e-12);
-  // The most likely model counts even when marked implausible: its figure is the answer.
-  const PredictionRange alone = range_over(std::vector<double>{2.0, 3.0}, {false, false});
-  EXPECT_DOUBLE_EQ(alone.low_s, 2.0);
-  EXPECT_DOUBLE_EQ(alone.high_s, 2.0);
-  EXPECT_DOUBLE_EQ(relative_width(2.0, alone), 0);
-  const PredictionRange none = range_over(std::vector<double>{}, {});
+  const PredictionRange r = range_over(by_model);
+  EXPECT_DOUBLE_EQ(r.low_s, 0.5 * (1 - kResidualError));
+  EXPECT_DOUBLE_EQ(r.high_s, 1.2 * (1 + kResidualError));
+  EXPECT_EQ(r.by_model_s, by_model);  // every model's figure kept, the most likely first
+  EXPECT_NEAR(relative_width(1.0, r), 1.2 * 1.03 - 0.5 * 0.97, 1e-12);
+  // One model, or all agreeing: the residual error alone, around the most likely figure.
+  const PredictionRange alone = range_over(std::vector<double>{2.0});
+  EXPECT_DOUBLE_EQ(alone.low_s, 2.0 * (1 - kResidualError));
+  EXPECT_DOUBLE_EQ(alone.high_s, 2.0 * (1 + kResidualError));
+  EXPECT_NEAR(relative_width(2.0, alone), 2 * kResidualError, 1e-12);
+  const PredictionRange none = range_over(std::vector<double>{});
   EXPECT_DOUBLE_EQ(none.low_s, 0);
   EXPECT_DOUBLE_EQ(relative_width(0, none), 0);
-}
-
-TEST(PredictionRange, AModelThatMissesTheRecordingByFarIsLeftOut) {
-  // Recorded 1.0 s; the most likely replays it 2% off.
-  const std::vector<double> recorded{0.98, 1.09, 0.88, 1.13, 0.70};
-  EXPECT_EQ(plausible_models(recorded, 1.0, false),
-            (std::vector<bool>{true, true, true, false, false}));
-  // When the most likely is itself far off, others as far off as it, and 10 points more, stay.
-  EXPECT_EQ(plausible_models(std::vector<double>{0.75, 0.66, 0.60}, 1.0, false),
-            (std::vector<bool>{true, true, false}));
-  // A recording on a busy machine judges none.
-  EXPECT_EQ(plausible_models(recorded, 1.0, true), std::vector<bool>(5, true));
 }
 
 TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {

@@ -58,14 +58,11 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
   if (p.models.size() > 1) {
     const int models = add(check, kGroup, tr("Scheduler models"),
                            static_cast<qulonglong>(p.models.size()), format_count(p.models.size()),
-                           tr("Each model's replay of the recorded configuration; a model "
-                              "whose replay misses the recorded time by far is left out of "
-                              "the ranges"));
+                           tr("Each scheduler model's replay of the recorded configuration"));
     for (size_t m = 0; m < p.models.size(); ++m) {
       const analysis::ModelCheck& c = p.models[m];
       QString name = QString::fromStdString(c.name);
       if (m == 0) name += tr(" (most likely)");
-      if (!c.plausible) name += tr(" (left out)");
       seconds(models, name, c.recorded_s,
               tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s)));
     }
