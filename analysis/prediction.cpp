@@ -154,42 +154,59 @@ class ModelReplays {
   // Adds a question under every model (the most likely only, when `likely_only`); returns
   // its number.
   size_t add(const SimulationConfig& c, bool likely_only = false) {
-    const bool pools =
-        std::any_of(c.cores.begin(), c.cores.end(), [](double cores) { return cores >= 2; });
-    std::vector<size_t> slots;
-    for (size_t m = 0; m < (likely_only ? 1 : models_.size()); ++m) {
-      size_t same = m;
-      for (size_t o = 0; o < m && same == m; ++o) {
-        if (models_[o].same_as(models_[m], pools)) same = o;
-      }
-      if (same < m) {
-        slots.push_back(slots[same]);
-        continue;
-      }
-      slots.push_back(configs_.size());
-      configs_.push_back(c);
-      configs_.back().model = models_[m];
-    }
-    questions_.push_back(std::move(slots));
-    return questions_.size() - 1;
+    return add_from(c, 0, likely_only ? 1 : models_.size(), std::nullopt);
+  }
+  // Adds a question whose most likely figure is known already (a search's candidate) under
+  // the other models.
+  size_t add_others(const SimulationConfig& c, double likely_s) {
+    return add_from(c, 1, models_.size(), likely_s);
   }
   size_t questions() const { return questions_.size(); }
   std::vector<SimulationConfig> take() { return std::move(configs_); }
 
   const SimulationResult& likely(const ReplayPass& pass, size_t question) const {
-    return pass.results[questions_[question][0]];
+    return pass.results[questions_[question].slots[0]];
   }
-  // The question's predicted seconds under each model.
+  // The question's predicted seconds under each model replayed for it.
   std::vector<double> seconds(const ReplayPass& pass, size_t question) const {
+    const Question& q = questions_[question];
     std::vector<double> out;
-    for (size_t slot : questions_[question]) out.push_back(pass.results[slot].elapsed_ns / 1e9);
+    if (q.likely_s) out.push_back(*q.likely_s);
+    for (size_t slot : q.slots) out.push_back(pass.results[slot].elapsed_ns / 1e9);
     return out;
   }
 
  private:
+  struct Question {
+    std::vector<size_t> slots;       // a result per model replayed, from the first one
+    std::optional<double> likely_s;  // the most likely figure, when known before
+  };
+
+  size_t add_from(const SimulationConfig& c, size_t first, size_t end,
+                  std::optional<double> likely_s) {
+    const bool pools =
+        std::any_of(c.cores.begin(), c.cores.end(), [](double cores) { return cores >= 2; });
+    Question q{{}, likely_s};
+    for (size_t m = first; m < end; ++m) {
+      size_t same = m;
+      for (size_t o = first; o < m && same == m; ++o) {
+        if (models_[o].same_as(models_[m], pools)) same = o;
+      }
+      if (same < m) {
+        q.slots.push_back(q.slots[same - first]);
+        continue;
+      }
+      q.slots.push_back(configs_.size());
+      configs_.push_back(c);
+      configs_.back().model = models_[m];
+    }
+    questions_.push_back(std::move(q));
+    return questions_.size() - 1;
+  }
+
   const std::vector<SchedulerModel>& models_;
   std::vector<SimulationConfig> configs_;
-  std::vector<std::vector<size_t>> questions_;
+  std::vector<Question> questions_;
 };
 
 }  // namespace
@@ -265,7 +282,12 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     if (s.candidates.empty()) s.candidates.push_back(balanced_grouping(cpu, groups));
     searches.push_back(std::move(s));
   }
-  for (Search& s : searches) s.shared = first.add(threads_sharing(threads, s.report.cores));
+  for (Search& s : searches) {
+    // On as many processors as recorded, all sharing them is the recorded configuration.
+    s.shared = s.report.cores == run.processors
+                   ? recorded
+                   : first.add(threads_sharing(threads, s.report.cores));
+  }
   for (Search& s : searches) {
     s.first_candidate = first.questions();
     for (const Grouping& g : s.candidates) first.add(threads_grouped(g.group_of), true);
@@ -367,7 +389,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9, {}});
       listed[i].push_back(g);
       if (request.models.size() > 1)
-        range_questions[i].push_back(ranges.add(threads_grouped(g.group_of)));
+        range_questions[i].push_back(ranges.add_others(threads_grouped(g.group_of), ns / 1e9));
       if (s.report.best.size() == request.best) break;
     }
   }
