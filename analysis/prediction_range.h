@@ -18,8 +18,7 @@ struct PredictionRange {
 
 // The replay's own error where the models agree: every range is widened by it on both
 // sides. Measured (docs/performance.md "Ranges"): where every model gave the same figure to
-// 0.5%, --placement runs measured up to 3.2% from it, the run-to-run spread of the medians
-// of three runs 1%.
+// 0.5%, --placement runs measured up to 3.2% from it.
 inline constexpr double kResidualError = 0.03;
 
 // [the lowest figure × (1 − kResidualError), the highest × (1 + kResidualError)]: the first

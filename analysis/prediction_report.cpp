@@ -104,7 +104,7 @@ void print_verdict(std::ostream& out, const std::vector<GroupingPrediction>& gro
       << b.tied.size() << " other" << (b.tied.size() == 1 ? "'s" : "s'") << " range"
       << (b.tied.size() == 1 ? " reaches" : "s reach") << " into its own ("
       << groupings[b.tied.front()].names << (b.tied.size() > 1 ? ", ..." : "")
-      << "): the scheduler decides; measure them with --placement\n";
+      << "): the ranges do not tell them apart; measure them with --placement\n";
 }
 
 }  // namespace
