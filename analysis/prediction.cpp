@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/grouping.h"
@@ -137,66 +139,134 @@ void check_trace(const profile::Run& run, const PredictionRequest& request) {
   }
 }
 
+// Every question replayed under every model in one pass; a configuration two models would
+// replay alike (SchedulerModel::same_as) is replayed once.
+// Whether other processes took more than kBusy of the processors during the recording.
+constexpr double kBusy = 0.05;  // of the processors' time: more than the noise of ticks
+bool recorded_busy(const Predictions& p) {
+  return p.other_share && *p.other_share > kBusy;
+}
+
+class ModelReplays {
+ public:
+  explicit ModelReplays(const std::vector<SchedulerModel>& models) : models_(models) {}
+
+  // Adds a question under every model (the most likely only, when `likely_only`); returns
+  // its number.
+  size_t add(const SimulationConfig& c, bool likely_only = false) {
+    return add_from(c, 0, likely_only ? 1 : models_.size(), std::nullopt);
+  }
+  // Adds a question whose most likely figure is known already (a search's candidate) under
+  // the other models.
+  size_t add_others(const SimulationConfig& c, double likely_s) {
+    return add_from(c, 1, models_.size(), likely_s);
+  }
+  size_t questions() const { return questions_.size(); }
+  std::vector<SimulationConfig> take() { return std::move(configs_); }
+
+  const SimulationResult& likely(const ReplayPass& pass, size_t question) const {
+    return pass.results[questions_[question].slots[0]];
+  }
+  // The question's predicted seconds under each model replayed for it.
+  std::vector<double> seconds(const ReplayPass& pass, size_t question) const {
+    const Question& q = questions_[question];
+    std::vector<double> out;
+    if (q.likely_s) out.push_back(*q.likely_s);
+    for (size_t slot : q.slots) out.push_back(pass.results[slot].elapsed_ns / 1e9);
+    return out;
+  }
+
+ private:
+  struct Question {
+    std::vector<size_t> slots;       // a result per model replayed, from the first one
+    std::optional<double> likely_s;  // the most likely figure, when known before
+  };
+
+  size_t add_from(const SimulationConfig& c, size_t first, size_t end,
+                  std::optional<double> likely_s) {
+    const bool pools =
+        std::any_of(c.cores.begin(), c.cores.end(), [](double cores) { return cores >= 2; });
+    Question q{{}, likely_s};
+    for (size_t m = first; m < end; ++m) {
+      size_t same = m;
+      for (size_t o = first; o < m && same == m; ++o) {
+        if (models_[o].same_as(models_[m], pools)) same = o;
+      }
+      if (same < m) {
+        q.slots.push_back(q.slots[same - first]);
+        continue;
+      }
+      q.slots.push_back(configs_.size());
+      configs_.push_back(c);
+      configs_.back().model = models_[m];
+    }
+    questions_.push_back(std::move(q));
+    return questions_.size() - 1;
+  }
+
+  const std::vector<SchedulerModel>& models_;
+  std::vector<SimulationConfig> configs_;
+  std::vector<Question> questions_;
+};
+
 }  // namespace
 
 Predictions predict(const profile::Run& run, const TraceOpener& open,
                     const PredictionRequest& request) {
   check_trace(run, request);
+  if (request.models.empty()) throw PredictionError("no scheduler model to replay with");
   const uint32_t threads = thread_count(run);
   Predictions out;
   out.program = run.text(capture::run_keys::kProgram);
   out.processors = run.processors;
 
   // The first pass: the recorded configuration, the critical path, and every question
-  // that needs no search.
-  std::vector<SimulationConfig> configs;
-  configs.push_back(threads_sharing(threads, run.processors));
+  // that needs no search, each under every model; the searches' candidates under the
+  // most likely one.
+  ModelReplays first(request.models);
+  const size_t recorded = first.add(threads_sharing(threads, run.processors));
   SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
-  configs.push_back(std::move(path));
+  const size_t critical = first.add(std::move(path), true);
   std::vector<Grouping> asked;
+  std::vector<size_t> asked_questions;
   for (const std::string& spec : request.groupings) {
     try {
       asked.push_back(parse_grouping(spec, run));
     } catch (const GroupingError& e) {
       throw PredictionError(e.what());
     }
-    configs.push_back(threads_grouped(asked.back().group_of));
+    asked_questions.push_back(first.add(threads_grouped(asked.back().group_of)));
   }
-  for (const std::string& name : request.zero) {
+  std::vector<size_t> change_questions;
+  auto change = [&](const std::string& name, std::string what, double percent,
+                    const std::function<void(SimulationConfig&)>& set) {
     auto [in, matched] = procedure_contexts(run, name);
     SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
-    c.speedup = 1;
-    configs.push_back(std::move(c));
-    out.procedures.push_back({"zero", matched, 100, 0, 0});
+    set(c);
+    change_questions.push_back(first.add(std::move(c)));
+    out.procedures.push_back({std::move(what), matched, percent, 0, 0, {}});
+  };
+  for (const std::string& name : request.zero) {
+    change(name, "zero", 100, [](SimulationConfig& c) { c.speedup = 1; });
   }
   for (const auto& [name, percent] : request.speedup) {
     if (percent <= 0 || percent > 100) {
       throw PredictionError("--speedup " + name + "=" + std::to_string(percent) +
                             ": PCT must be in (0, 100]");
     }
-    auto [in, matched] = procedure_contexts(run, name);
-    SimulationConfig c = threads_sharing(threads, run.processors);
-    c.in_procedure = std::move(in);
-    c.speedup = percent / 100;
-    configs.push_back(std::move(c));
-    out.procedures.push_back({"speedup", matched, percent, 0, 0});
+    change(name, "speedup", percent, [p = percent](SimulationConfig& c) { c.speedup = p / 100; });
   }
   for (const std::string& name : request.migrate) {
-    auto [in, matched] = procedure_contexts(run, name);
-    SimulationConfig c = threads_sharing(threads, run.processors);
-    c.in_procedure = std::move(in);
-    c.migrate = true;
-    configs.push_back(std::move(c));
-    out.procedures.push_back({"migrate", matched, 100, 0, 0});
+    change(name, "migrate", 100, [](SimulationConfig& c) { c.migrate = true; });
   }
   // Searches: every grouping at once when there are few, else a local search from a
   // balanced start, one round per pass.
   struct Search {
     GroupingSearch report;
     std::vector<Grouping> candidates;
-    size_t first_config = 0;
+    size_t shared = 0, first_candidate = 0;
     std::vector<std::pair<double, Grouping>> tried;
   };
   std::vector<Search> searches;
@@ -212,15 +282,19 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     if (s.candidates.empty()) s.candidates.push_back(balanced_grouping(cpu, groups));
     searches.push_back(std::move(s));
   }
-  const size_t shared_first = configs.size();
-  for (const Search& s : searches) configs.push_back(threads_sharing(threads, s.report.cores));
   for (Search& s : searches) {
-    s.first_config = configs.size();
-    for (const Grouping& g : s.candidates) configs.push_back(threads_grouped(g.group_of));
+    // On as many processors as recorded, all sharing them is the recorded configuration.
+    s.shared = s.report.cores == run.processors
+                   ? recorded
+                   : first.add(threads_sharing(threads, s.report.cores));
+  }
+  for (Search& s : searches) {
+    s.first_candidate = first.questions();
+    for (const Grouping& g : s.candidates) first.add(threads_grouped(g.group_of), true);
   }
 
   const WakeLatency wake = measure_wake_latency(open());
-  ReplayPass pass = replay(run, open, std::move(configs), wake);
+  ReplayPass pass = replay(run, open, first.take(), wake);
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;
   out.quality.samples = pass.assembler.samples;
@@ -231,10 +305,9 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
   out.quality.wake_latency_s = wake.idle_ns / 1e9;
   out.quality.wake_ups = wake.wake_ups;
-  out.quality.forced_waits = pass.results[0].forced_waits;
-  out.quality.seconds = pass.seconds;
-  out.quality.records_per_second =
-      pass.seconds > 0 ? static_cast<double>(pass.assembler.records) / pass.seconds : 0;
+  out.quality.forced_waits = first.likely(pass, recorded).forced_waits;
+  double replay_seconds = pass.seconds;
+  uint64_t records_replayed = pass.assembler.records;
   for (const auto& r : pass.results)
     out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
   out.observed_s = run.elapsed_s();  // the run's one elapsed time, as the report shows it
@@ -242,23 +315,32 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     out.other_share = run.number(capture::run_keys::kOtherCpuNs) * 1e-9 /
                       (out.observed_s * std::max<uint32_t>(1, run.processors));
   }
-  out.recorded_s = pass.results[0].elapsed_ns / 1e9;
-  out.critical_path = describe_path(run, pass.results[1], out.observed_s);
-  size_t next = 2;
-  for (const Grouping& g : asked) {
-    out.groupings.push_back(
-        {grouping_spec(g), grouping_names(g, run), pass.results[next++].elapsed_ns / 1e9});
+  const std::vector<double> recorded_by_model = first.seconds(pass, recorded);
+  for (size_t m = 0; m < request.models.size(); ++m) {
+    out.models.push_back({request.models[m].name, recorded_by_model[m]});
   }
-  for (auto& p : out.procedures) {
-    p.predicted_s = pass.results[next].elapsed_ns / 1e9;
-    p.unreceived_s = pass.results[next].migrated_unreceived_ns / 1e9;
-    ++next;
+  auto range_of = [&](const ReplayPass& from, const ModelReplays& replays, size_t question) {
+    return range_over(replays.seconds(from, question));
+  };
+  out.recorded_s = recorded_by_model[0];
+  out.recorded_range = range_over(recorded_by_model);
+  out.critical_path = describe_path(run, first.likely(pass, critical), out.observed_s);
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const size_t q = asked_questions[i];
+    out.groupings.push_back({grouping_spec(asked[i]), grouping_names(asked[i], run),
+                             first.likely(pass, q).elapsed_ns / 1e9, range_of(pass, first, q)});
   }
-  for (size_t i = 0; i < searches.size(); ++i) {
-    Search& s = searches[i];
-    s.report.shared_s = pass.results[shared_first + i].elapsed_ns / 1e9;
+  for (size_t i = 0; i < out.procedures.size(); ++i) {
+    const SimulationResult& r = first.likely(pass, change_questions[i]);
+    out.procedures[i].predicted_s = r.elapsed_ns / 1e9;
+    out.procedures[i].unreceived_s = r.migrated_unreceived_ns / 1e9;
+    out.procedures[i].range = range_of(pass, first, change_questions[i]);
+  }
+  for (Search& s : searches) {
+    s.report.shared_s = first.likely(pass, s.shared).elapsed_ns / 1e9;
+    s.report.shared_range = range_of(pass, first, s.shared);
     for (size_t c = 0; c < s.candidates.size(); ++c) {
-      s.tried.emplace_back(pass.results[s.first_config + c].elapsed_ns, s.candidates[c]);
+      s.tried.emplace_back(first.likely(pass, s.first_candidate + c).elapsed_ns, s.candidates[c]);
     }
     s.report.candidates = s.candidates.size();
     s.report.rounds = 1;
@@ -273,33 +355,81 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     while (s.report.rounds < kMaxRounds) {
       std::vector<Grouping> around = neighbours(best.second);
       if (around.empty()) break;
-      std::vector<SimulationConfig> round;
-      for (const Grouping& g : around) round.push_back(threads_grouped(g.group_of));
-      ReplayPass more = replay(run, open, std::move(round), wake);
+      ModelReplays round(request.models);
+      for (const Grouping& g : around) round.add(threads_grouped(g.group_of), true);
+      ReplayPass more = replay(run, open, round.take(), wake);
+      replay_seconds += more.seconds;
+      records_replayed += more.assembler.records;
       ++s.report.rounds;
       s.report.candidates += around.size();
       bool improved = false;
       for (size_t c = 0; c < around.size(); ++c) {
-        s.tried.emplace_back(more.results[c].elapsed_ns, around[c]);
-        if (more.results[c].elapsed_ns < best.first * (1 - 1e-9)) {
-          best = {more.results[c].elapsed_ns, around[c]};
+        const double ns = round.likely(more, c).elapsed_ns;
+        s.tried.emplace_back(ns, around[c]);
+        if (ns < best.first * (1 - 1e-9)) {
+          best = {ns, around[c]};
           improved = true;
         }
       }
       if (!improved) break;
     }
   }
-  for (Search& s : searches) {
+  // The groupings each search lists, then one more pass for their ranges.
+  std::vector<std::vector<Grouping>> listed(searches.size());
+  ModelReplays ranges(request.models);
+  std::vector<std::vector<size_t>> range_questions(searches.size());
+  for (size_t i = 0; i < searches.size(); ++i) {
+    Search& s = searches[i];
     std::sort(s.tried.begin(), s.tried.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::set<std::string> listed;
+    std::set<std::string> specs;
     for (const auto& [ns, g] : s.tried) {
       const std::string spec = grouping_spec(g);
-      if (!listed.insert(spec).second) continue;
-      s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9});
+      if (!specs.insert(spec).second) continue;
+      s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9, {}});
+      listed[i].push_back(g);
+      if (request.models.size() > 1)
+        range_questions[i].push_back(ranges.add_others(threads_grouped(g.group_of), ns / 1e9));
       if (s.report.best.size() == request.best) break;
     }
+  }
+  std::optional<ReplayPass> second;
+  if (ranges.questions() > 0) {
+    second = replay(run, open, ranges.take(), wake);
+    replay_seconds += second->seconds;
+    records_replayed += second->assembler.records;
+  }
+  for (size_t i = 0; i < searches.size(); ++i) {
+    Search& s = searches[i];
+    for (size_t g = 0; g < s.report.best.size(); ++g) {
+      GroupingPrediction& b = s.report.best[g];
+      b.range = second ? range_of(*second, ranges, range_questions[i][g])
+                       : range_over(std::vector<double>{b.predicted_s});
+    }
     out.searches.push_back(std::move(s.report));
+  }
+  out.quality.seconds = replay_seconds;
+  out.quality.records_per_second =
+      replay_seconds > 0 ? static_cast<double>(records_replayed) / replay_seconds : 0;
+  return out;
+}
+
+BestGrouping best_grouping(const std::vector<GroupingPrediction>& groupings) {
+  BestGrouping out;
+  if (groupings.empty()) return out;
+  std::vector<size_t> order(groupings.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return groupings[a].predicted_s < groupings[b].predicted_s;
+  });
+  std::vector<RangedFigure> ordered;
+  for (size_t i : order) {
+    const GroupingPrediction& g = groupings[i];
+    ordered.push_back({g.predicted_s, g.range.low_s, g.range.high_s});
+  }
+  out.best = order[0];
+  for (size_t k = 1; k < ordered.size(); ++k) {
+    if (!ranges_separate(ordered[0], ordered[k])) out.tied.push_back(order[k]);
   }
   return out;
 }
@@ -308,14 +438,23 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
   std::vector<TrustWarning> out;
   const auto percent = [](double share) { return std::to_string(std::lround(100 * share)) + "%"; };
   const double error = p.observed_s > 0 ? (p.recorded_s - p.observed_s) / p.observed_s : 0;
-  constexpr double kBusy = 0.05;  // of the processors' time: more than the noise of ticks
-  const bool busy = p.other_share && *p.other_share > kBusy;
+  const bool busy = recorded_busy(p);
   if (std::fabs(error) > 0.10) {
     out.push_back(
         {"replay_error", "the replay of the recording is " + percent(std::fabs(error)) +
                              (error < 0 ? " short of" : " over") +
                              " the recorded time: every prediction carries an error of that order" +
                              (busy ? " (the machine was busy: below)" : "")});
+  }
+  const PredictionRange& r = p.recorded_range;
+  if (p.models.size() > 1 && p.observed_s > 0 &&
+      (p.observed_s < r.low_s || p.observed_s > r.high_s)) {
+    const double miss =
+        p.observed_s < r.low_s ? 1 - p.observed_s / r.low_s : p.observed_s / r.high_s - 1;
+    out.push_back({"outside_range", "the recorded time is " + percent(miss) +
+                                        (p.observed_s < r.low_s ? " below" : " above") +
+                                        " the range its own configuration replays to: the "
+                                        "other ranges can miss by as much"});
   }
   if (busy) {
     out.push_back({"busy_machine", "other processes took " + percent(*p.other_share) +

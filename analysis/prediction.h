@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/prediction_range.h"
+#include "analysis/scheduler_model.h"
 #include "profile/open_run.h"
 #include "profile/run.h"
 #include "profile/trace_reader.h"
@@ -31,6 +33,8 @@ struct PredictionRequest {
   bool allow_drops = false;                             // predict from a trace that lost events
   size_t best = 5;                                      // groupings listed per search
   size_t exhaustive_limit = 2000;  // candidates tried at once; more: local search
+  // Every answer is replayed under each (scheduler_model.h), the first the most likely.
+  std::vector<SchedulerModel> models = default_scheduler_models();
 };
 
 struct NamedTime {
@@ -39,9 +43,10 @@ struct NamedTime {
 };
 
 struct GroupingPrediction {
-  std::string spec;   // "0,1|2,3" (what --placement takes)
-  std::string names;  // "main,server | client_0,client_1"
-  double predicted_s = 0;
+  std::string spec;        // "0,1|2,3" (what --placement takes)
+  std::string names;       // "main,server | client_0,client_1"
+  double predicted_s = 0;  // under the most likely model
+  PredictionRange range;   // under every model
 };
 
 struct GroupingSearch {
@@ -50,6 +55,9 @@ struct GroupingSearch {
   uint64_t candidates = 0;  // groupings replayed
   uint32_t rounds = 0;      // passes over the trace
   double shared_s = 0;      // every thread free to run on any of the K processors
+  PredictionRange shared_range;
+  // Ordered by their most likely figure; searched under the most likely model only, the
+  // ranges replayed for these.
   std::vector<GroupingPrediction> best;
 };
 
@@ -59,6 +67,15 @@ struct ProcedurePrediction {
   double percent = 100;   // speedup: time removed, in %
   double predicted_s = 0;
   double unreceived_s = 0;  // migrate: moved time no thread waited for
+  PredictionRange range;
+};
+
+// A scheduler model's replay of the recorded configuration, to set against the recorded
+// time. (Leaving out the models that replay it worst was tried: the recording's own
+// overhead made the models the plain program agreed with look worst; docs/performance.md.)
+struct ModelCheck {
+  std::string name;
+  double recorded_s = 0;
 };
 
 struct CriticalPath {
@@ -84,8 +101,10 @@ struct TraceQuality {
 struct Predictions {
   std::string program;
   uint32_t processors = 1;
-  double observed_s = 0;  // the run's elapsed time (profile::Run::elapsed_s), as reported
-  double recorded_s = 0;  // the replay of the recorded configuration (the model's check)
+  double observed_s = 0;           // the run's elapsed time (profile::Run::elapsed_s), as reported
+  double recorded_s = 0;           // the replay of the recorded configuration (the model's check)
+  PredictionRange recorded_range;  // ... under every model
+  std::vector<ModelCheck> models;  // in the order of every range's by_model_s
   // Of the program's processors' time during the recording, the share other processes
   // took (none: not measured). The replay gives the program the whole machine.
   std::optional<double> other_share;
@@ -97,14 +116,23 @@ struct Predictions {
 };
 
 // Why the predictions may be off, most serious first (empty: nothing known against them):
-// the replay of the recording more than 10% from the recorded time, a recording made on a
-// busy machine, a trace that lost events or ends early, waits replayed without their
-// recorded wake-up. Each with the reason, for text, JSON and the viewer alike.
+// the replay of the recording more than 10% from the recorded time, the recorded time
+// outside the range its configuration replays to, a recording
+// made on a busy machine, a trace that lost events or ends early, waits replayed without
+// their recorded wake-up. Each with the reason, for text, JSON and the viewer alike.
 struct TrustWarning {
   std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...
   std::string text;
 };
 std::vector<TrustWarning> trust_warnings(const Predictions& p);
+
+// Of several groupings, the fastest by its most likely figure, and the others whose ranges
+// reach its range (prediction_range.h): it is the best only when there are none.
+struct BestGrouping {
+  size_t best = 0;
+  std::vector<size_t> tied;  // indices of the groupings it is not told apart from
+};
+BestGrouping best_grouping(const std::vector<GroupingPrediction>& groupings);
 
 // Opens the run's trace from its start (called once per pass).
 using TraceOpener = profile::TraceOpener;

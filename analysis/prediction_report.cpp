@@ -28,19 +28,83 @@ nlohmann::json named(const std::vector<NamedTime>& list) {
   return a;
 }
 
+// Which grouping is best, or which are not told apart (prediction.h best_grouping), by
+// index into the list it was made of.
+nlohmann::json best_json(const BestGrouping& b) {
+  return {{"best", b.best}, {"separated", b.tied.empty()}, {"tied", b.tied}};
+}
+
 std::vector<NamedTime> named_from(const nlohmann::json& a) {
   std::vector<NamedTime> out;
   for (const auto& n : a) out.push_back({n.at("name").get<std::string>(), n.at("s").get<double>()});
   return out;
 }
 
+// A range's fields, added to an answer's object: "low_s", "high_s", "width" (of the most
+// likely figure `likely_s`), "by_model_s".
+void add_range(nlohmann::json& j, double likely_s, const PredictionRange& r) {
+  j["low_s"] = r.low_s;
+  j["high_s"] = r.high_s;
+  j["width"] = relative_width(likely_s, r);
+  j["by_model_s"] = r.by_model_s;
+}
+
+// Stored before ranges: the single figure, as a range of one model.
+PredictionRange range_from(const nlohmann::json& j, double likely_s) {
+  PredictionRange r;
+  r.low_s = j.value("low_s", likely_s);
+  r.high_s = j.value("high_s", likely_s);
+  r.by_model_s = j.value("by_model_s", std::vector<double>{likely_s});
+  return r;
+}
+
 nlohmann::json grouping_json(const GroupingPrediction& g) {
-  return {{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
+  nlohmann::json j{{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
+  add_range(j, g.predicted_s, g.range);
+  return j;
 }
 
 GroupingPrediction grouping_from(const nlohmann::json& j) {
-  return {j.at("spec").get<std::string>(), j.at("names").get<std::string>(),
-          j.at("predicted_s").get<double>()};
+  const double likely_s = j.at("predicted_s").get<double>();
+  return {j.at("spec").get<std::string>(), j.at("names").get<std::string>(), likely_s,
+          range_from(j, likely_s)};
+}
+
+}  // namespace
+
+namespace {
+
+// "600.1-640.0 ms    6.5%   612.34 ms   -0.0%  WHAT": the range first, its width, then the
+// most likely model's figure and its change against the replay of the recording.
+std::string answer_line(double likely_s, const PredictionRange& r, double recorded_s,
+                        const std::string& what) {
+  return "  " + pad(text::seconds_range(r.low_s, r.high_s), 17) + "  " +
+         pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
+         pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, recorded_s), 7) + "  " + what;
+}
+
+constexpr const char* kAnswerColumns =
+    "  range (all models)        width  most likely  vs rec.  ";  // then what the line answers
+
+// The option first (short), the threads' names after it (long, wrapped last).
+std::string placement(const GroupingPrediction& g) {
+  return "--placement \"" + g.spec + "\"  " + g.names;
+}
+
+// The verdict on groupings compared: the best only where its range separates it.
+void print_verdict(std::ostream& out, const std::vector<GroupingPrediction>& groupings) {
+  if (groupings.size() < 2) return;
+  const BestGrouping b = best_grouping(groupings);
+  const GroupingPrediction& best = groupings[b.best];
+  if (b.tied.empty()) {
+    out << "  best: " << best.names << " (its range lies below every other's)\n";
+    return;
+  }
+  out << "  no best: " << best.names << " is fastest under the most likely model, but "
+      << b.tied.size() << " other" << (b.tied.size() == 1 ? "'s" : "s'") << " range"
+      << (b.tied.size() == 1 ? " reaches" : "s reach") << " into its own ("
+      << groupings[b.tied.front()].names << (b.tied.size() > 1 ? ", ..." : "")
+      << "): the ranges do not tell them apart; measure them with --placement\n";
 }
 
 }  // namespace
@@ -48,50 +112,66 @@ GroupingPrediction grouping_from(const nlohmann::json& j) {
 void print_predictions(std::ostream& out, const Predictions& p, const std::string& run_label) {
   out << "Quartz predictions";
   if (!run_label.empty()) out << " for " << run_label;
+  const PredictionRange& r = p.recorded_range;
+  const bool inside = p.observed_s >= r.low_s && p.observed_s <= r.high_s;
   out << "\n  recorded  " << seconds(p.observed_s) << " on " << p.processors << " processor"
-      << (p.processors == 1 ? "" : "s") << "; replayed as recorded " << seconds(p.recorded_s)
-      << " (" << change(p.recorded_s, p.observed_s) << ": the model's error on what it saw)\n";
+      << (p.processors == 1 ? "" : "s") << "; replayed as recorded "
+      << text::seconds_range(r.low_s, r.high_s) << " under " << p.models.size()
+      << " scheduler model" << (p.models.size() == 1 ? "" : "s") << " ("
+      << (inside ? "the recorded time inside" : "the recorded time outside") << "), "
+      << seconds(p.recorded_s) << " under the most likely (" << change(p.recorded_s, p.observed_s)
+      << ": the model's error on what it saw)\n";
   for (const TrustWarning& w : trust_warnings(p)) out << "  CAUTION   " << w.text << "\n";
+  if (p.models.size() > 1) {
+    out << "  models    ";
+    for (size_t m = 0; m < p.models.size(); ++m) {
+      const ModelCheck& c = p.models[m];
+      out << (m ? ", " : "") << c.name << " " << seconds(c.recorded_s) << " ("
+          << change(c.recorded_s, p.observed_s) << (m == 0 ? ", most likely" : "") << ")";
+    }
+    out << "\n";
+  }
 
   const CriticalPath& cp = p.critical_path;
-  out << "\nCritical path (every thread on a processor of its own): " << seconds(cp.length_s)
-      << ", " << text::format("%.0f%%", 100 * cp.share) << " of the recorded elapsed time\n";
+  out << "\nCritical path (every thread on a processor of its own, most likely model): "
+      << seconds(cp.length_s) << ", " << text::format("%.0f%%", 100 * cp.share)
+      << " of the recorded elapsed time\n";
   print_list(out, "threads", cp.threads, cp.length_s);
   print_list(out, "procedures", cp.procedures, cp.length_s);
   print_list(out, "locks held", cp.locks, cp.length_s);
   if (cp.delay_s > 0) out << "  off the processor (I/O, sleep): " << seconds(cp.delay_s) << "\n";
 
   if (!p.groupings.empty()) {
-    out << "\nGroupings (each group shares one processor)\n";
+    out << "\nGroupings (each group shares one processor)\n" << kAnswerColumns << "grouping\n";
     for (const auto& g : p.groupings) {
-      out << "  " << pad(seconds(g.predicted_s), 10) << "  "
-          << pad(change(g.predicted_s, p.recorded_s), 7) << "  " << g.names << "   (--placement \""
-          << g.spec << "\")\n";
+      out << answer_line(g.predicted_s, g.range, p.recorded_s, placement(g)) << "\n";
     }
+    print_verdict(out, p.groupings);
   }
   for (const auto& s : p.searches) {
     out << "\nBest groupings onto " << s.cores << " processor" << (s.cores == 1 ? "" : "s") << " ("
         << (s.exhaustive ? "all " : "local search, ") << s.candidates << " tried"
-        << (s.exhaustive ? "" : " in " + std::to_string(s.rounds) + " rounds") << ")\n";
+        << (s.exhaustive ? "" : " in " + std::to_string(s.rounds) + " rounds")
+        << " under the most likely model; ranges of these)\n"
+        << kAnswerColumns << "grouping\n";
     for (const auto& g : s.best) {
-      out << "  " << pad(seconds(g.predicted_s), 10) << "  "
-          << pad(change(g.predicted_s, p.recorded_s), 7) << "  " << g.names << "   (--placement \""
-          << g.spec << "\")\n";
+      out << answer_line(g.predicted_s, g.range, p.recorded_s, placement(g)) << "\n";
     }
-    out << "  " << pad(seconds(s.shared_s), 10) << "  " << pad(change(s.shared_s, p.recorded_s), 7)
-        << "  (all threads sharing the " << s.cores << " processor" << (s.cores == 1 ? "" : "s")
-        << ")\n";
+    out << answer_line(s.shared_s, s.shared_range, p.recorded_s,
+                       "(all threads sharing the " + std::to_string(s.cores) + " processor" +
+                           (s.cores == 1 ? "" : "s") + ")")
+        << "\n";
+    print_verdict(out, s.best);
   }
   if (!p.procedures.empty()) {
-    out << "\nProcedure changes\n";
+    out << "\nProcedure changes\n" << kAnswerColumns << "change\n";
     for (const auto& c : p.procedures) {
-      std::string what = c.change == "speedup" ? text::format("%.0f%% faster", c.percent)
-                         : c.change == "zero"  ? "taking no time"
-                                               : "moved to the thread it wakes";
-      out << "  " << pad(seconds(c.predicted_s), 10) << "  "
-          << pad(change(c.predicted_s, p.recorded_s), 7) << "  " << c.procedure << " " << what;
-      if (c.unreceived_s > 0) out << " (" << seconds(c.unreceived_s) << " of it woke nobody)";
-      out << "\n";
+      std::string what = c.procedure + " " +
+                         (c.change == "speedup" ? text::format("%.0f%% faster", c.percent)
+                          : c.change == "zero"  ? "taking no time"
+                                                : "moved to the thread it wakes");
+      if (c.unreceived_s > 0) what += " (" + seconds(c.unreceived_s) + " of it woke nobody)";
+      out << answer_line(c.predicted_s, c.range, p.recorded_s, what) << "\n";
     }
   }
   const TraceQuality& q = p.quality;
@@ -108,23 +188,27 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
 void print_what_if(std::ostream& out, const std::string& made, const std::string& question,
                    const Predictions& p) {
   out << "  " << made << "  " << question << "\n"
-      << "    replayed as recorded " << seconds(p.recorded_s) << " (recorded "
-      << seconds(p.observed_s) << "); critical path " << seconds(p.critical_path.length_s) << "\n";
+      << "    replayed as recorded "
+      << text::seconds_range(p.recorded_range.low_s, p.recorded_range.high_s) << ", "
+      << seconds(p.recorded_s) << " most likely (recorded " << seconds(p.observed_s)
+      << "); critical path " << seconds(p.critical_path.length_s) << "\n";
   for (const TrustWarning& w : trust_warnings(p)) out << "    caution: " << w.text << "\n";
-  auto line = [&](const std::string& what, double s) {
-    out << "    " << pad(seconds(s), 10) << "  " << pad(change(s, p.recorded_s), 7) << "  " << what
-        << "\n";
+  auto line = [&](const std::string& what, double s, const PredictionRange& r) {
+    out << "  " << answer_line(s, r, p.recorded_s, what) << "\n";
   };
-  for (const auto& g : p.groupings) line(g.names, g.predicted_s);
+  for (const auto& g : p.groupings) line(g.names, g.predicted_s, g.range);
   for (const auto& s : p.searches) {
-    if (!s.best.empty())
-      line("best on " + std::to_string(s.cores) + ": " + s.best.front().names,
-           s.best.front().predicted_s);
+    if (!s.best.empty()) {
+      const BestGrouping b = best_grouping(s.best);
+      line((b.tied.empty() ? "best on " : "fastest (not told apart) on ") +
+               std::to_string(s.cores) + ": " + s.best[b.best].names,
+           s.best[b.best].predicted_s, s.best[b.best].range);
+    }
   }
   for (const auto& c : p.procedures) {
     line(c.change + " " + c.procedure +
              (c.change == "speedup" ? text::format(" %.0f%%", c.percent) : ""),
-         c.predicted_s);
+         c.predicted_s, c.range);
   }
 }
 
@@ -134,6 +218,11 @@ std::string predictions_json(const Predictions& p) {
   j["processors"] = p.processors;
   j["observed_s"] = p.observed_s;
   j["recorded_s"] = p.recorded_s;
+  add_range(j["recorded_range"], p.recorded_s, p.recorded_range);
+  auto& models = j["models"] = nlohmann::json::array();
+  for (const ModelCheck& m : p.models) {
+    models.push_back({{"name", m.name}, {"recorded_s", m.recorded_s}});
+  }
   j["other_share"] = p.other_share ? nlohmann::json(*p.other_share) : nlohmann::json(nullptr);
   auto& trust = j["trust"] = nlohmann::json::array();
   for (const TrustWarning& w : trust_warnings(p)) {
@@ -149,24 +238,27 @@ std::string predictions_json(const Predictions& p) {
                         {"locks", named(cp.locks)}};
   auto& groupings = j["groupings"] = nlohmann::json::array();
   for (const auto& g : p.groupings) groupings.push_back(grouping_json(g));
+  if (p.groupings.size() > 1) j["groupings_best"] = best_json(best_grouping(p.groupings));
   auto& searches = j["searches"] = nlohmann::json::array();
   for (const auto& s : p.searches) {
     auto best = nlohmann::json::array();
     for (const auto& g : s.best) best.push_back(grouping_json(g));
-    searches.push_back({{"cores", s.cores},
-                        {"exhaustive", s.exhaustive},
-                        {"candidates", s.candidates},
-                        {"rounds", s.rounds},
-                        {"shared_s", s.shared_s},
-                        {"best", best}});
+    nlohmann::json search{{"cores", s.cores},           {"exhaustive", s.exhaustive},
+                          {"candidates", s.candidates}, {"rounds", s.rounds},
+                          {"shared_s", s.shared_s},     {"best", best}};
+    add_range(search["shared_range"], s.shared_s, s.shared_range);
+    if (!s.best.empty()) search["verdict"] = best_json(best_grouping(s.best));
+    searches.push_back(std::move(search));
   }
   auto& procedures = j["procedures"] = nlohmann::json::array();
   for (const auto& c : p.procedures) {
-    procedures.push_back({{"change", c.change},
+    nlohmann::json change{{"change", c.change},
                           {"procedure", c.procedure},
                           {"percent", c.percent},
                           {"predicted_s", c.predicted_s},
-                          {"unreceived_s", c.unreceived_s}});
+                          {"unreceived_s", c.unreceived_s}};
+    add_range(change, c.predicted_s, c.range);
+    procedures.push_back(std::move(change));
   }
   const TraceQuality& q = p.quality;
   j["trace"] = {{"events", q.events},
@@ -195,6 +287,15 @@ Predictions predictions_from_json(const std::string& text) {
     p.processors = j.at("processors").get<uint32_t>();
     p.observed_s = j.at("observed_s").get<double>();
     p.recorded_s = j.at("recorded_s").get<double>();
+    p.recorded_range =
+        range_from(j.value("recorded_range", nlohmann::json::object()), p.recorded_s);
+    if (j.contains("models")) {
+      for (const auto& m : j["models"]) {
+        p.models.push_back({m.at("name").get<std::string>(), m.at("recorded_s").get<double>()});
+      }
+    } else {  // stored before ranges: one model, the shipped one
+      p.models.push_back({"fair", p.recorded_s});
+    }
     if (j.contains("other_share") && j["other_share"].is_number()) {  // stored since 0.x
       p.other_share = j["other_share"].get<double>();
     }
@@ -211,14 +312,17 @@ Predictions predictions_from_json(const std::string& text) {
       search.candidates = s.at("candidates").get<uint64_t>();
       search.rounds = s.at("rounds").get<uint32_t>();
       search.shared_s = s.at("shared_s").get<double>();
+      search.shared_range =
+          range_from(s.value("shared_range", nlohmann::json::object()), search.shared_s);
       for (const auto& g : s.at("best")) search.best.push_back(grouping_from(g));
       p.searches.push_back(std::move(search));
     }
     for (const auto& c : j.at("procedures")) {
+      const double likely_s = c.at("predicted_s").get<double>();
       p.procedures.push_back({c.at("change").get<std::string>(),
                               c.at("procedure").get<std::string>(), c.at("percent").get<double>(),
-                              c.at("predicted_s").get<double>(),
-                              c.at("unreceived_s").get<double>()});
+                              likely_s, c.at("unreceived_s").get<double>(),
+                              range_from(c, likely_s)});
     }
     const auto& q = j.at("trace");
     p.quality.events = q.at("events").get<uint64_t>();

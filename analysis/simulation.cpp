@@ -13,6 +13,7 @@ namespace quartz::analysis {
 Simulation::State::State(SimulationConfig c, std::vector<StepLog>& l,
                          const std::vector<Attribution>& a)
     : config(std::move(c)), logs(l), attributions(a) {
+  if (!config.model.wake_latency) config.wake_latency_ns = 0;
   for (double cores : config.cores) add_pool(cores);
   grow();
 }

@@ -2,16 +2,19 @@
 // elapsed time (DESIGN.md §3 "LBF and CP"; Eom & Hollingsworth's process LBF):
 //   - threads are grouped, each group runs on its own processors (usually one); threads
 //     that share a processor get equal shares of it (a round-robin scheduler with an
-//     infinitely small quantum); a thread spinning for a lock counts. In a group of K
+//     infinitely small quantum), or take turns of a few ms (the model, scheduler_model.h,
+//     says which); a thread spinning for a lock counts. In a group of K
 //     processors (the recorded configuration: all threads on P) each thread runs on one
 //     of them and stays there, placed and balanced as Linux does: a woken thread goes back
 //     to its processor if idle, else to an idle one, else to the least loaded; an idle
-//     processor takes a thread from a busy one (simulation.cpp says when);
+//     processor takes a thread from a busy one (simulation_processors.cpp says when; the
+//     model may keep woken threads on their own processor, or idle ones from pulling at once);
 //   - every synchronization step waits for the step of another thread it followed in the
 //     recording (the release before an acquisition, the signal before a wake, the post a
 //     semaphore wait consumed, the last arrival at a barrier, a thread's exit before its
 //     join, its creation before its start), so the observed order of lock acquisitions is
-//     kept;
+//     kept; or, in a model that does not keep it, a mutex goes to whoever asks while it is
+//     free;
 //   - a procedure can be made faster (or free), or its time moved to the thread that waits
 //     for the signal or post following it (procedure LBF).
 // One pass, as the trace is read: the simulation advances until some thread's next step
@@ -26,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/scheduler_model.h"
 #include "analysis/trace_steps.h"
 
 namespace quartz::analysis {
@@ -40,8 +44,11 @@ struct SimulationConfig {
   bool migrate = false;        // its time moves to the thread woken by the next signal or post
   bool critical_path = false;  // keep what the longest path is made of
   // How long a thread woken from a blocking wait takes to run on a processor that was idle
-  // (trace_steps.h WakeLatency); a processor already running switches at once.
+  // (wake_latency.h); a processor already running switches at once. Only where the model
+  // says wake-ups take it.
   double wake_latency_ns = 0;
+  // How processors are shared and threads placed on them, and who gets a free mutex.
+  SchedulerModel model;
 };
 
 // Every thread on a processor of its own (the critical path).

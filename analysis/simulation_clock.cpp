@@ -7,6 +7,13 @@
 
 namespace quartz::analysis {
 
+namespace {
+
+// Processor time a woken mutex waiter needs before it can try the mutex again.
+constexpr double kLockRetryNs = 1000;
+
+}  // namespace
+
 void Simulation::State::charge_path(SimThread& t, uint32_t index, const Step& s, double cpu_ns,
                                     double delay_ns) {
   if (!config.critical_path) return;
@@ -59,6 +66,18 @@ void Simulation::State::move_on(uint32_t index) {
   if (t.mode != SimThread::idle) return;
   StepLog& log = logs[index];
   for (;;) {
+    if (t.lock_wait != 0) {  // woken by a release of the mutex it waits for: try again
+      if (t.lock_retry_work) {
+        // It must be running to take it (a futex wait's return): on a processor taken
+        // in turns, only once its turn comes.
+        t.lock_retry_work = false;
+        start_work(t, index, kLockRetryNs, 0);
+        return;
+      }
+      if (!take_mutex(t, index, t.lock_wait)) return;
+      finish_sync(t);
+      continue;
+    }
     if (t.awaiting) {  // a need was met: are the others?
       if (!wait_for_needs(t, index)) return;
       if (t.mid_sync) finish_sync(t);
@@ -153,12 +172,22 @@ bool Simulation::State::force_a_wait() {
   }
   if (chosen == kNone) return false;
   SimThread& t = threads[chosen];
+  ++result.forced_waits;
+  if (t.lock_wait != 0) {  // its mutex is never released: it takes it
+    Mutex& m = mutexes[t.lock_wait];
+    std::erase(m.waiters, chosen);
+    m.holder = kNone;
+    t.lock_retry_work = false;
+    if (t.counted) remove_runnable(t);
+    t.mode = SimThread::idle;
+    work.push_back(chosen);
+    return true;
+  }
   auto it = keys.find(t.needs[t.need_index].key);
   if (it != keys.end()) {
     auto& waiters = it->second.waiters;
     waiters.erase(std::remove(waiters.begin(), waiters.end(), chosen), waiters.end());
   }
-  ++result.forced_waits;
   if (t.counted) remove_runnable(t);
   ++t.need_index;
   t.mode = SimThread::idle;
@@ -190,6 +219,10 @@ bool Simulation::State::advance() {
     now = std::max(now, next);
     for (uint32_t lane = 0; lane < lanes.size(); ++lane) {
       Lane& l = lanes[lane];
+      if (l.sliced) {
+        end_turn(lane);
+        continue;
+      }
       bring_up_to_date(l);
       while (!l.finishing.empty()) {
         const auto [tag, index] = l.finishing.top();

@@ -132,6 +132,51 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
   return true;
 }
 
+// Whether the step takes or gives back a mutex granted to whoever asks first while it is
+// free: in the models that do not keep the recorded order, exclusive locks (a rwlock's
+// order stays the recorded one).
+bool Simulation::State::granted_as_asked(const Step& s) const {
+  return !config.model.recorded_lock_order &&
+         (s.object_kind == capture::kMutex || s.object_kind == capture::kSpinlock);
+}
+
+// Takes the mutex if it is free; else the thread waits for it (spinning, if its step
+// spins) until a release wakes it to try again. True when taken.
+bool Simulation::State::take_mutex(SimThread& t, uint32_t index, uint64_t object) {
+  Mutex& m = mutexes[object];
+  if (m.holder == kNone || m.holder == index) {
+    m.holder = index;
+    t.lock_wait = 0;
+    return true;
+  }
+  m.waiters.push_back(index);
+  t.lock_wait = object;
+  t.mode = SimThread::waiting;
+  t.wait_began_ns = now;
+  if (t.current.spinning && !t.counted) add_runnable(t, index);
+  return false;
+}
+
+// Frees the mutex and wakes its first waiter, which must run before it can take it: a
+// thread that asks meanwhile (the releaser looping back, a thread already running) gets
+// it first, as with a futex-based mutex.
+void Simulation::State::release_mutex(SimThread& t, uint64_t object) {
+  auto it = mutexes.find(object);
+  if (it == mutexes.end()) return;
+  Mutex& m = it->second;
+  m.holder = kNone;
+  if (m.waiters.empty()) {
+    mutexes.erase(it);
+    return;
+  }
+  const uint32_t index = m.waiters.front();
+  m.waiters.pop_front();
+  SimThread& w = threads[index];
+  if (config.critical_path) w.path = t.path;
+  w.lock_retry_work = true;
+  wake(w, index);
+}
+
 // Produces what a sync step hands over and lists what it needs. False when the thread
 // stops here (it started a delay, or ended).
 bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) {
@@ -164,6 +209,11 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
       if (s.depends) need(KeyKind::exit, s.object, 0, 1);
       break;
     case Type::lock_acquire:
+      if (granted_as_asked(s)) {
+        if (config.critical_path) t.held.push_back(s.object);
+        if (!take_mutex(t, index, s.object)) return false;
+        break;
+      }
       if (s.object_kind == capture::kRwlockRead) {
         if (s.depends) need(KeyKind::release, s.object, s.sequence, 1);
       } else {
@@ -175,10 +225,15 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
       if (config.critical_path) t.held.push_back(s.object);
       break;
     case Type::lock_release:
-      produce(t,
-              Key{s.object, s.sequence,
-                  s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release},
-              0);
+      if (granted_as_asked(s)) {
+        release_mutex(t, s.object);
+      } else {
+        produce(
+            t,
+            Key{s.object, s.sequence,
+                s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release},
+            0);
+      }
       if (config.critical_path) {
         auto it = std::find(t.held.rbegin(), t.held.rend(), s.object);
         if (it != t.held.rend()) t.held.erase(std::next(it).base());

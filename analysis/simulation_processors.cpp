@@ -24,18 +24,27 @@ void Simulation::State::add_pool(double cores) {
   if (whole) shared_pools.push_back(static_cast<uint32_t>(pools.size() - 1));
   for (double c = 0; c < (whole ? cores : 1); ++c) {
     pool.lanes.push_back(static_cast<uint32_t>(lanes.size()));
-    lanes.emplace_back().cores = whole ? 1 : cores;
+    Lane& lane = lanes.emplace_back();
+    lane.cores = whole ? 1 : cores;
+    // A fraction of the machine has no turns to take: it stays fairly shared.
+    lane.sliced = config.model.sharing == Sharing::slices && lane.cores == 1;
   }
 }
 
 // Starts the thread's computation (or spin) on `lane`.
 void Simulation::State::attach(SimThread& t, uint32_t index, uint32_t lane) {
   Lane& l = lanes[lane];
-  bring_up_to_date(l);
   ++l.runnable;
   t.lane = lane;
   t.on_lane_since = now;
   t.placing = false;
+  if (l.sliced) {
+    l.arriving.push_back(index);
+    if (!l.unsettled) unsettled.push_back(lane);
+    l.unsettled = true;
+    return;
+  }
+  bring_up_to_date(l);
   if (t.mode == SimThread::computing) {
     t.finish_tag = l.vtime + t.remaining_ns;
     l.finishing.emplace(t.finish_tag, index);
@@ -44,10 +53,121 @@ void Simulation::State::attach(SimThread& t, uint32_t index, uint32_t lane) {
 
 void Simulation::State::detach(SimThread& t) {
   Lane& l = lanes[t.lane];
-  bring_up_to_date(l);
   if (--l.runnable == 0) l.idle_since = now;
   t.left_lane_at = now;
+  if (l.sliced) {
+    const auto index = static_cast<uint32_t>(&t - threads.data());
+    if (l.running == index) {
+      count_progress(l);
+      l.running = kNone;
+      l.vacated = index;
+      l.vacated_at = now;
+      if (!l.unsettled) unsettled.push_back(t.lane);
+      l.unsettled = true;
+    } else if (auto it = std::find(l.turns.begin(), l.turns.end(), index); it != l.turns.end()) {
+      l.turns.erase(it);
+    } else {
+      std::erase(l.arriving, index);
+    }
+    return;
+  }
+  bring_up_to_date(l);
   if (t.mode == SimThread::computing) t.remaining_ns = std::max(0.0, t.finish_tag - l.vtime);
+}
+
+// The running thread's processor time since it was last counted (a spinner needs none).
+void Simulation::State::count_progress(Lane& l) {
+  SimThread& t = threads[l.running];
+  if (t.mode == SimThread::computing) {
+    t.remaining_ns = std::max(0.0, t.remaining_ns - (now - l.ran_from) * l.cores);
+  }
+  l.ran_from = now;
+}
+
+// When the running thread ends its step, or its turn if another waits for the processor.
+double Simulation::State::next_turn_event(const Lane& l) const {
+  if (l.running == kNone) return kInfinity;
+  const SimThread& t = threads[l.running];
+  double at = t.mode == SimThread::computing ? l.ran_from + t.remaining_ns / l.cores : kInfinity;
+  if (!l.turns.empty()) at = std::min(at, l.slice_end);
+  return at;
+}
+
+// At `now`: the running thread's step is done (it leaves, as a step's end does), or its
+// turn is over and another is waiting (it goes to the back).
+void Simulation::State::end_turn(uint32_t lane) {
+  Lane& l = lanes[lane];
+  if (l.running == kNone) return;
+  const uint32_t index = l.running;
+  const SimThread& t = threads[index];
+  const double tolerance = 1e-12 * std::max(1.0, std::fabs(now));
+  if (t.mode == SimThread::computing && l.ran_from + t.remaining_ns / l.cores <= now + tolerance) {
+    finish_computing(index);
+    return;
+  }
+  if (l.turns.empty() || l.slice_end > now + tolerance) return;
+  count_progress(l);
+  l.running = kNone;
+  l.turns.push_back(index);
+  if (!l.unsettled) unsettled.push_back(lane);
+  l.unsettled = true;
+}
+
+void Simulation::State::settle_turns() {
+  for (uint32_t lane : unsettled) settle(lanes[lane]);
+  unsettled.clear();
+}
+
+// Once everything at `now` has happened: who runs on a sliced lane. A thread that left at
+// this very moment and came back (the end of a step, a lock free at once) never stopped
+// running and keeps its turn; a thread woken now runs at once where the model says wake-ups
+// preempt (the one it displaces goes next), else it waits at the back, as everyone else
+// arriving does (in index order: the result depends on who arrived, not on the order
+// events were handled in).
+void Simulation::State::settle(Lane& l) {
+  l.unsettled = false;
+  std::sort(l.arriving.begin(), l.arriving.end());
+  uint32_t resumed = kNone;
+  std::vector<uint32_t> woken, moved;
+  for (uint32_t index : l.arriving) {
+    if (index == l.vacated && l.vacated_at == now) {
+      resumed = index;
+    } else if (threads[index].left_lane_at < now) {
+      woken.push_back(index);
+    } else {
+      moved.push_back(index);
+    }
+  }
+  l.arriving.clear();
+  l.vacated = kNone;
+  auto begin_turn = [&](uint32_t index) {
+    l.running = index;
+    l.ran_from = now;
+    l.slice_end = now + config.model.slice_ns;
+  };
+  if (l.running == kNone && resumed != kNone) {
+    l.running = resumed;  // its turn goes on
+    l.ran_from = now;
+  }
+  size_t next_woken = 0;
+  if (config.model.wake_preempts && !woken.empty()) {
+    if (l.running != kNone) {
+      count_progress(l);
+      l.turns.push_front(l.running);
+    }
+    begin_turn(woken[next_woken++]);
+  }
+  const bool was_waiting = !l.turns.empty();
+  for (size_t i = next_woken; i < woken.size(); ++i) l.turns.push_back(woken[i]);
+  for (uint32_t index : moved) l.turns.push_back(index);
+  if (l.running == kNone && !l.turns.empty()) {
+    begin_turn(l.turns.front());
+    l.turns.pop_front();
+  } else if (l.running != kNone && !was_waiting && !l.turns.empty() && l.slice_end <= now) {
+    // It ran alone past its turn: the newcomer waits for the tick that ends the turn under way.
+    const double slice = config.model.slice_ns;
+    l.slice_end += slice * (std::floor((now - l.slice_end) / slice) + 1);
+  }
 }
 
 void Simulation::State::add_runnable(SimThread& t, uint32_t index) {
@@ -70,7 +190,7 @@ void Simulation::State::remove_runnable(SimThread& t) {
 // placed (in index order: the result depends on who is runnable, not on the order events
 // were handled in), then the pools are balanced.
 void Simulation::State::place() {
-  if (shared_pools.empty()) return;
+  if (shared_pools.empty()) return settle_turns();
   std::sort(placing.begin(), placing.end());
   placing.erase(std::unique(placing.begin(), placing.end()), placing.end());
   // A thread that stopped being runnable at this very moment never stopped (the end of
@@ -95,13 +215,14 @@ void Simulation::State::place() {
   placing.clear();
   next_pull = kInfinity;
   for (uint32_t pool : shared_pools) balance(pools[pool]);
+  settle_turns();
 }
 
 // Where a thread that wakes up goes, as Linux wakes a thread: its last lane if idle, else
 // the first idle one, else the first least loaded (its own on a tie).
 uint32_t Simulation::State::wake_lane(const SimThread& t) {
   const std::vector<uint32_t>& pool = pools[t.pool].lanes;
-  if (lanes[t.lane].was_idle) return t.lane;
+  if (lanes[t.lane].was_idle || !config.model.wake_to_idle) return t.lane;
   for (uint32_t lane : pool) {
     if (lanes[lane].was_idle) return lane;
   }
@@ -125,7 +246,8 @@ void Simulation::State::balance(const Pool& pool) {
     for (uint32_t lane : pool.lanes) {
       if (lanes[lane].runnable > 0) continue;
       const Lane& l = lanes[lane];
-      const double at = l.idle_since == now ? now : l.idle_since + kBalanceNs;
+      const double at =
+          l.idle_since == now && config.model.pull_when_idle ? now : l.idle_since + kBalanceNs;
       if (at <= now) {
         idle = lane;
         break;
@@ -136,7 +258,8 @@ void Simulation::State::balance(const Pool& pool) {
     uint32_t moved = kNone;
     for (uint32_t i = 0; i < threads.size(); ++i) {
       const SimThread& t = threads[i];
-      if (t.counted && !t.placing && t.lane == busiest &&
+      // Taking turns, the thread on the processor cannot be taken: one waiting can.
+      if (t.counted && !t.placing && t.lane == busiest && lanes[busiest].running != i &&
           (moved == kNone || t.on_lane_since >= threads[moved].on_lane_since)) {
         moved = i;
       }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -101,6 +102,11 @@ struct Simulation::State {
     uint64_t scan = 0;              // how far the log was searched for the next signal
     uint64_t next_signal = 0;       // its position, or ~0 when none before the log's end
     bool next_signal_known = false;
+    // Mutexes granted to whoever asks while they are free (SchedulerModel::recorded_lock_order
+    // false): the one it waits for or, woken, retries (0: none), and whether it must run
+    // first to retry.
+    uint64_t lock_wait = 0;
+    bool lock_retry_work = false;
     // Critical path.
     PathRef path = kEmptyPath;
     std::vector<uint64_t> held;  // locks held, innermost last
@@ -120,6 +126,16 @@ struct Simulation::State {
                         std::greater<>>
         finishing;
     double rate() const { return runnable ? std::min(1.0, cores / runnable) : 1.0; }
+    // Sharing::slices (one processor): one thread runs, the others wait their turn.
+    bool sliced = false;
+    uint32_t running = kNone;
+    double ran_from = 0;       // since when `running`'s progress is not counted yet
+    double slice_end = 0;      // when its turn ends if another thread waits
+    uint32_t vacated = kNone;  // the thread that left the processor at `now`, if any
+    double vacated_at = -1;
+    std::deque<uint32_t> turns;      // runnable threads waiting, next first
+    std::vector<uint32_t> arriving;  // attached at `now`: ordered once `now` is settled
+    bool unsettled = false;
   };
 
   // A group of the configuration: K processors as K lanes, where each runnable thread
@@ -131,6 +147,13 @@ struct Simulation::State {
   using TimeQueue = std::priority_queue<std::pair<double, uint32_t>,
                                         std::vector<std::pair<double, uint32_t>>, std::greater<>>;
 
+  // A mutex granted to whoever asks while it is free: its holder and who blocked on it,
+  // first come first woken. Present while held or waited for.
+  struct Mutex {
+    uint32_t holder = kNone;
+    std::deque<uint32_t> waiters;
+  };
+
   SimulationConfig config;
   std::vector<StepLog>& logs;
   const std::vector<Attribution>& attributions;
@@ -140,8 +163,10 @@ struct Simulation::State {
   std::vector<Pool> pools;
   std::vector<uint32_t> shared_pools;  // pools of more than one lane
   std::vector<uint32_t> placing;       // threads to place on a lane once `now` is settled
+  std::vector<uint32_t> unsettled;     // sliced lanes whose turns change at `now`
   double next_pull = kInfinity;        // when an idle lane may next take a thread
   std::unordered_map<Key, KeyState, KeyHash> keys;
+  std::unordered_map<uint64_t, Mutex> mutexes;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
   double now = 0;
@@ -173,6 +198,7 @@ struct Simulation::State {
   void remove_runnable(SimThread& t);
   double next_finish(uint32_t lane) {
     Lane& l = lanes[lane];
+    if (l.sliced) return next_turn_event(l);
     while (!l.finishing.empty()) {
       const auto [tag, index] = l.finishing.top();
       const SimThread& t = threads[index];
@@ -187,6 +213,13 @@ struct Simulation::State {
   void place();
   uint32_t wake_lane(const SimThread& t);
   void balance(const Pool& pool);
+  // Sharing::slices: what the running thread has done, the next change of turn, the end of
+  // a step or a turn at `now`, and the turns once every thread of `now` has arrived.
+  void count_progress(Lane& l);
+  double next_turn_event(const Lane& l) const;
+  void end_turn(uint32_t lane);
+  void settle(Lane& l);
+  void settle_turns();
 
   // ---- dependencies (simulation_dependencies.cpp) ----------------------------------------
 
@@ -197,6 +230,9 @@ struct Simulation::State {
   uint32_t idle_lane_for(const SimThread& t) const;
   void wake(SimThread& w, uint32_t index);
   bool wait_for_needs(SimThread& t, uint32_t index);
+  bool granted_as_asked(const Step& s) const;
+  bool take_mutex(SimThread& t, uint32_t index, uint64_t object);
+  void release_mutex(SimThread& t, uint64_t object);
   bool begin_sync(SimThread& t, uint32_t index, const Step& s);
 
   // ---- procedure changes (simulation_changes.cpp) ----------------------------------------

@@ -47,6 +47,15 @@ inline std::string seconds(double s) {
   return format("%.1f us", s * 1e6);
 }
 
+// A range of seconds in the unit of its top: "600.1-640.0 ms", "1.203-1.340 s".
+inline std::string seconds_range(double low, double high) {
+  const double a = std::max(std::fabs(low), std::fabs(high));
+  if (a >= 100) return format("%.1f", low) + format("-%.1f s", high);
+  if (a >= 1) return format("%.3f", low) + format("-%.3f s", high);
+  if (a >= 1e-3) return format("%.1f", low * 1e3) + format("-%.1f ms", high * 1e3);
+  return format("%.1f", low * 1e6) + format("-%.1f us", high * 1e6);
+}
+
 inline std::string percent(double part, double whole) {
   const std::optional<double> fraction = share(part, whole);
   return fraction ? format("%5.1f%%", 100 * *fraction) : std::string("    -");

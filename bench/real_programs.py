@@ -6,7 +6,8 @@ from Debian's source tarballs, each plain (its own build, gcc or clang) and inst
 Per program it checks that the instrumented program's output under `quartz run` is the
 plain one's, byte for byte (and that the plain output decodes back to the input), checks
 every run's invariants (`quartz check`, analysis/invariants.h), reads the replay's own
-error of a `--trace` run (`quartz predict --json`: recorded_s against observed_s), and
+error of a `--trace` run (`quartz predict --json`: recorded_s against observed_s, and
+whether the plain program's median time is inside recorded_range, the scheduler models'), and
 measures the dilation: the median wall time under `quartz run` over the median plain,
 from interleaved runs. It prints one table row per program; the status is 1 when an
 output differs or an invariant fails, and on a failed download or build (one line saying
@@ -53,15 +54,17 @@ def threads_seen(quartz, capture):
 
 
 def replay_error(quartz, capture):
-    """The replay's own error: the recorded configuration replayed (recorded_s) against the
-    run's elapsed time (observed_s), as a fraction, and whether the trace was complete."""
+    """The replay's own error: the recorded configuration replayed (recorded_s, the most
+    likely scheduler model's) against the run's elapsed time (observed_s), as a fraction,
+    and the range the scheduler models give it (recorded_range: low_s, high_s, width); or
+    None and why not."""
     done = subprocess.run([quartz, "predict", capture, "--json", "--no-save"],
                           capture_output=True, text=True)
     if done.returncode != 0:
         said = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()
         return None, said[0].replace("|", "/")
     p = json.loads(done.stdout)
-    return p["recorded_s"] / p["observed_s"] - 1, ""
+    return p["recorded_s"] / p["observed_s"] - 1, p["recorded_range"]
 
 
 def run_program(program, binaries, paths, threads, quartz, work, repeat, smallest):
@@ -99,7 +102,15 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
         checks.append(check_run(quartz, capture, "%s, quartz run --trace" % program.name,
                                 violations))
         error, why = replay_error(quartz, capture)
-        replay = "%+.1f%%" % (100 * error) if error is not None else "none: " + why
+        if error is None:
+            replay = "none: " + why
+        else:
+            # The plain program's median time against the range of the recorded
+            # configuration (issue 15 item 5).
+            inside = why["low_s"] <= statistics.median(plain_s) <= why["high_s"]
+            replay = "%+.1f%%, range %.3f-%.3f s (%.0f%% wide), plain %s" % (
+                100 * error, why["low_s"], why["high_s"], 100 * why["width"],
+                "inside" if inside else "OUTSIDE")
     output, differs = compare_outputs(program, binaries["plain"], args, threads, reference,
                                       outputs, work, log)
     passed = sum(checks)
@@ -179,7 +190,7 @@ def main():
                                          else " (and of the --trace run)"))
     print()
     print("| program | language | threads seen | plain | under quartz run | dilation | "
-          "output | invariants | replay's error |")
+          "output | invariants | replay's error; its range, the plain run inside or not |")
     print("|---|---|---:|---:|---:|---:|---|---|---:|")
     for r in rows:
         print("| %s | %s | %d | %.3f s | %.3f s | %+.1f%% | %s | %s | %s |" % (

@@ -124,7 +124,9 @@ std::string command_help(const std::string& command) {
            "  Predicts from a run recorded with 'quartz run --trace' (RUN: a run number,\n"
            "  'latest' (the default), or a capture file with CAPTURE.trace next to it).\n"
            "  Always: the recorded configuration replayed (the model's error) and the\n"
-           "  critical path. Questions, each may be repeated:\n"
+           "  critical path. Every answer is a range: its figure under each plausible\n"
+           "  scheduler model, the most likely one's given too. Questions, each may be\n"
+           "  repeated:\n"
            "  --group SPEC            elapsed time with threads grouped onto processors, one\n"
            "                          per group: \"0,1|2,3\" (indices, names, NAME*, '*' = the rest)\n"
            "  --cores K               the best groupings of the threads onto K processors\n"
@@ -132,6 +134,11 @@ std::string command_help(const std::string& command) {
            "  --speedup PROC=PCT      if PROC took PCT% less time\n"
            "  --migrate PROC          if PROC ran on the thread its next signal or post wakes\n"
            "  --best N                groupings listed per --cores (default 5)\n"
+           "  --models M,M            scheduler models to replay under, the most likely first\n"
+           "                          (default: barging,fair,slices+barging,\n"
+           "                          slices+instant_wake+wake_to_last+no_pull): fair,\n"
+           "                          slices, turns or run_to_block, then +instant_wake,\n"
+           "                          +wake_to_last, +no_pull, +barging (e.g. slices+barging)\n"
            "  --allow-drops           predict even if the trace lost events\n"
            "  --no-save               do not store the predictions with the run\n";
   }

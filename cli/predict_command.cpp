@@ -37,6 +37,14 @@ int predict_command(const std::vector<std::string>& args) {
       request.allow_drops = true;
       continue;
     }
+    if (a.value("--models", &text)) {
+      try {
+        request.models = analysis::scheduler_models_named(text);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("predict: --models: ") + e.what());
+      }
+      continue;
+    }
     if (a.number("--best", 1, 1000, &n)) {
       request.best = n;
       continue;

@@ -21,5 +21,8 @@ inline const QColor kCriticalPath{0xb4, 0xb8, 0xbd};
 inline const QColor kFaster{0x3a, 0x9d, 0x5d};
 inline const QColor kSlower{0xd3, 0x6b, 0x4e};
 inline const QColor kUnchanged{0x7d, 0x9c, 0xc4};
+// The part of a bar between a prediction's lowest and highest figure under the plausible
+// scheduler models (its range).
+inline const QColor kRange{0xf2, 0xc1, 0x4e};
 
 }  // namespace quartz::viewer::palette

@@ -70,5 +70,74 @@ TEST(Reference, StreamingReplayEqualsTheWholeGraphReplay) {
   }
 }
 
+// Every scheduler model (each way of sharing with every combination of modifiers) replays
+// random programs to their end with no wait forced, the same in any chunking; with every
+// thread on a processor of its own, how a processor is shared and where threads wake do
+// not arise, so only the mutexes' order and the wake-up latency can change the answer.
+TEST(Reference, EveryModelReplaysRandomProgramsToTheirEnd) {
+  std::string names;
+  for (const char* sharing : {"fair", "slices", "turns", "run_to_block"}) {
+    for (int mask = 0; mask < 16; ++mask) {
+      names += (names.empty() ? "" : ",") + std::string(sharing);
+      const char* modifiers[] = {"instant_wake", "wake_to_last", "no_pull", "barging"};
+      for (int m = 0; m < 4; ++m) {
+        if (mask & (1 << m)) names += std::string("+") + modifiers[m];
+      }
+    }
+  }
+  const std::vector<SchedulerModel> models = scheduler_models_named(names);
+  ASSERT_EQ(models.size(), 64u);
+  std::mt19937 random(20261125);
+  for (int trial = 0; trial < 200; ++trial) {
+    const test_support::RandomProgram program = test_support::random_program(random);
+    const uint32_t n = program.threads;
+    std::vector<SimulationConfig> configs;
+    for (const SchedulerModel& model : models) {
+      SimulationConfig apart = threads_apart(n);
+      SimulationConfig pool = threads_sharing(n, 2);
+      SimulationConfig one = threads_sharing(n, 1);
+      for (SimulationConfig* c : {&apart, &pool, &one}) {
+        c->model = model;
+        c->wake_latency_ns = 0.5e6;
+        configs.push_back(*c);
+      }
+    }
+    std::vector<double> first_ns;
+    for (size_t per_chunk : {size_t{1}, size_t{1} << 20}) {
+      TraceBytes bytes;
+      bytes.chunks(program.records, per_chunk);
+      bytes.end();
+      const ReplayPass pass =
+          replay_trace(profile::trace_from_bytes(bytes.bytes(), "t"), n, AssemblerCosts{}, configs);
+      for (size_t c = 0; c < configs.size(); ++c) {
+        const std::string what = "trial " + std::to_string(trial) + ", " + configs[c].model.name +
+                                 ", configuration " + std::to_string(c % 3) + ", chunks of " +
+                                 std::to_string(per_chunk);
+        EXPECT_EQ(pass.results[c].forced_waits, 0u) << what;
+        EXPECT_GT(pass.results[c].elapsed_ns, 0) << what;
+        if (first_ns.size() < configs.size()) {
+          first_ns.push_back(pass.results[c].elapsed_ns);
+        } else {
+          EXPECT_NEAR(pass.results[c].elapsed_ns, first_ns[c], 1e-3 + 1e-9 * first_ns[c]) << what;
+        }
+      }
+    }
+    // Apart: a model equals the fair one with the same mutexes and wake-ups.
+    for (size_t m = 0; m < models.size(); ++m) {
+      SchedulerModel same;
+      same.wake_latency = models[m].wake_latency;
+      same.recorded_lock_order = models[m].recorded_lock_order;
+      for (size_t o = 0; o < models.size(); ++o) {
+        if (models[o].sharing != Sharing::fair || models[o].wake_latency != same.wake_latency ||
+            models[o].recorded_lock_order != same.recorded_lock_order) {
+          continue;
+        }
+        EXPECT_NEAR(first_ns[3 * m], first_ns[3 * o], 1e-3 + 1e-9 * first_ns[3 * o])
+            << "trial " << trial << ", " << models[m].name << " against " << models[o].name;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace quartz::analysis

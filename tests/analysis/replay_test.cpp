@@ -213,10 +213,13 @@ TEST(Replay, ConditionHandOff) {
 TEST(Replay, WakingAnIdleProcessorTakesTheWakeUpLatency) {
   SimulationConfig own = apart(3), one = shared(3, 1);
   own.wake_latency_ns = one.wake_latency_ns = 1e6;
-  const auto ms = replay_ms(condition_hand_off(), 3, {own, one});
+  SimulationConfig instant = own;
+  instant.model = scheduler_models_named("instant_wake").front();
+  const auto ms = replay_ms(condition_hand_off(), 3, {own, one, instant});
   // Each on its own processor: the consumer's idled since it began to wait, so it runs
   // from 11 and ends at 21; main, joining it, wakes at 22.
   EXPECT_NEAR(ms[0], 22, 1e-6);
+  EXPECT_NEAR(ms[2], 20, 1e-6);  // the model of instantaneous wake-ups ignores the latency
   // One processor, running until each wake-up: the producer signals, then ends; the
   // consumer ends, then main joins it.
   EXPECT_NEAR(ms[1], 20, 1e-6);
@@ -315,6 +318,119 @@ TEST(Replay, CriticalPathComposition) {
   EXPECT_NEAR(p.thread_ns[3] / 1e6, 40, 1e-6);
   EXPECT_NEAR((p.thread_ns[1] + p.thread_ns[2]) / 1e6, 10, 1e-6);
   EXPECT_NEAR(p.context_ns.at(7) / 1e6, 40, 1e-6);
+}
+
+// ---- Scheduler models (scheduler_model.h) ------------------------------------------------
+
+SimulationConfig under(SimulationConfig c, std::string_view model) {
+  c.model = scheduler_models_named(std::string(model)).front();
+  return c;
+}
+
+// Threads 1 and 2 share a processor, 10 ms of work each; when 1 is done it posts to 3, on a
+// processor of its own, which then works 10 ms.
+std::vector<BuiltRecord> two_sharing_then_a_post() {
+  constexpr uint64_t kDone = 0x8000;
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 10}, {2, 10}, {3, 20}}, 20);
+  Timeline one(1, r);
+  one.event(Type::thread_start, 0, 0).work(10);
+  one.event(Type::sem_post, capture::kSemaphore, kDone, 1).exit();
+  Timeline two(2, r);
+  two.event(Type::thread_start, 0, 0).work(10).exit();
+  Timeline three(3, r);
+  three.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, kDone);
+  three.until(10).event(Type::sem_acquire, capture::kSemaphore, kDone, 1, 0).work(10).exit();
+  return r;
+}
+
+TEST(Replay, HowTheModelsShareAProcessor) {
+  const SimulationConfig c = groups({0, 1, 1, 2});
+  const auto ms = replay_ms(
+      two_sharing_then_a_post(), 4,
+      {under(c, "fair"), under(c, "slices"), under(c, "turns"), under(c, "run_to_block")});
+  EXPECT_NEAR(ms[0], 30, 1e-6);  // both at half speed: 1 done at 20, then 3's 10
+  // Turns of 2 ms, 1 first (created first): 1 runs 0-2, 4-6, ..., 16-18.
+  EXPECT_NEAR(ms[1], 28, 1e-6);
+  EXPECT_NEAR(ms[2], 28, 1e-6);
+  EXPECT_NEAR(ms[3], 20, 1e-6);  // 1 runs until done, 0-10, while 2 waits
+}
+
+// Thread 1 computes 20 ms; thread 2, on its processor, waits for thread 3 (on its own),
+// which works 4 ms and posts; woken, 2 works 1 ms and posts to 3, which then works 20 ms.
+TEST(Replay, AWokenThreadPreemptsOrWaitsItsTurn) {
+  constexpr uint64_t kGo = 0x8000, kBack = 0x9000;
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 20}, {2, 5}, {3, 25}}, 25);
+  Timeline one(1, r);
+  one.event(Type::thread_start, 0, 0).work(20).exit();
+  Timeline two(2, r);
+  two.event(Type::thread_start, 0, 0).event(Type::sem_wait_begin, capture::kSemaphore, kGo);
+  two.until(4).event(Type::sem_acquire, capture::kSemaphore, kGo, 1, 0).work(1);
+  two.event(Type::sem_post, capture::kSemaphore, kBack, 1).exit();
+  Timeline three(3, r);
+  three.event(Type::thread_start, 0, 0).work(4).event(Type::sem_post, capture::kSemaphore, kGo, 1);
+  three.event(Type::sem_wait_begin, capture::kSemaphore, kBack).until(5);
+  three.event(Type::sem_acquire, capture::kSemaphore, kBack, 1, 0).work(20).exit();
+  const SimulationConfig c = groups({0, 1, 1, 2});
+  const auto ms = replay_ms(
+      r, 4, {under(c, "fair"), under(c, "slices"), under(c, "turns"), under(c, "run_to_block")});
+  EXPECT_NEAR(ms[0], 26, 1e-6);  // 2's 1 ms at half speed: 4-6
+  EXPECT_NEAR(ms[1], 25, 1e-6);  // 2 preempts 1 at 4: done at 5
+  // 1 ran alone since 0; its turn under way when 2 arrives ends at 6: 2 runs 6-7.
+  EXPECT_NEAR(ms[2], 27, 1e-6);
+  EXPECT_NEAR(ms[3], 41, 1e-6);  // 2 waits until 1 is done at 20
+}
+
+// A pool of two processors: threads 1, 2, 3 (10, 20 and 5 ms of work) all start on the
+// first, where main just blocked; the idle second takes 3 (put there last, highest index).
+TEST(Replay, AnIdleProcessorPullsAtOnceOrAtThePeriodicBalancing) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 10}, {2, 20}, {3, 5}}, 20);
+  const double work[] = {10, 20, 5};
+  for (uint32_t t = 1; t <= 3; ++t) {
+    Timeline w(t, r);
+    w.event(Type::thread_start, 0, 0).work(work[t - 1]).exit();
+  }
+  const SimulationConfig c = shared(4, 2);
+  const auto ms =
+      replay_ms(r, 4, {under(c, "fair"), under(c, "no_pull"), under(c, "wake_to_last")});
+  // 3 done at 5; the second processor, newly idle, takes 2 (2.5 done) at once: 2 ends at
+  // 22.5, 1 (alone from 5) at 12.5.
+  EXPECT_NEAR(ms[0], 22.5, 1e-6);
+  // Each pull waits 4 ms after the processor went idle: 0-4 all three share the first
+  // (4/3 each); 3 moves, ends at 7.67; 1 and 2 share until 11.67 (5.17 each); 2 moves: 26.5.
+  EXPECT_NEAR(ms[1], 26.5, 1e-6);
+  EXPECT_NEAR(ms[2], 22.5, 1e-6);  // nobody woke onto a busy processor
+}
+
+// Thread 1 holds the lock 10 ms twice in a row; thread 2, on its own processor, asks at 5
+// and was granted it between (recorded order: 1, 2, 3), then works 10 ms.
+std::vector<BuiltRecord> lock_taken_back() {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 30}, {2, 30}}, 30);
+  Timeline a(1, r);
+  a.event(Type::thread_start, 0, 0).event(Type::lock_acquire, capture::kMutex, kLock, 1).work(10);
+  a.event(Type::lock_release, capture::kMutex, kLock, 1)
+      .event(Type::lock_request, capture::kMutex, kLock);
+  a.until(20).event(Type::lock_acquire, capture::kMutex, kLock, 3).work(10);
+  a.event(Type::lock_release, capture::kMutex, kLock, 3).exit();
+  Timeline b(2, r);
+  b.event(Type::thread_start, 0, 0).off(5).event(Type::lock_request, capture::kMutex, kLock);
+  b.until(10).event(Type::lock_acquire, capture::kMutex, kLock, 2).work(10);
+  b.event(Type::lock_release, capture::kMutex, kLock, 2).work(10).exit();
+  return r;
+}
+
+TEST(Replay, AFreeMutexGoesToWhoeverAsksFirst) {
+  const SimulationConfig c = apart(3);
+  const auto ms = replay_ms(lock_taken_back(), 3, {under(c, "fair"), under(c, "barging")});
+  // Recorded order: 1 holds 0-10; 2 holds 10-20 and works 20-30; 1 holds again 20-30.
+  EXPECT_NEAR(ms[0], 30, 1e-6);
+  // Who asks first: 1 asks again as it releases at 10 and takes it back, while 2, woken,
+  // must run 1 us before it tries (and waits again); 1 releases at 20, 2 takes it at
+  // 20.001, holds until 30.001 and works until 40.001.
+  EXPECT_NEAR(ms[1], 40.001, 1e-6);
 }
 
 TEST(Replay, ATimedOutWaitIsReplayedAsItsRecordedDelay) {

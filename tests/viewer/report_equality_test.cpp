@@ -372,21 +372,26 @@ class ReportEqualityTest : public QObject {
     WhatIfAnswerModel model;
     model.set_predictions(&predictions);
     std::vector<double> expected;
+    std::vector<QJsonObject> ranges;  // low_s, width
     QStringList placements;
     for (const QJsonValue& g : p["groupings"].toArray()) {
       expected.push_back(g["predicted_s"].toDouble());
+      ranges.push_back(g.toObject());
       placements << g["spec"].toString();
     }
     for (const QJsonValue& search : p["searches"].toArray()) {
       for (const QJsonValue& g : search["best"].toArray()) {
         expected.push_back(g["predicted_s"].toDouble());
+        ranges.push_back(g.toObject());
         placements << g["spec"].toString();
       }
       expected.push_back(search["shared_s"].toDouble());
+      ranges.push_back(search["shared_range"].toObject());
       placements << "";
     }
     for (const QJsonValue& c : p["procedures"].toArray()) {
       expected.push_back(c["predicted_s"].toDouble());
+      ranges.push_back(c.toObject());
       placements << "";
     }
     QCOMPARE(model.rowCount(), int(expected.size()));
@@ -395,6 +400,10 @@ class ReportEqualityTest : public QObject {
       auto column = [&](int c) { return model.index(row, c); };
       QCOMPARE(column(WhatIfAnswerModel::kPredicted).data(NumberRole).toDouble(),
                expected[size_t(row)]);
+      QCOMPARE(column(WhatIfAnswerModel::kRange).data(NumberRole).toDouble(),
+               ranges[size_t(row)]["low_s"].toDouble());
+      QCOMPARE(column(WhatIfAnswerModel::kWidth).data(NumberRole).toDouble(),
+               ranges[size_t(row)]["width"].toDouble());
       QCOMPARE(column(WhatIfAnswerModel::kChange).data(NumberRole).toDouble(),
                (expected[size_t(row)] - recorded) / recorded);
       QCOMPARE(column(WhatIfAnswerModel::kPlacement).data().toString(), placements[row]);

@@ -223,6 +223,15 @@ analysis::Predictions small_predictions() {
   p.processors = 2;
   p.observed_s = 0.9;
   p.recorded_s = 0.8;  // the model's error: -11.1%
+  // Two scheduler models; every answer under each, the first most likely. Ranges as stored:
+  // the models' figures, low and high as given (not widened: the fixture's arithmetic is
+  // simpler to read).
+  p.models = {{"fair", 0.8}, {"slices", 0.82}};
+  const auto range = [](double likely_s, double other_s) {
+    return analysis::PredictionRange{
+        std::min(likely_s, other_s), std::max(likely_s, other_s), {likely_s, other_s}};
+  };
+  p.recorded_range = range(0.8, 0.82);
   p.critical_path.length_s = 0.7;
   p.critical_path.share = 0.7 / 0.9;
   p.critical_path.cpu_s = 0.65;
@@ -230,17 +239,19 @@ analysis::Predictions small_predictions() {
   p.critical_path.threads = {{"1 worker", 0.4}, {"2 worker", 0.25}, {"0 solver", 0.05}};
   p.critical_path.procedures = {{"solve(Grid&)", 0.6}, {"relax(Row&, int)", 0.35}};
   p.critical_path.locks = {{"queue lock", 0.07}};
-  p.groupings = {{"0,1|2", "solver,worker | worker", 0.84}};
+  p.groupings = {{"0,1|2", "solver,worker | worker", 0.84, range(0.84, 0.9)}};
   analysis::GroupingSearch search;
   search.cores = 1;
   search.candidates = 1;
   search.rounds = 1;
   search.shared_s = 1.32;
-  search.best = {{"0,1,2", "solver,worker,worker", 1.24}};
+  search.shared_range = range(1.32, 1.3);
+  search.best = {{"0,1,2", "solver,worker,worker", 1.24, range(1.24, 1.24)}};
   p.searches = {search};
-  p.procedures = {{"zero", "log_message", 100, 0.68, 0},
-                  {"speedup", "relax(Row&, int)", 25, 0.72, 0},
-                  {"migrate", "solve(Grid&)", 100, 0.8002, 0.012}};  // +0.0%: unchanged
+  p.procedures = {
+      {"zero", "log_message", 100, 0.68, 0, range(0.68, 0.7)},
+      {"speedup", "relax(Row&, int)", 25, 0.72, 0, range(0.72, 0.71)},
+      {"migrate", "solve(Grid&)", 100, 0.8002, 0.012, range(0.8002, 0.8002)}};  // +0.0%: unchanged
   p.quality.events = 12000;
   p.quality.records = 15000;
   p.quality.samples = 400;

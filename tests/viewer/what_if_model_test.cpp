@@ -71,15 +71,23 @@ class WhatIfModelTest : public QObject {
     model.set_predictions(&p);
     check_model(&model);
     QCOMPARE(print(model),
-             "--group 0,1|2 | solver,worker | worker | 840.00 ms | +5.0% | 0,1|2 | \n"
-             "--cores 1 #1 | solver,worker,worker | 1.240 s | +55.0% | 0,1,2 | all 1 tried\n"
-             "--cores 1 shared | all threads sharing the 1 processor | 1.320 s | +65.0% |  | "
-             "as the OS would schedule them\n"
-             "--zero log_message | log_message taking no time | 680.00 ms | -15.0% |  | \n"
-             "--speedup relax(Row&, int)=25 | relax(Row&, int) 25% faster | 720.00 ms | -10.0% |  "
-             "| \n"
-             "--migrate solve(Grid&) | solve(Grid&) moved to the thread it wakes | 800.20 ms | "
-             "+0.0% |  | 12.00 ms of it woke nobody\n");
+             "--group 0,1|2 | 840.0-900.0 ms | 7.1% | 840.00 ms | +5.0% | solver,worker | "
+             "worker | 0,1|2 | \n"
+             "--cores 1 #1 | 1.240-1.240 s | 0.0% | 1.240 s | +55.0% | solver,worker,worker | "
+             "0,1,2 | all 1 tried\n"
+             "--cores 1 shared | 1.300-1.320 s | 1.5% | 1.320 s | +65.0% | all threads sharing "
+             "the 1 processor |  | as the OS would schedule them\n"
+             "--zero log_message | 680.0-700.0 ms | 2.9% | 680.00 ms | -15.0% | log_message "
+             "taking no time |  | \n"
+             "--speedup relax(Row&, int)=25 | 710.0-720.0 ms | 1.4% | 720.00 ms | -10.0% | "
+             "relax(Row&, int) 25% faster |  | \n"
+             "--migrate solve(Grid&) | 800.2-800.2 ms | 0.0% | 800.20 ms | +0.0% | solve(Grid&) "
+             "moved to the thread it wakes |  | 12.00 ms of it woke nobody\n");
+    // The range first: from its lowest figure, sorted by it; its width against the most
+    // likely figure.
+    QCOMPARE(model.index(0, WhatIfAnswerModel::kRange).data(NumberRole).toDouble(), 0.84);
+    QCOMPARE(model.index(0, WhatIfAnswerModel::kWidth).data(NumberRole).toDouble(),
+             (0.9 - 0.84) / 0.84);
     // The numbers are the prediction's; the change is relative to the recorded replay.
     QCOMPARE(model.index(1, WhatIfAnswerModel::kPredicted).data(NumberRole).toDouble(), 1.24);
     QCOMPARE(model.index(1, WhatIfAnswerModel::kChange).data(NumberRole).toDouble(),
@@ -123,6 +131,9 @@ class WhatIfModelTest : public QObject {
              "  Recorded elapsed time | 900.00 ms | \n"
              "  Processors | 2 | \n"
              "  Replayed as recorded | 800.00 ms | \n"
+             "  Scheduler models | 2 | \n"
+             "    fair (most likely) | 800.00 ms | \n"
+             "    slices | 820.00 ms | \n"
              "Critical path | 700.00 ms | 77.8%\n"
              "  On a processor | 650.00 ms | \n"
              "  Off the processor (I/O, sleep) | 50.00 ms | \n"
@@ -167,7 +178,7 @@ class WhatIfModelTest : public QObject {
              int(WhatIfDetailsModel::kLock));
     QCOMPARE(model.find_on_path("solver").data().toString(), "0 solver");
     QVERIFY(!model.find_on_path("Trace").isValid());
-    QCOMPARE(model.open_groups().size(), size_t(5));  // all but the trace
+    QCOMPARE(model.open_groups().size(), size_t(6));  // all but the trace
     model.set_predictions(nullptr);
     QCOMPARE(model.rowCount(), 0);
   }
@@ -185,7 +196,9 @@ class WhatIfModelTest : public QObject {
     QCOMPARE(model.rowCount(locks), 0);
     QCOMPARE(trace_warning(p),
              "the replay of the recording is 11% short of the recorded time: every prediction "
-             "carries an error of that order; the trace lost 7 events: the threads that lost "
+             "carries an error of that order; the recorded time is 10% above the range its own "
+             "configuration replays to: the other ranges can miss by as much; the trace lost 7 "
+             "events: the threads that lost "
              "them are replayed without them; the trace ends early (the run did not finish "
              "writing it): the replay stops where it does; 3 waits had no recorded wake-up the "
              "replay could follow and are replayed as the delays they took");
@@ -194,18 +207,21 @@ class WhatIfModelTest : public QObject {
   void whatIfSentences() {
     const analysis::Predictions p = test::small_predictions();
     QCOMPARE(check_sentence(p),
-             "Replayed as recorded 800.00 ms against 900.00 ms recorded on 2 processors: -11.1%, "
-             "the model's error on what it saw.");
+             "Replayed as recorded 800.0-820.0 ms under 2 scheduler models, 800.00 ms under the "
+             "most likely; recorded 900.00 ms on 2 processors, outside the range (-11.1% from "
+             "the most likely: the model's error on what it saw).");
     QCOMPARE(critical_path_sentence(p),
              "Critical path (every thread on a processor of its own) 700.00 ms, 77.8% of the "
              "recorded elapsed time: 650.00 ms on a processor, 50.00 ms off it (I/O, sleep).");
     // The replay is 11% off what was recorded: said first, as quartz predict says it.
     QCOMPARE(trace_warning(p),
              "the replay of the recording is 11% short of the recorded time: every prediction "
-             "carries an error of that order; 3 waits had no recorded wake-up the replay could "
-             "follow and are replayed as the delays they took");
+             "carries an error of that order; the recorded time is 10% above the range its own "
+             "configuration replays to: the other ranges can miss by as much; 3 waits had no "
+             "recorded wake-up the replay could follow and are replayed as the delays they took");
     analysis::Predictions close = p;
-    close.recorded_s = 0.85;  // within 10%, every wait followed
+    close.recorded_s = 0.85;  // within 10%, inside the range, every wait followed
+    close.recorded_range.high_s = 0.9;
     close.quality.forced_waits = close.quality.unpaired_waits = 0;
     QVERIFY(trace_warning(close).isEmpty());
     QCOMPARE(signed_change(1.1, 1.0), "+10.0%");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/text_format.h"
 #include "viewer/models/format.h"
 #include "viewer/models/what_if_text.h"
 
@@ -41,38 +42,47 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
           : tr("Predicted elapsed time"));
   struct Bar {
     QString label, tip;
-    double s;
+    double low_s, high_s;
     int set;  // 0 recorded, 1 critical path, 2 faster, 3 slower, 4 unchanged
+  };
+  auto range = [](const analysis::PredictionRange& r) {
+    return QString::fromStdString(analysis::text::seconds_range(r.low_s, r.high_s));
   };
   std::vector<Bar> bars;
   bars.push_back({tr("as recorded"),
-                  tr("The recorded configuration replayed: %1 (recorded %2)")
-                      .arg(format_seconds(p.recorded_s), format_seconds(p.observed_s)),
-                  p.recorded_s, 0});
+                  tr("The recorded configuration replayed: %1 under the plausible models, %2 "
+                     "under the most likely (recorded %3)")
+                      .arg(range(p.recorded_range), format_seconds(p.recorded_s),
+                           format_seconds(p.observed_s)),
+                  p.recorded_range.low_s, p.recorded_range.high_s, 0});
   bars.push_back({tr("critical path"),
                   tr("Every thread on a processor of its own: %1")
                       .arg(format_seconds(p.critical_path.length_s)),
-                  p.critical_path.length_s, 1});
+                  p.critical_path.length_s, p.critical_path.length_s, 1});
   for (size_t i = 0; i < shown; ++i) {
     const Answer& a = answers[i];
-    bars.push_back({a.question,
-                    tr("%1\n%2: %3 (%4 against the recorded replay)")
-                        .arg(a.question, a.answer, format_seconds(a.predicted_s),
-                             signed_change(a.predicted_s, p.recorded_s)),
-                    a.predicted_s, colour_of(a.predicted_s, p.recorded_s)});
+    bars.push_back(
+        {a.question,
+         tr("%1\n%2: %3 under the plausible models (%4 wide); %5 under the most "
+            "likely (%6 against the recorded replay)")
+             .arg(a.question, a.answer, range(a.range),
+                  format_percent(analysis::relative_width(a.predicted_s, a.range)),
+                  format_seconds(a.predicted_s), signed_change(a.predicted_s, p.recorded_s)),
+         a.range.low_s, a.range.high_s, colour_of(a.predicted_s, p.recorded_s)});
   }
   double largest = 0;
-  for (const Bar& b : bars) largest = std::max(largest, b.s);
+  for (const Bar& b : bars) largest = std::max(largest, b.high_s);
   const TimeUnit unit = time_unit_for(largest);
   per_second_ = unit.per_second;
 
-  // One set per colour, non-zero only in its own bars; categories run bottom-up, so the
-  // bars are added last first.
-  constexpr int kSets = 5;
+  // One set per colour, non-zero only in its own bars, to where the range begins; then one
+  // set of every bar's range on top. Categories run bottom-up, so the bars are added last
+  // first.
+  constexpr int kSets = 6, kRangeSet = 5;
   const QColor colors[kSets] = {palette::kRecorded, palette::kCriticalPath, palette::kFaster,
-                                palette::kSlower, palette::kUnchanged};
-  const QString names[kSets] = {tr("as recorded"), tr("critical path"), tr("faster"), tr("slower"),
-                                tr("unchanged")};
+                                palette::kSlower,   palette::kUnchanged,    palette::kRange};
+  const QString names[kSets] = {tr("as recorded"), tr("critical path"), tr("faster"),
+                                tr("slower"),      tr("unchanged"),     tr("range")};
   QBarSet* sets[kSets];
   auto* series = new QHorizontalStackedBarSeries;
   for (int s = 0; s < kSets; ++s) {
@@ -82,16 +92,20 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
   }
   QStringList categories;
   labels_.clear();
+  bool used[kSets] = {};
   for (auto it = bars.rbegin(); it != bars.rend(); ++it) {
     // Categories must be unique: a repeated label gets an invisible difference.
     QString label = elided(it->label, kLabelLength);
     while (categories.contains(label)) label += QChar(0x200b);
     categories << label;
-    for (int s = 0; s < kSets; ++s) sets[s]->append(s == it->set ? it->s * unit.per_second : 0.0);
+    for (int s = 0; s < kRangeSet; ++s) {
+      sets[s]->append(s == it->set ? it->low_s * unit.per_second : 0.0);
+    }
+    sets[kRangeSet]->append((it->high_s - it->low_s) * unit.per_second);
+    used[it->set] = true;
+    used[kRangeSet] |= it->high_s > it->low_s;
   }
   for (const Bar& b : bars) labels_ << b.label;
-  bool used[kSets] = {};
-  for (const Bar& b : bars) used[b.set] = true;
   for (int s = 0; s < kSets; ++s) {
     if (used[s]) {
       series->append(sets[s]);
@@ -113,7 +127,7 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
           });
 }
 
-std::vector<double> WhatIfChart::bars_s() const {
+std::vector<double> WhatIfChart::sums_s(bool with_range) const {
   std::vector<double> bars;
   const auto series = chart()->series();
   if (series.isEmpty()) return bars;
@@ -121,10 +135,20 @@ std::vector<double> WhatIfChart::bars_s() const {
   if (sets.isEmpty()) return bars;
   for (int k = int(sets.first()->count()) - 1; k >= 0; --k) {
     double sum = 0;
-    for (QBarSet* set : sets) sum += set->at(k);
+    for (QBarSet* set : sets) {
+      if (with_range || set->label() != tr("range")) sum += set->at(k);
+    }
     bars.push_back(sum / per_second_);
   }
   return bars;
+}
+
+std::vector<double> WhatIfChart::bars_s() const {
+  return sums_s(true);
+}
+
+std::vector<double> WhatIfChart::range_starts_s() const {
+  return sums_s(false);
 }
 
 }  // namespace quartz::viewer

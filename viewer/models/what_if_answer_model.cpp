@@ -1,5 +1,6 @@
 #include "viewer/models/what_if_answer_model.h"
 
+#include "analysis/text_format.h"
 #include "viewer/models/format.h"
 #include "viewer/models/what_if_text.h"
 
@@ -18,30 +19,50 @@ QString search_note(const analysis::GroupingSearch& s) {
                             .arg(s.rounds);
 }
 
+// What the ranges say of each of several groupings (analysis::best_grouping).
+std::vector<QString> verdicts(const std::vector<analysis::GroupingPrediction>& groupings) {
+  std::vector<QString> out(groupings.size());
+  if (groupings.size() < 2) return out;
+  const analysis::BestGrouping b = analysis::best_grouping(groupings);
+  out[b.best] = b.tied.empty()
+                    ? QObject::tr("best: its range lies below the others'")
+                    : QObject::tr("fastest most likely, not told apart from %1").arg(b.tied.size());
+  for (size_t i : b.tied) out[i] = QObject::tr("not told apart from the fastest");
+  return out;
+}
+
+QString joined(const QString& a, const QString& b) {
+  return a.isEmpty() ? b : b.isEmpty() ? a : a + "; " + b;
+}
+
 }  // namespace
 
 std::vector<Answer> answers_of(const analysis::Predictions& p) {
   std::vector<Answer> out;
-  for (const analysis::GroupingPrediction& g : p.groupings) {
+  const std::vector<QString> asked = verdicts(p.groupings);
+  for (size_t i = 0; i < p.groupings.size(); ++i) {
+    const analysis::GroupingPrediction& g = p.groupings[i];
     out.push_back({Answer::kGrouping, "--group " + text(g.spec), text(g.names), g.predicted_s,
-                   text(g.spec), QString()});
+                   g.range, text(g.spec), asked[i]});
   }
   for (const analysis::GroupingSearch& s : p.searches) {
     const QString cores = QString::number(s.cores);
+    const std::vector<QString> found = verdicts(s.best);
     for (size_t i = 0; i < s.best.size(); ++i) {
       const analysis::GroupingPrediction& g = s.best[i];
-      out.push_back({Answer::kBest,
-                     QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
-                     text(g.names), g.predicted_s, text(g.spec), search_note(s)});
+      out.push_back(
+          {Answer::kBest, QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
+           text(g.names), g.predicted_s, g.range, text(g.spec), joined(found[i], search_note(s))});
     }
     out.push_back({Answer::kShared, QStringLiteral("--cores %1 shared").arg(cores),
                    QObject::tr("all threads sharing the %1 processor%2")
                        .arg(cores, QString(s.cores == 1 ? "" : "s")),
-                   s.shared_s, QString(), QObject::tr("as the OS would schedule them")});
+                   s.shared_s, s.shared_range, QString(),
+                   QObject::tr("as the OS would schedule them")});
   }
   for (const analysis::ProcedurePrediction& c : p.procedures) {
     const QString procedure = text(c.procedure);
-    Answer a{Answer::kProcedure, {}, {}, c.predicted_s, QString(), QString()};
+    Answer a{Answer::kProcedure, {}, {}, c.predicted_s, c.range, QString(), QString()};
     if (c.change == "zero") {
       a.question = "--zero " + procedure;
       a.answer = QObject::tr("%1 taking no time").arg(procedure);
@@ -67,10 +88,19 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
   set_columns({
       {"Question", "The question as 'quartz predict' takes it (#n: the n-th best grouping)",
        Format::Text, [=](int row) { return a(row).question; }},
-      {"Answer", "The groups of threads (each group shares one processor), or the change",
-       Format::Text, [=](int row) { return a(row).answer; }},
-      {"Predicted", "Predicted elapsed time", Format::Seconds,
-       [=](int row) { return a(row).predicted_s; }},
+      {"Range",
+       "Predicted elapsed time under the plausible scheduler models, lowest to highest (sorted "
+       "by the lowest)",
+       Format::Seconds, [=](int row) { return a(row).range.low_s; },
+       [=](int row) {
+         return QString::fromStdString(
+             analysis::text::seconds_range(a(row).range.low_s, a(row).range.high_s));
+       }},
+      {"Width", "How far apart the models are: the range's width over the most likely figure",
+       Format::Percent,
+       [=](int row) { return analysis::relative_width(a(row).predicted_s, a(row).range); }},
+      {"Most likely", "Predicted elapsed time under the most likely scheduler model",
+       Format::Seconds, [=](int row) { return a(row).predicted_s; }},
       {"vs recorded",
        "Change against the replay of the recorded configuration (the model's own reference)",
        Format::Percent,
@@ -79,10 +109,15 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
          return change ? QVariant(*change) : QVariant();
        },
        [=, this](int row) { return signed_change(a(row).predicted_s, recorded_s_); }},
+      {"Answer", "The groups of threads (each group shares one processor), or the change",
+       Format::Text, [=](int row) { return a(row).answer; }},
       {"--placement",
        "The grouping as 'quartz run --placement' takes it (Ctrl+C copies the option)", Format::Text,
        [=](int row) { return a(row).placement; }},
-      {"Note", "", Format::Text, [=](int row) { return a(row).note; }},
+      {"Note",
+       "Whether the ranges tell the best grouping apart; how a search went; moved time that "
+       "woke nobody",
+       Format::Text, [=](int row) { return a(row).note; }},
   });
   set_key([](int row) { return row; });
   set_row_role([=](int row, int role) -> QVariant {

@@ -53,7 +53,20 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
           tr("The recording's elapsed time, to the program's end"));
   count(check, tr("Processors"), p.processors, tr("Processors the recording ran on"));
   seconds(check, tr("Replayed as recorded"), p.recorded_s,
-          tr("The replay of the recorded configuration: the reference of every change"));
+          tr("The replay of the recorded configuration under the most likely scheduler model: "
+             "the reference of every change"));
+  if (p.models.size() > 1) {
+    const int models = add(check, kGroup, tr("Scheduler models"),
+                           static_cast<qulonglong>(p.models.size()), format_count(p.models.size()),
+                           tr("Each scheduler model's replay of the recorded configuration"));
+    for (size_t m = 0; m < p.models.size(); ++m) {
+      const analysis::ModelCheck& c = p.models[m];
+      QString name = QString::fromStdString(c.name);
+      if (m == 0) name += tr(" (most likely)");
+      seconds(models, name, c.recorded_s,
+              tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s)));
+    }
+  }
 
   const analysis::CriticalPath& cp = p.critical_path;
   const int path = seconds(-1, tr("Critical path"), cp.length_s,

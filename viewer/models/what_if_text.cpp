@@ -51,13 +51,20 @@ QString what_ifs_missing(const RunData* run) {
 }
 
 QString check_sentence(const analysis::Predictions& p) {
+  const analysis::PredictionRange& r = p.recorded_range;
+  const bool inside = p.observed_s >= r.low_s && p.observed_s <= r.high_s;
   return QObject::tr(
-             "Replayed as recorded %1 against %2 recorded on %3 processor%4: %5, the "
-             "model's error on what it saw.")
+             "Replayed as recorded %1 under %2 scheduler model%3, %4 under the most likely; "
+             "recorded %5 on %6 processor%7, %8 the range (%9 from the most likely: the "
+             "model's error on what it saw).")
+      .arg(QString::fromStdString(analysis::text::seconds_range(r.low_s, r.high_s)))
+      .arg(p.models.size())
+      .arg(p.models.size() == 1 ? "" : "s")
       .arg(format_seconds(p.recorded_s), format_seconds(p.observed_s))
       .arg(p.processors)
       .arg(p.processors == 1 ? "" : "s")
-      .arg(signed_change(p.recorded_s, p.observed_s));
+      .arg(inside ? QObject::tr("inside") : QObject::tr("outside"),
+           signed_change(p.recorded_s, p.observed_s));
 }
 
 QString critical_path_sentence(const analysis::Predictions& p) {

@@ -1,0 +1,43 @@
+// A prediction as the range the plausible scheduler models give (scheduler_model.h), and
+// which of several groupings those ranges tell apart (DESIGN.md §3 "LBF and CP": recommend a
+// grouping only where the ranges separate it). One definition for `quartz predict`'s text
+// and JSON, the viewer and the accuracy benchmark's reading of them.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace quartz::analysis {
+
+// One question's answer under each model, and its range.
+struct PredictionRange {
+  double low_s = 0, high_s = 0;
+  std::vector<double> by_model_s;  // in the order of Predictions::models; the first most likely
+};
+
+// The replay's own error where the models agree: every range is widened by it on both
+// sides. Measured (docs/performance.md "Ranges"): where every model gave the same figure to
+// 0.5%, --placement runs measured up to 3.2% from it.
+inline constexpr double kResidualError = 0.03;
+
+// [the lowest figure × (1 − kResidualError), the highest × (1 + kResidualError)]: the first
+// model's figure, the prediction, always inside. No figures: an empty range at 0.
+PredictionRange range_over(std::span<const double> by_model_s);
+
+// (high − low) / the most likely figure: how far apart the models are; 0 without a figure.
+double relative_width(double likely_s, const PredictionRange& r);
+
+// Ranges [low, high] of alternatives (groupings), ordered by their most likely figure.
+struct RangedFigure {
+  double likely_s = 0, low_s = 0, high_s = 0;
+};
+// Whether `slower`'s range lies wholly above `faster`'s: only then is `faster` better.
+bool ranges_separate(const RangedFigure& faster, const RangedFigure& slower);
+// How many of `ordered` (fastest most likely figure first) cannot be told apart from the
+// first: the first itself, and every other whose range reaches down to the first's top
+// (its low ≤ the first's high, ranges_separate false). 1: the first is the best, its range below
+// all others; 0 when there is nothing.
+size_t indistinguishable_from_first(std::span<const RangedFigure> ordered);
+
+}  // namespace quartz::analysis

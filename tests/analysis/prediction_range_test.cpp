@@ -1,0 +1,74 @@
+// Ranges over scheduler models and the verdict on groupings (prediction_range.h,
+// prediction.h best_grouping), on figures made up for each case.
+#include "analysis/prediction_range.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/prediction.h"
+
+namespace quartz::analysis {
+namespace {
+
+TEST(PredictionRange, SpansTheModelsWidenedByTheResidualError) {
+  const std::vector<double> by_model{1.0, 0.9, 1.2, 0.5};
+  const PredictionRange r = range_over(by_model);
+  EXPECT_DOUBLE_EQ(r.low_s, 0.5 * (1 - kResidualError));
+  EXPECT_DOUBLE_EQ(r.high_s, 1.2 * (1 + kResidualError));
+  EXPECT_EQ(r.by_model_s, by_model);  // every model's figure kept, the most likely first
+  EXPECT_NEAR(relative_width(1.0, r), 1.2 * 1.03 - 0.5 * 0.97, 1e-12);
+  // One model, or all agreeing: the residual error alone, around the most likely figure.
+  const PredictionRange alone = range_over(std::vector<double>{2.0});
+  EXPECT_DOUBLE_EQ(alone.low_s, 2.0 * (1 - kResidualError));
+  EXPECT_DOUBLE_EQ(alone.high_s, 2.0 * (1 + kResidualError));
+  EXPECT_NEAR(relative_width(2.0, alone), 2 * kResidualError, 1e-12);
+  const PredictionRange none = range_over(std::vector<double>{});
+  EXPECT_DOUBLE_EQ(none.low_s, 0);
+  EXPECT_DOUBLE_EQ(relative_width(0, none), 0);
+}
+
+TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {
+  EXPECT_TRUE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.2, 1.4}));
+  EXPECT_FALSE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.1, 1.4}));  // touching: not told apart
+  EXPECT_FALSE(ranges_separate({1.0, 0.9, 1.1}, {1.05, 1.0, 1.05}));
+  const std::vector<RangedFigure> ordered{{1.0, 0.9, 1.1}, {1.2, 1.05, 1.3}, {1.5, 1.4, 1.6}};
+  EXPECT_EQ(indistinguishable_from_first(ordered), 2u);
+  EXPECT_EQ(indistinguishable_from_first(std::span(ordered).subspan(2)), 1u);
+  EXPECT_EQ(indistinguishable_from_first({}), 0u);
+}
+
+GroupingPrediction grouping(const char* spec, double likely_s, double low_s, double high_s) {
+  GroupingPrediction g{spec, spec, likely_s, {}};
+  g.range.low_s = low_s;
+  g.range.high_s = high_s;
+  g.range.by_model_s = {likely_s};
+  return g;
+}
+
+TEST(PredictionRange, TheBestGroupingIsCalledBestOnlyWhenItsRangeSeparatesIt) {
+  // Listed as asked, not by speed: the fastest most likely is the second.
+  const std::vector<GroupingPrediction> apart{grouping("a", 1.0, 0.95, 1.05),
+                                              grouping("b", 0.6, 0.55, 0.70),
+                                              grouping("c", 0.8, 0.72, 0.90)};
+  BestGrouping b = best_grouping(apart);
+  EXPECT_EQ(b.best, 1u);
+  EXPECT_TRUE(b.tied.empty());
+  // c's range reaches down into b's: not told apart, whichever is faster most likely.
+  std::vector<GroupingPrediction> close = apart;
+  close[2] = grouping("c", 0.8, 0.65, 0.90);
+  b = best_grouping(close);
+  EXPECT_EQ(b.best, 1u);
+  EXPECT_EQ(b.tied, std::vector<size_t>{2});
+  // The example: the range of the grouping one model makes fastest reaches under
+  // the one the most likely model prefers.
+  b = best_grouping({grouping("longest with shortest", 0.88, 0.55, 0.88),
+                     grouping("two short | two long", 0.72, 0.70, 0.92)});
+  EXPECT_EQ(b.best, 1u);
+  EXPECT_EQ(b.tied, std::vector<size_t>{0});
+  // One grouping: it is the best of one, and nothing is tied with it.
+  b = best_grouping({grouping("only", 1.0, 0.9, 1.1)});
+  EXPECT_EQ(b.best, 0u);
+  EXPECT_TRUE(b.tied.empty());
+}
+
+}  // namespace
+}  // namespace quartz::analysis
