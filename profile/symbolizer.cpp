@@ -53,14 +53,28 @@ bool is_mangled(const char* name) {
   return name[0] == '_' && name[1] == 'Z';
 }
 
+// The function a compiler's copy of it stands for: gcc's clones (".constprop.0", ".isra.0",
+// ".part.0", ".cold", which __cxa_demangle shows as " [clone .constprop.0]") are the
+// function the source defines. With patched entries a clone is a procedure of its own.
+std::string without_clone_suffix(std::string name) {
+  const size_t clone = name.find(" [clone .");
+  if (clone != std::string::npos) return name.substr(0, clone);
+  for (const char* suffix : {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv."}) {
+    const size_t at = name.find(suffix);
+    if (at != std::string::npos && at > 0) return name.substr(0, at);
+  }
+  return name;
+}
+
 // Only names with the "_Z" prefix: __cxa_demangle also decodes type names, so it would turn
 // a C function called "f" into "float".
 std::string demangle(const char* name) {
-  if (!is_mangled(name)) return name;
+  if (!is_mangled(name)) return without_clone_suffix(name);
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> demangled(
       abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
+  return without_clone_suffix(status == 0 && demangled ? std::string(demangled.get())
+                                                       : std::string(name));
 }
 
 const char* string_attribute(Dwarf_Die* die, unsigned int name) {

@@ -8,7 +8,7 @@ fail() {
 
 # definition_line FILE FUNCTION: the line where FILE defines FUNCTION (reports give this line).
 definition_line() {
-  grep -n "^[a-z].*[ *]$2(.*) {$" "$1" | head -n 1 | cut -d: -f1
+  grep -n "^[a-z_].*[ *]$2(.*) {$" "$1" | head -n 1 | cut -d: -f1
 }
 
 # expect_runtime_under OUTPUT PREFIX: the program's output (its "runtime:" line, read from its
