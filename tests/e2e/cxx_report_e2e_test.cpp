@@ -57,8 +57,10 @@ class CxxReport : public ScratchTest {
  protected:
   void SetUp() override {
     ScratchTest::SetUp();
+    // Long enough that each worker's own work outweighs the report() it calls at its end
+    // (~1 ms of printing) by far: the tests below compare its self time with its total.
     const CommandResult r =
-        run_command({kQuartz, "run", "-q", "--store", store, "--", kProgram, "1000"});
+        run_command({kQuartz, "run", "-q", "--store", store, "--", kProgram, "4000"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     workers = printed_workers(r.out);
     ASSERT_EQ(workers.size(), 4u) << r.out;
