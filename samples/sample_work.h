@@ -6,7 +6,8 @@
 
 #include <time.h>
 
-#define SAMPLE_UNINSTRUMENTED __attribute__((no_instrument_function, unused))
+#define SAMPLE_UNINSTRUMENTED \
+  __attribute__((no_instrument_function, patchable_function_entry(0, 0), unused))
 
 /* A procedure of the sample's own, kept one as it would be in a real program whose
  * procedures live in several files: with patched entries (the default), Quartz sees the

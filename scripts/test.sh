@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs every test, with both compilers:
 #   build/       gcc, Release as users build it: every test; benchmarks built, not run;
 #                then the smallest of the real programs (bench/real_programs.py);
-#   build-asan/  clang, ASan+UBSan: every test but the viewer's (single-threaded Qt code),
+#   build-asan/  clang, ASan+UBSan, procedures seen through the compiler's hooks (the Release
+#                tree sees them through patched entries): every test but the viewer's (single-threaded Qt code),
 #                then a short run of the readers' fuzzers, built in the same tree
 #                (scripts/fuzz.sh);
 #   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host

@@ -30,7 +30,10 @@ TEST_F(PredictScale, ACriticalPathThroughTwentyThousandLocksTakesMemoryOfTheTrac
   EXPECT_GE(j["trace"]["events"].get<double>(), 2 * 20000);
   EXPECT_FALSE(j["critical_path"]["locks"].empty());
   // The trace is a few MB; its steps and the path's pieces, tens. Not objects x events.
-  EXPECT_LT(predicted.max_rss_kb, 400 * 1024) << "peak memory of quartz predict";
+  // (Under ASan its allocator's shadow and quarantine are in the figure: Release only.)
+  if (!QUARTZ_SANITIZED) {
+    EXPECT_LT(predicted.max_rss_kb, 400 * 1024) << "peak memory of quartz predict";
+  }
 }
 
 }  // namespace
