@@ -102,7 +102,10 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   }
   const double process_ns = static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
                             static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
-  const double own_ns = process_ns - all_calls_ns;
+  // A calibration run on a loaded machine overstates the calls' cost: the program's own time
+  // is never taken for less than half its processor time (else a negative budget would turn
+  // every entry off).
+  const double own_ns = std::max(process_ns - all_calls_ns, process_ns / 2);
   const double allowed_ns = own_ns * percent_ / 100.0;
   while (patched_calls_ns > allowed_ns && unpatched_.size() < unpatched_.capacity()) {
     size_t costliest = calls_.size();
