@@ -158,6 +158,19 @@ QUARTZ_ALWAYS_INLINE uintptr_t return_trampoline() {
   __builtin_trap();
 }
 
+// Pops the records of frames that are gone, those whose slot is below `bound` (deeper on
+// the stack than the frame at `bound`: left by a longjmp or an exception), each procedure
+// exiting. Fields are read one by one, as push wrote them: a record copied whole would
+// wait for the stores of a push a few instructions back to be forwarded.
+QUARTZ_ALWAYS_INLINE void drop_gone_records(ReturnStack& returns, ThreadBlock* block,
+                                            const uintptr_t* bound) {
+  for (uint32_t depth = returns.depth(); depth > 0 && returns.at(depth - 1).slot < bound; --depth) {
+    const uintptr_t procedure = returns.at(depth - 1).procedure;
+    returns.pop();
+    quartz::hooks::exit_procedure(block, procedure);
+  }
+}
+
 // Deeper than the records go: the call is counted, its time stays its caller's (in a
 // recursion, the same procedure's), as a push past the profile stack's capacity.
 QUARTZ_NOINLINE void count_unrecorded(ThreadBlock* block, uintptr_t procedure) {
@@ -193,15 +206,14 @@ __attribute__((visibility("hidden"), used)) QUARTZ_NOINSTR bool quartz_patched_e
   ThreadBlock* block = t_local.block;
   uintptr_t original = *slot;
   const uintptr_t trampoline = return_trampoline();
-  // Fields are read one by one, as push wrote them: a record copied whole would wait for
-  // the stores of a push a few instructions back to be forwarded.
-  for (uint32_t depth = returns.depth(); depth > 0; --depth) {
-    ReturnRecord& gone = returns.at(depth - 1);
-    if (gone.slot > slot) break;
-    const uintptr_t procedure_gone = gone.procedure;
-    if (gone.slot == slot && original == trampoline) original = gone.original;
+  drop_gone_records(returns, block, slot);
+  // A tail call: the procedure that jumped here left its record at this very slot, and the
+  // address it took is the one to keep.
+  if (const ReturnRecord* caller = returns.top_at(slot)) {
+    const uintptr_t procedure_left = caller->procedure;
+    if (original == trampoline) original = caller->original;
     returns.pop();
-    quartz::hooks::exit_procedure(block, procedure_gone);
+    quartz::hooks::exit_procedure(block, procedure_left);
   }
   if (QUARTZ_UNLIKELY(original == trampoline)) lost_return();  // taken, and its record lost
   if (QUARTZ_UNLIKELY(!returns.push(slot, original, procedure))) {
@@ -219,14 +231,13 @@ quartz_patched_exit(uintptr_t* above_slot) {
   uintptr_t* const slot = above_slot - 1;
   ReturnStack& returns = t_returns;
   ThreadBlock* block = t_local.block;
-  for (uint32_t depth = returns.depth(); depth > 0; --depth) {
-    ReturnRecord& top = returns.at(depth - 1);
-    const uintptr_t* const top_slot = top.slot;
-    const uintptr_t original = top.original;
-    const uintptr_t procedure = top.procedure;
+  drop_gone_records(returns, block, slot);
+  if (const ReturnRecord* top = returns.top_at(slot)) {
+    const uintptr_t original = top->original;
+    const uintptr_t procedure = top->procedure;
     returns.pop();
     quartz::hooks::exit_procedure(block, procedure);
-    if (top_slot == slot) return original;
+    return original;
   }
   lost_return();
 }
@@ -317,14 +328,8 @@ QUARTZ_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
   const uintptr_t cfa = handler_frame(static_cast<const _Unwind_Exception*>(exception),
                                       reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   if (cfa == 0) return object;
-  ThreadBlock* block = t_local.block;
-  const auto* handler_slot = reinterpret_cast<const uintptr_t*>(cfa - 8);
-  for (uint32_t depth = returns.depth(); depth > 0; --depth) {
-    const ReturnRecord top = returns.at(depth - 1);
-    if (top.slot >= handler_slot) break;
-    returns.pop();  // a frame the exception went through
-    quartz::hooks::exit_procedure(block, top.procedure);
-  }
+  // The frames the exception went through are gone; the handler's and its callers' live.
+  drop_gone_records(returns, t_local.block, reinterpret_cast<const uintptr_t*>(cfa - 8));
   returns.reinstate(trampoline);
   return object;
 }

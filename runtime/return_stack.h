@@ -63,6 +63,10 @@ class ReturnStack {
   }
 
   QUARTZ_ALWAYS_INLINE void pop() { --depth_; }
+  // The top record when it was taken at `slot`, else null.
+  QUARTZ_ALWAYS_INLINE const ReturnRecord* top_at(const uintptr_t* slot) const {
+    return depth_ != 0 && records_[depth_ - 1].slot == slot ? &records_[depth_ - 1] : nullptr;
+  }
 
   // The thread's own stack, [low, high). Only return addresses there are taken: a signal
   // handler's alternate stack or a fiber's may be freed under a record, and their frames
