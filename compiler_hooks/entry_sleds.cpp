@@ -182,14 +182,23 @@ QUARTZ_NOINSTR bool is_fresh(const uint8_t* sled) {
   return true;
 }
 
-QUARTZ_NOINSTR bool in_executable_segment(const dl_phdr_info* info, uintptr_t sled) {
+// Calls visit(start, end) for each of the object's executable segments, as loaded.
+template <typename Visit>
+QUARTZ_NOINSTR void for_each_code_segment(const dl_phdr_info* info, Visit&& visit) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
     const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-    if (sled >= start && sled + rt::kEntryBytes <= start + ph.p_memsz) return true;
+    visit(start, start + ph.p_memsz);
   }
-  return false;
+}
+
+QUARTZ_NOINSTR bool in_executable_segment(const dl_phdr_info* info, uintptr_t sled) {
+  bool inside = false;
+  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+    inside |= sled >= start && sled + rt::kEntryBytes <= end;
+  });
+  return inside;
 }
 
 // Makes the object's code writable while it is patched (and executable all along: a
@@ -197,13 +206,10 @@ QUARTZ_NOINSTR bool in_executable_segment(const dl_phdr_info* info, uintptr_t sl
 QUARTZ_NOINSTR bool protect_code(const dl_phdr_info* info, int protection) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   bool ok = true;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
-    const uintptr_t start = (info->dlpi_addr + ph.p_vaddr) & ~(page - 1);
-    const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
-    ok &= mprotect(reinterpret_cast<void*>(start), end - start, protection) == 0;
-  }
+  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+    const uintptr_t first = start & ~(page - 1);
+    ok &= mprotect(reinterpret_cast<void*>(first), end - first, protection) == 0;
+  });
   return ok;
 }
 
@@ -227,12 +233,10 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
     select_by_name(file, info->dlpi_addr, patching.procedures, *patching.selected);
   }
   uintptr_t low = UINTPTR_MAX, high = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
-    low = std::min<uintptr_t>(low, info->dlpi_addr + ph.p_vaddr);
-    high = std::max<uintptr_t>(high, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-  }
+  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+    low = std::min(low, start);
+    high = std::max(high, end);
+  });
   uint8_t* const stubs = low < high ? map_stubs(patching.trampolines, low, high) : nullptr;
   if (stubs == nullptr || mprotect(stubs, kStubPage, PROT_READ | PROT_EXEC) != 0 ||
       !protect_code(info, PROT_READ | PROT_WRITE | PROT_EXEC)) {
