@@ -151,6 +151,12 @@ QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, d
   }
 }
 
+// The share of the interval a blocked sample's thread ran before its wait (at its
+// `ran_context`), capped at its presence; 0 for the others.
+QUARTZ_ALWAYS_INLINE double ran_before_wait(const ThreadSample& s, const WindowThread& w) {
+  return s.state == kBlocked && s.run > 0 ? std::fmin(s.present, s.run * w.run_scale) : 0.0;
+}
+
 // A clocked sample's running share is capped at its presence, so a sampler woken late (a
 // busy machine) can leave a thread running less in its samples than its clock says, and
 // the rest would count as blocked. Over the window, a thread's clocked samples run what
@@ -168,8 +174,12 @@ QUARTZ_NOINSTR void reconcile_states(Window& window, uint32_t snapshots) {
     const double duration = static_cast<double>(snap.duration_ns);
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
-      if ((s.state != kBusy && s.state != kSpinning) || s.run < 0) continue;
       WindowThread& w = window.thread_at(s.window_thread);
+      if (s.state == kBlocked) {
+        w.capped_run_ns += ran_before_wait(s, w) * duration;  // no room: it waited after
+        continue;
+      }
+      if (s.run < 0) continue;
       const double run = std::fmin(s.present, s.run * w.run_scale);
       w.capped_run_ns += run * duration;
       w.room_ns += (s.present - run) * duration;
@@ -198,8 +208,11 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
     const double duration = static_cast<double>(snap.duration_ns);
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
-      if (s.state != kBusy && s.state != kSpinning) continue;
       WindowThread& w = window.thread_at(s.window_thread);
+      if (s.state == kBlocked) {
+        if (s.run > 0) w.clocked_run_ns += s.run * duration;  // before its wait
+        continue;
+      }
       w.active_ns += s.present * duration;
       if (s.run >= 0) {
         w.clocked_ns += s.present * duration;
@@ -232,6 +245,8 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
 
 // Charges one thread's contribution along its stack: the leaf context, each distinct
 // procedure and object (the leaf's as self, the others on behalf), the thread, the program.
+// `duration_s`: the time the objects on the stack are held or awaited, the interval's; 0
+// for a contribution that only adds time (the snapshot's own samples time the objects).
 QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, const Contribution& c,
                            double duration_s, uint64_t stamp, uint64_t snapshot_id) {
   const RecordShape& shape = tables.shape();
@@ -258,6 +273,7 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
     if (o.stamp == stamp) continue;
     o.stamp = stamp;
     add_full(shape, tables.object_record(node.entity), !self, c);
+    if (!(duration_s > 0)) continue;
     if (o.snapshot != snapshot_id) {
       o.snapshot = snapshot_id;
       o.waiters = 0;
@@ -276,6 +292,30 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
       o.hold_s += duration_s;
     }
   }
+}
+
+// What a blocked sample's thread ran before its wait, `ran` of the interval, charged where
+// it was last seen running (as a stamp of its own: the two stacks share procedures, and
+// each has its part of the interval). The objects on that stack get the time, not a hold
+// or a wait: the snapshot's samples time those. `at_snapshot`: the snapshot's bins.
+QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSample& s,
+                                           const WindowThread& w, const Contribution& at_snapshot,
+                                           double ran, double e, double delta, uint64_t stamp,
+                                           uint64_t snapshot_id) {
+  ThreadSample before = s;
+  before.context = s.ran_context;
+  before.state = s.ran_state;
+  before.top_role = s.ran_role;
+  Contribution c{};
+  c.bin = at_snapshot.bin;
+  c.runnable_bin = at_snapshot.runnable_bin;
+  c.runnable = at_snapshot.runnable;
+  c.state[before.state] = ran * delta;
+  if (before.state == kBusy) {
+    c.processor = s.run * w.run_scale * delta;
+    c.normalized = ran * delta / std::fmax(1.0, e);
+  }
+  charge(tables, before, c, 0, stamp, snapshot_id);
 }
 
 // A thread waiting for another's end is not at work: it waits for the wind-down.
@@ -297,6 +337,8 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     if (s.state != kBlocked) {
       double processor;
       shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+    } else if (s.ran_state == kSpinning) {
+      spinning += ran_before_wait(s, window.thread_at(s.window_thread));
     }
     if (s.state == kSpinning) spinning += run;
     const uint32_t t = tables.thread(s.thread);
@@ -327,9 +369,15 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
   if (!(e > 0)) return;
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
     const ThreadSample& s = window.sample(i);
-    if (s.state != kBusy) continue;
-    double run, ready, processor, busy;
-    shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+    double run = 0, ready, processor, busy;
+    uint32_t context = s.context;
+    if (s.state == kBusy) {
+      shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+    } else if (s.state == kBlocked && s.ran_state == kBusy) {
+      run = ran_before_wait(s, window.thread_at(s.window_thread));
+      context = s.ran_context;
+    }
+    if (!(run > 0)) continue;
     const uint32_t t = tables.thread(s.thread);
     if (t != kNone) {
       ThreadEntry& entry = tables.thread_entry(t);
@@ -337,8 +385,8 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     }
     // With one processor busy, a serial bottleneck would claim the other P - 1: those
     // without a thread are this starvation's.
-    if (bin == 1 && s.context != kNone && processors > 1) {
-      tables.context_starved(s.context) +=
+    if (bin == 1 && context != kNone && processors > 1) {
+      tables.context_starved(context) +=
           run * delta / std::fmax(1.0, e) * std::fmin(1.0, starved / (processors - 1));
     }
   }
@@ -371,7 +419,12 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     double e = 0, r = 0;
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
-      if (s.state == kBlocked) continue;
+      if (s.state == kBlocked) {
+        const double ran = ran_before_wait(s, window.thread_at(s.window_thread));
+        if (s.ran_state == kBusy) e += ran;
+        r += ran;
+        continue;
+      }
       double run, ready, processor, busy;
       shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
       if (s.state == kBusy) e += run;
@@ -392,7 +445,12 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       c.runnable_bin = runnable_bin;
       c.runnable = r;
       if (s.state == kBlocked) {
-        c.state[kBlocked] = s.present * delta;
+        const double ran = ran_before_wait(s, window.thread_at(s.window_thread));
+        c.state[kBlocked] = (s.present - ran) * delta;
+        if (ran > 0) {
+          charge_ran_before_wait(tables, s, window.thread_at(s.window_thread), c, ran, e, delta,
+                                 ++totals.stamps, snapshot_id);
+        }
       } else {
         double run, ready, processor, busy;
         shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
@@ -434,14 +492,14 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
 
 float share_processor_time(double used_ns, ThreadSample* earlier, uint64_t earlier_duration_ns,
                            bool active, uint64_t duration_ns) {
-  if (earlier) {
-    const double part = active ? used_ns / 2 : used_ns;
+  if (earlier && active) {
+    const double part = used_ns / 2;
     if (earlier->run >= 0 && earlier_duration_ns) {
       earlier->run += static_cast<float>(part / static_cast<double>(earlier_duration_ns));
     }
     used_ns -= part;
   }
-  if (!active || duration_ns == 0) return -1;
+  if (duration_ns == 0) return -1;
   return static_cast<float>(used_ns / static_cast<double>(duration_ns));
 }
 

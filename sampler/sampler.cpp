@@ -55,7 +55,12 @@ struct Track {
   uint32_t has_clock;
   uint32_t active_sample;       // its last active sample in the current window, or kNone
   uint64_t active_duration_ns;  // that sample's interval
-  uint32_t clock_fresh;         // last_clock_ns was read in this snapshot
+  // Where it was last seen running (busy or spinning), for the time it runs between two
+  // snapshots that see it waiting (kNone: not yet seen running).
+  uint32_t active_context;
+  uint8_t active_state;
+  uint8_t active_role;
+  uint32_t clock_fresh;  // last_clock_ns was read in this snapshot
   // Run-queue time the last window measured but could not place: a wait under way when the
   // window closed reaches schedstat only when it ends, in the next window's reading, while
   // its samples were in this one. Given to the next window, once.
@@ -192,7 +197,9 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
 QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock* block,
                                  bool active, bool ended, uint64_t duration_ns) {
   const bool was_active = track.active_sample != kNone;
-  if (!active && !was_active) return -1;
+  // Seen waiting at both ends of the interval, it ran in between only if its profile stack
+  // moved (it left its wait): read its clock then, and only then.
+  if (!active && !was_active && block->stack.sequence() == track.last_sequence) return -1;
   uint64_t clock_ns = ~uint64_t{0};
   if (!ended) rt::read_thread_clock(track.tid, &clock_ns);
   // Its end reading, once it has one, bounds the live one: a thread in its exit path (its
@@ -221,6 +228,7 @@ QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint
   track.tid = block.tid.load(std::memory_order_relaxed);
   track.last_sequence = block.stack.sequence();
   track.active_sample = kNone;
+  track.active_context = kNone;
   track.last_clock_ns = block.start_cpu_ns;
   track.has_clock = 1;
   if (block.clocks_from_birth) {
@@ -392,15 +400,23 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false) {
     const float run =
         clock_share(s, track, block, read.state != capture::kBlocked, ended, duration_ns);
     if (s.trace.is_open()) trace_thread(s, track, *block, read, status, now);
+    ThreadSample sample{index,         track.window_position,
+                        read.context,  read.state,
+                        read.top_role, 0,
+                        run,           presence(*s.runtime, index, fresh, now - duration_ns, now)};
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
       track.active_duration_ns = duration_ns;
+      track.active_context = read.context;
+      track.active_state = read.state;
+      track.active_role = read.top_role;
     } else {
+      sample.ran_context = track.active_context;
+      sample.ran_state = track.active_state;
+      sample.ran_role = track.active_role;
       track.active_sample = kNone;
     }
-    s.window.add_sample(ThreadSample{index, track.window_position, read.context, read.state,
-                                     read.top_role, 0, run,
-                                     presence(*s.runtime, index, fresh, now - duration_ns, now)});
+    s.window.add_sample(sample);
     count_hook_events(track, *w, *block);
     if (ended) {
       measure(s, track, *w, block);

@@ -12,7 +12,8 @@
  *   - partners apart and two pairs' threads sharing each processor: both threads of a
  *     processor run at the same time and share it, so each half-round takes twice as
  *     long: about 2 N (X + Y) for P = K = 2 (the worst grouping, 1.2 s by default).
- * Prints its measured truth: pair_<i>_s (wall time of pair i), elapsed_s.
+ * Prints its measured truth: pair_<i>_s (wall time of pair i), threads_cpu_s (the pairs'
+ * threads' CPU clocks at their ends, summed), elapsed_s.
  *
  *   pairs [--pairs P] [--rounds N] [--ping-us X] [--pong-us Y]
  *   defaults: 2      400          750          750
@@ -34,6 +35,7 @@ struct pair {
   pthread_cond_t turn;
   int pong_turn; /* 1: pong holds the token */
   double seconds;
+  double ping_cpu_s, pong_cpu_s; /* their CPU clocks at their ends */
   char lock_name[32], turn_name[32];
 };
 
@@ -72,6 +74,7 @@ SAMPLE_PROCEDURE void* ping(void* arg) {
   }
   wait_for_turn(p, 0);
   p->seconds = (now_us() - start) / 1e6;
+  p->ping_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
   return NULL;
 }
 
@@ -85,6 +88,7 @@ SAMPLE_PROCEDURE void* pong(void* arg) {
     pong_work();
     pass_token(p, 0);
   }
+  p->pong_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
   return NULL;
 }
 
@@ -113,7 +117,12 @@ int main(int argc, char** argv) {
     pthread_create(&threads[2 * i + 1], NULL, pong, &all[i]);
   }
   for (long i = 0; i < 2 * pairs; i++) pthread_join(threads[i], NULL);
-  for (long i = 0; i < pairs; i++) printf("pair_%ld_s=%.6f\n", i, all[i].seconds);
+  double threads_cpu_s = 0;
+  for (long i = 0; i < pairs; i++) {
+    printf("pair_%ld_s=%.6f\n", i, all[i].seconds);
+    threads_cpu_s += all[i].ping_cpu_s + all[i].pong_cpu_s;
+  }
+  printf("threads_cpu_s=%.6f\n", threads_cpu_s);
   printf("elapsed_s=%.6f\n", (now_us() - start) / 1e6);
   return 0;
 }

@@ -30,8 +30,9 @@ class AttributionTest : public ::testing::Test {
     uint32_t context;
     uint8_t state;
     uint8_t role = kRoleNone;
-    float run = -1;     // the sample's own CPU clock share; < 0: none
-    float present = 1;  // the share of the interval the thread existed
+    float run = -1;                // the sample's own CPU clock share; < 0: none
+    float present = 1;             // the share of the interval the thread existed
+    uint32_t ran_context = kNone;  // blocked: where it ran before its wait (`run` of it)
   };
   void snapshot(uint64_t duration_ns, std::vector<T> threads) {
     ASSERT_TRUE(window.begin_snapshot(duration_ns));
@@ -40,8 +41,10 @@ class AttributionTest : public ::testing::Test {
       bool created;
       WindowThread* w = window.thread(t.thread, &position, &created);
       ASSERT_NE(w, nullptr);
-      ASSERT_TRUE(window.add_sample(
-          ThreadSample{t.thread, position, t.context, t.state, t.role, 0, t.run, t.present}));
+      ThreadSample sample{t.thread, position, t.context, t.state, t.role, 0, t.run, t.present};
+      sample.ran_context = t.ran_context;
+      sample.ran_state = capture::kBusy;
+      ASSERT_TRUE(window.add_sample(sample));
     }
   }
   // Gives a thread a measured window: `cpu` seconds of processor time.
@@ -112,6 +115,31 @@ TEST_F(AttributionTest, ParallelThenSerialPhase) {
   EXPECT_DOUBLE_EQ(state(thread(1), capture::kBusy), 1.0);
   const double* ctx_h = tables.context_record(h);
   EXPECT_DOUBLE_EQ(ctx_h[tables.shape().context_normalized() + 1], 1.0);
+}
+
+TEST_F(AttributionTest, TimeRunBeforeAWaitCountsInItsOwnInterval) {
+  // Two pairs hand work back and forth inside one 1 s interval: in each, the first thread
+  // ran 0.5 s in f and waits (in g) for its partner, which has run the other 0.5 s in h
+  // and is busy at the snapshot. Each pair kept one processor busy all along: two busy.
+  snapshot(kSecond, {{0, g, capture::kBlocked, kRoleNone, 0.5f, 1, f},
+                     {1, h, capture::kBusy, kRoleNone, 0.5f},
+                     {2, g, capture::kBlocked, kRoleNone, 0.5f, 1, f},
+                     {3, h, capture::kBusy, kRoleNone, 0.5f}});
+  attribute_window(window, tables, config, totals);
+  const double* program = tables.program_record();
+  EXPECT_NEAR(normalized_bin(program, 2), 1.0, 1e-6);
+  EXPECT_NEAR(normalized_bin(program, 1), 0.0, 1e-6);
+  EXPECT_NEAR(normalized(program, false), 1.0, 1e-6);  // the root's normalized time = elapsed
+  // f, where the waiting threads ran, has their processor time and its normalized share,
+  // g their waits.
+  EXPECT_NEAR(processor(procedure(kF)), 1.0, 1e-6);
+  EXPECT_NEAR(normalized(procedure(kF), false), 0.5, 1e-6);
+  EXPECT_NEAR(normalized(procedure(kH), false), 0.5, 1e-6);
+  EXPECT_NEAR(processor(procedure(kG)), 0.0, 1e-6);
+  EXPECT_NEAR(state(procedure(kG), capture::kBlocked), 1.0, 1e-6);
+  EXPECT_NEAR(state(thread(0), capture::kBusy), 0.5, 1e-6);
+  EXPECT_NEAR(state(thread(0), capture::kBlocked), 0.5, 1e-6);
+  EXPECT_NEAR(normalized(procedure(kMain), true), 1.0, 1e-6);  // every part on its behalf
 }
 
 TEST_F(AttributionTest, AThreadShorterThanTheIntervalIsCreditedWhatItUsedWhileItLived) {
@@ -377,10 +405,12 @@ TEST(ProcessorTimeShare, AfterAWaitAllGoesToThisSample) {
   EXPECT_FLOAT_EQ(share_processor_time(1e6, nullptr, 0, true, 2'000'000), 0.5f);
 }
 
-TEST(ProcessorTimeShare, BeforeAWaitAllGoesToTheLastActiveSample) {
+TEST(ProcessorTimeShare, BeforeAWaitAllStaysInThisInterval) {
   ThreadSample earlier{0, 0, kNone, capture::kBusy, kRoleNone, 0, 0.5f};
-  EXPECT_EQ(share_processor_time(1e6, &earlier, 2'000'000, false, 2'000'000), -1.0f);
-  EXPECT_FLOAT_EQ(earlier.run, 1.0f);
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, &earlier, 2'000'000, false, 2'000'000), 0.5f);
+  EXPECT_FLOAT_EQ(earlier.run, 0.5f);
+  // Between two waits (no earlier active sample) too.
+  EXPECT_FLOAT_EQ(share_processor_time(1e6, nullptr, 0, false, 2'000'000), 0.5f);
 }
 
 TEST(ProcessorTimeShare, AnEarlierSampleWithoutAReadingStaysUnknown) {
