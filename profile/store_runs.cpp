@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "profile/capture.h"
+#include "profile/compiler_copies.h"
 #include "profile/sqlite.h"
 #include "profile/store.h"
 #include "profile/store_chunks.h"
@@ -267,6 +268,7 @@ Run Store::load(int64_t run_id) const {
     s.line = static_cast<int>(symbols.integer(3));
     s.module = symbols.text(4);
   }
+  merge_compiler_copies(run);
   return run;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "profile/compiler_copies.h"
 #include "profile/symbolizer.h"
 
 namespace quartz::profile {
@@ -57,6 +58,7 @@ void symbolize_run(Run& run) {
     add(o.first_site, true);
     for (uint64_t frame : o.acquired_from) add(frame, true);
   }
+  merge_compiler_copies(run);
 }
 
 }  // namespace quartz::profile

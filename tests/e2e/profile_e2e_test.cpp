@@ -229,6 +229,28 @@ TEST_F(ProfileE2E, ProcessorsBusyAddUpToTheThreadsClocks) {
   EXPECT_NEAR(unused_s, processors * elapsed_s - value(run.out, "threads_cpu_s"), 0.1 * elapsed_s);
 }
 
+// gcc specialises pairs' pass_token and wait_for_turn for ping's and pong's constant
+// arguments (".constprop.0", ".constprop.1"): each copy has an entry of its own, and the
+// report shows one procedure with the calls the program made, 2 x pairs x rounds.
+TEST_F(ProfileE2E, ACompilersCopiesOfAFunctionAreOneProcedure) {
+  const CommandResult symbols = run_command({"/usr/bin/nm", sample("pairs")});
+  ASSERT_EQ(symbols.exit_code, 0) << symbols.err;
+  size_t copies = 0;
+  for (size_t at = 0; (at = symbols.out.find(" pass_token.", at)) != std::string::npos; ++at) {
+    ++copies;
+  }
+  if (copies < 2) GTEST_SKIP() << "this compiler made no copies of pass_token";
+  profile("pairs", {"--rounds", "200"});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  for (const std::string name : {"pass_token", "wait_for_turn"}) {
+    int rows = 0;
+    for (const json& p : r["procedures"]) rows += p["name"] == name;
+    EXPECT_EQ(rows, 1) << name;
+  }
+  EXPECT_EQ((*find(r["procedures"], "pass_token"))["calls"], 2 * 2 * 200);
+}
+
 TEST_F(ProfileE2E, WaitingForInputOutputIsNotBusy) {
   const CommandResult run = profile("io_wait", {});
   const json r = report();
