@@ -14,21 +14,6 @@ using namespace quartz::profile;
 
 namespace {
 
-void add(std::vector<double>& into, const std::vector<double>& values) {
-  if (into.size() < values.size()) into.resize(values.size(), 0);
-  for (size_t i = 0; i < values.size(); ++i) into[i] += values[i];
-}
-
-void add(ContextRecord& into, const ContextRecord& r) {
-  add(into.processor, r.processor);
-  add(into.normalized, r.normalized);
-  for (size_t s = 0; s < capture::kStateCount; ++s) {
-    into.state[s] += r.state[s];
-    into.runnable_sum[s] += r.runnable_sum[s];
-  }
-  into.one_busy_starved += r.one_busy_starved;
-}
-
 // Time that was spent on the record's behalf (in a system callee) becomes its own.
 void move_to_self(FullRecord& record, const ContextRecord& moved) {
   auto move = [](std::vector<double>& self, std::vector<double>& behalf,
@@ -75,8 +60,8 @@ std::optional<Run> fold_system_frames(const Run& run) {
     if (system && parent != capture::kNoParent) {
       to_new[i] = parent;
       ContextInfo& into = folded.contexts[parent];
-      add(into.record, c.record);
-      add(taken[{into.address, into.kind}], c.record);
+      add_record(into.record, c.record);
+      add_record(taken[{into.address, into.kind}], c.record);
       uint32_t up = parent;  // the nearest procedure above: objects held in between do not call
       while (up != capture::kNoParent && folded.contexts[up].kind != capture::kProcedure) {
         up = folded.contexts[up].parent;
@@ -89,7 +74,7 @@ std::optional<Run> fold_system_frames(const Run& run) {
     auto found = by_key.find(key);
     if (found != by_key.end()) {
       to_new[i] = found->second;
-      add(folded.contexts[found->second].record, c.record);
+      add_record(folded.contexts[found->second].record, c.record);
       continue;
     }
     ContextInfo copy = c;

@@ -6,23 +6,6 @@
 namespace quartz::profile {
 namespace {
 
-void add_into(std::vector<double>& to, const std::vector<double>& from) {
-  if (to.size() < from.size()) to.resize(from.size(), 0);
-  for (size_t i = 0; i < from.size(); ++i) to[i] += from[i];
-}
-
-void add_into(FullRecord& to, const FullRecord& from) {
-  add_into(to.processor_self, from.processor_self);
-  add_into(to.processor_behalf, from.processor_behalf);
-  add_into(to.normalized_self, from.normalized_self);
-  add_into(to.normalized_behalf, from.normalized_behalf);
-  for (size_t s = 0; s < to.state_self.size(); ++s) {
-    to.state_self[s] += from.state_self[s];
-    to.state_behalf[s] += from.state_behalf[s];
-    add_into(to.runnable[s], from.runnable[s]);
-  }
-}
-
 // Each copy's address -> the address kept for its function.
 std::unordered_map<uint64_t, uint64_t> copies_of(const Run& run) {
   std::map<std::tuple<std::string, std::string, int>, uint64_t> lowest;
@@ -58,7 +41,7 @@ void merge_compiler_copies(Run& run) {
     if (fresh) {
       procedures.push_back(std::move(p));
     } else {
-      add_into(procedures[it->second].record, p.record);
+      add_record(procedures[it->second].record, p.record);
     }
   }
   run.procedures = std::move(procedures);

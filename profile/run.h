@@ -35,6 +35,34 @@ struct ContextRecord {
   double one_busy_starved = 0;
 };
 
+// Adds `values` into `into`, element by element (`into` grows to fit).
+inline void add_values(std::vector<double>& into, const std::vector<double>& values) {
+  if (into.size() < values.size()) into.resize(values.size(), 0);
+  for (size_t i = 0; i < values.size(); ++i) into[i] += values[i];
+}
+
+inline void add_record(FullRecord& into, const FullRecord& r) {
+  add_values(into.processor_self, r.processor_self);
+  add_values(into.processor_behalf, r.processor_behalf);
+  add_values(into.normalized_self, r.normalized_self);
+  add_values(into.normalized_behalf, r.normalized_behalf);
+  for (size_t s = 0; s < capture::kStateCount; ++s) {
+    into.state_self[s] += r.state_self[s];
+    into.state_behalf[s] += r.state_behalf[s];
+    add_values(into.runnable[s], r.runnable[s]);
+  }
+}
+
+inline void add_record(ContextRecord& into, const ContextRecord& r) {
+  add_values(into.processor, r.processor);
+  add_values(into.normalized, r.normalized);
+  for (size_t s = 0; s < capture::kStateCount; ++s) {
+    into.state[s] += r.state[s];
+    into.runnable_sum[s] += r.runnable_sum[s];
+  }
+  into.one_busy_starved += r.one_busy_starved;
+}
+
 struct Module {
   uint32_t id = 0;
   uint64_t load_bias = 0;
