@@ -11,6 +11,7 @@
 #include "analysis/profile_view.h"
 #include "analysis/replay.h"
 #include "analysis/simulation.h"
+#include "analysis/text_format.h"
 #include "analysis/trace_steps.h"
 #include "analysis/wake_latency.h"
 
@@ -225,6 +226,16 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   // most likely one.
   ModelReplays first(request.models);
   const size_t recorded = first.add(threads_sharing(threads, run.processors));
+  out.observed_s = run.elapsed_s();  // the run's one elapsed time, as the report shows it
+  if (run.info.count(capture::run_keys::kOtherCpuNs) && out.observed_s > 0) {
+    out.other_share = std::min(1.0, run.number(capture::run_keys::kOtherCpuNs) * 1e-9 /
+                                        (out.observed_s * std::max<uint32_t>(1, run.processors)));
+  }
+  std::optional<size_t> loaded;
+  if (recorded_busy(out) && *out.other_share < 1) {
+    out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};
+    loaded = first.add(threads_sharing(threads, out.loaded->processors));
+  }
   SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
   const size_t critical = first.add(std::move(path), true);
@@ -310,10 +321,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   uint64_t records_replayed = pass.assembler.records;
   for (const auto& r : pass.results)
     out.quality.peak_window = std::max(out.quality.peak_window, r.peak_window);
-  out.observed_s = run.elapsed_s();  // the run's one elapsed time, as the report shows it
-  if (run.info.count(capture::run_keys::kOtherCpuNs) && out.observed_s > 0) {
-    out.other_share = run.number(capture::run_keys::kOtherCpuNs) * 1e-9 /
-                      (out.observed_s * std::max<uint32_t>(1, run.processors));
+  if (loaded) {
+    const std::vector<double> by_model = first.seconds(pass, *loaded);
+    out.loaded->predicted_s = by_model[0];
+    out.loaded->range = range_over(by_model);
   }
   const std::vector<double> recorded_by_model = first.seconds(pass, recorded);
   for (size_t m = 0; m < request.models.size(); ++m) {
@@ -439,12 +450,26 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
   const auto percent = [](double share) { return std::to_string(std::lround(100 * share)) + "%"; };
   const double error = p.observed_s > 0 ? (p.recorded_s - p.observed_s) / p.observed_s : 0;
   const bool busy = recorded_busy(p);
+  // A busy machine first: it explains the replay's error and the range's miss below.
+  if (busy) {
+    std::string loaded;
+    if (p.loaded) {
+      loaded = "; with the " + text::format("%.2f", p.loaded->processors) +
+               " processors they left, the recording replays to " +
+               text::seconds(p.loaded->predicted_s) + " (" +
+               text::change(p.loaded->predicted_s, p.observed_s) + ")";
+    }
+    out.push_back({"busy_machine", "other processes took " + percent(*p.other_share) +
+                                       " of the processors while this was recorded" + loaded +
+                                       "; the other predictions are for the program alone on "
+                                       "an idle machine"});
+  }
   if (std::fabs(error) > 0.10) {
     out.push_back(
         {"replay_error", "the replay of the recording is " + percent(std::fabs(error)) +
                              (error < 0 ? " short of" : " over") +
                              " the recorded time: every prediction carries an error of that order" +
-                             (busy ? " (the machine was busy: below)" : "")});
+                             (busy ? " (the machine was busy: above)" : "")});
   }
   const PredictionRange& r = p.recorded_range;
   if (p.models.size() > 1 && p.observed_s > 0 &&
@@ -455,12 +480,6 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
                                         (p.observed_s < r.low_s ? " below" : " above") +
                                         " the range its own configuration replays to: the "
                                         "other ranges can miss by as much"});
-  }
-  if (busy) {
-    out.push_back({"busy_machine", "other processes took " + percent(*p.other_share) +
-                                       " of the processors while this was recorded; the "
-                                       "predictions are for the program alone on an idle "
-                                       "machine"});
   }
   if (p.quality.dropped) {
     out.push_back({"dropped_events", "the trace lost " + std::to_string(p.quality.dropped) +

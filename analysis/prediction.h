@@ -98,6 +98,16 @@ struct TraceQuality {
   double records_per_second = 0;  // records replayed per second, all replays of a pass
 };
 
+// The recorded configuration replayed with the processors' capacity other processes left
+// it (issue 15 item 2): P (1 - other_share) processors, shared. A lone thread still runs
+// at the speed of one processor; threads beyond that capacity share it. Only for a
+// recording made on a busy machine.
+struct LoadedReplay {
+  double processors = 0;
+  double predicted_s = 0;  // the most likely model's
+  PredictionRange range;
+};
+
 struct Predictions {
   std::string program;
   uint32_t processors = 1;
@@ -108,6 +118,7 @@ struct Predictions {
   // Of the program's processors' time during the recording, the share other processes
   // took (none: not measured). The replay gives the program the whole machine.
   std::optional<double> other_share;
+  std::optional<LoadedReplay> loaded;  // when other_share says the machine was busy
   CriticalPath critical_path;
   std::vector<GroupingPrediction> groupings;
   std::vector<GroupingSearch> searches;
@@ -116,10 +127,11 @@ struct Predictions {
 };
 
 // Why the predictions may be off, most serious first (empty: nothing known against them):
-// the replay of the recording more than 10% from the recorded time, the recorded time
-// outside the range its configuration replays to, a recording
-// made on a busy machine, a trace that lost events or ends early, waits replayed without
-// their recorded wake-up. Each with the reason, for text, JSON and the viewer alike.
+// a recording made on a busy machine (with its replay on the capacity left, which explains
+// what follows), the replay of the recording more than 10% from the recorded time, the
+// recorded time outside the range its configuration replays to, a trace that lost events
+// or ends early, waits replayed without their recorded wake-up. Each with the reason, for
+// text, JSON and the viewer alike.
 struct TrustWarning {
   std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...
   std::string text;

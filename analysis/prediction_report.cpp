@@ -224,6 +224,11 @@ std::string predictions_json(const Predictions& p) {
     models.push_back({{"name", m.name}, {"recorded_s", m.recorded_s}});
   }
   j["other_share"] = p.other_share ? nlohmann::json(*p.other_share) : nlohmann::json(nullptr);
+  j["loaded"] = nullptr;
+  if (p.loaded) {
+    j["loaded"] = {{"processors", p.loaded->processors}, {"predicted_s", p.loaded->predicted_s}};
+    add_range(j["loaded"], p.loaded->predicted_s, p.loaded->range);
+  }
   auto& trust = j["trust"] = nlohmann::json::array();
   for (const TrustWarning& w : trust_warnings(p)) {
     trust.push_back({{"reason", w.reason}, {"text", w.text}});
@@ -295,6 +300,11 @@ Predictions predictions_from_json(const std::string& text) {
       }
     } else {  // stored before ranges: one model, the shipped one
       p.models.push_back({"fair", p.recorded_s});
+    }
+    if (j.contains("loaded") && j["loaded"].is_object()) {  // stored since issue 15 item 2
+      const nlohmann::json& l = j["loaded"];
+      const double likely_s = l.at("predicted_s").get<double>();
+      p.loaded = LoadedReplay{l.at("processors").get<double>(), likely_s, range_from(l, likely_s)};
     }
     if (j.contains("other_share") && j["other_share"].is_number()) {  // stored since 0.x
       p.other_share = j["other_share"].get<double>();
