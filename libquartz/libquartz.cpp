@@ -106,7 +106,7 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
   if (runtime.options.follow_exec && runtime.options.output[0]) {
     name_followed_capture(runtime.options);
   }
-  pthread_atfork(nullptr, nullptr, on_fork_in_child);
+  pthread_atfork(rt::before_fork, rt::after_fork_in_parent, on_fork_in_child);
   const hooks::SledCounts entries = hooks::start_patched_entries(runtime.options.procedures);
   runtime.patched_entries = entries.patched;
   runtime.refused_entries = entries.refused;

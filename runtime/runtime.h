@@ -120,6 +120,13 @@ QUARTZ_NOINSTR void fold_block(ThreadBlock& block);
 // errno kept. Blocks stay usable: other threads may still be working.
 QUARTZ_NOINSTR void finish(void (*stop_readers)());
 
+// Before fork(), in the forking thread: waits (briefly, never forever) until no thread is
+// inside libunwind and lets none start, so that the child does not inherit libunwind's
+// locks held by a thread that does not exist there. after_fork_in_parent and
+// after_fork_in_child let walks start again.
+QUARTZ_NOINSTR void before_fork();
+QUARTZ_NOINSTR void after_fork_in_parent();
+
 // In a forked child, first thing: only the calling thread exists; the parent's counts are
 // not the child's to report. Its stack stays (the child is still inside those procedures).
 QUARTZ_NOINSTR void after_fork_in_child();

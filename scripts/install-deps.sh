@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages Quartz needs to build, test and benchmark (libbz2-dev:
-# pbzip2 in bench/real_programs.py; its other programs need only zlib1g-dev).
+# pbzip2 in bench/real_programs.py; its other programs need only zlib1g-dev; gdb: the
+# end-to-end tests print the stacks of a program that hangs before they kill it).
 # Run as root on a fresh machine; safe to run again.
 set -eu
 packages="
@@ -9,7 +10,7 @@ packages="
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
-  uftrace binutils
+  uftrace binutils gdb
   zlib1g-dev golang-go python3
   libbz2-dev
   go-md2man debootstrap

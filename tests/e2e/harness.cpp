@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -42,6 +43,31 @@ const profile::ThreadInfo* Capture::thread_index(uint32_t index) const {
 }
 
 namespace {
+
+// The threads' stacks of every process in process group `group` (a program that hangs and
+// the children it forked), by gdb when it is installed: where it waits, for the failure.
+std::string stacks_of_group(pid_t group) {
+  if (access("/usr/bin/gdb", X_OK) != 0) return "(no gdb: no stacks)";
+  std::string out;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (getpgid(std::stoi(name)) != group) continue;
+    const std::string command = "timeout 20 /usr/bin/gdb -p " + name +
+                                " -batch -nx -ex 'thread apply all bt 30' 2>/dev/null";
+    out += "--- process " + name + "\n";
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+      char line[512];
+      while (fgets(line, sizeof line, pipe)) {
+        if (line[0] == '#' || strncmp(line, "Thread", 6) == 0) out += line;
+      }
+      pclose(pipe);
+    }
+  }
+  return out;
+}
+
 std::string function_at(const profile::Run& run, uint64_t address) {
   const auto it = run.symbols.find(address);
   return it == run.symbols.end() ? std::string() : it->second.function;
@@ -154,9 +180,10 @@ CommandResult launch(const Launch& l) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(l.timeout_s);
   while (wait4(pid, &status, WNOHANG, &usage) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
+      const std::string stacks = stacks_of_group(pid);
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
-      ADD_FAILURE() << l.argv[0] << " timed out (blocked?)";
+      ADD_FAILURE() << l.argv[0] << " timed out (blocked?)\n" << stacks;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -227,11 +254,11 @@ void ScratchTest::TearDown() {
   std::filesystem::remove_all(dir, error);
 }
 
-Competitors::Competitors() : started_(std::chrono::steady_clock::now()) {
+Competitors::Competitors(int count) : started_(std::chrono::steady_clock::now()) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int processors = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  for (int i = 0; i < processors; ++i) {
+  for (int i = 0; i < (count > 0 ? count : processors); ++i) {
     const pid_t pid = fork();
     if (pid == 0) {
       alarm(60);  // never outlives a test that dies
