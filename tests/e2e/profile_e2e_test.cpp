@@ -215,7 +215,8 @@ TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
 // capacity the program left unused, P x elapsed less its threads' CPU clocks, is what the
 // histogram of processors busy says went unused: sum of (P - i) x time with i busy. (Each
 // snapshot's processors busy is rounded to a whole number: a few percent of elapsed.)
-// Crediting the time run before a wait to the snapshot before showed 28% too much.
+// Crediting the time run before a wait to the snapshot before showed 28% too much. (Under
+// a sanitizer, whose hooks are slower, up to twice the bound: 14% once in CI's ASan tree.)
 TEST_F(ProfileE2E, ProcessorsBusyAddUpToTheThreadsClocks) {
   const CommandResult run = profile("pairs", {"--rounds", "200"});
   const json r = report();
@@ -226,7 +227,8 @@ TEST_F(ProfileE2E, ProcessorsBusyAddUpToTheThreadsClocks) {
   double unused_s = 0;
   for (size_t i = 0; i < busy.size(); ++i) unused_s += (processors - i) * busy[i];
   const double elapsed_s = value(run.out, "elapsed_s");
-  EXPECT_NEAR(unused_s, processors * elapsed_s - value(run.out, "threads_cpu_s"), 0.1 * elapsed_s);
+  EXPECT_NEAR(unused_s, processors * elapsed_s - value(run.out, "threads_cpu_s"),
+              0.1 * kSlack * elapsed_s);
 }
 
 // gcc specialises pairs' pass_token and wait_for_turn for ping's and pong's constant
