@@ -150,6 +150,17 @@ def error(predicted, measured):
 rows = []
 recorded_errors, group_errors, procedure_errors = [], [], []
 recorded_inside, inside, widths, best_losses = [], [], [], []
+
+
+def score(sample, errors, question, predicted, measured):
+    """One answer (a grouping or a change) against its measured time: error, range, row."""
+    e = error(predicted["predicted_s"], measured)
+    errors.append(abs(e))
+    inside.append(predicted["low_s"] <= measured <= predicted["high_s"])
+    widths.append(100.0 * predicted["width"])
+    rows.append((sample, question, predicted["predicted_s"], predicted, measured, e))
+
+
 tmp = tempfile.TemporaryDirectory()
 stores = source or save or tmp.name
 if save:
@@ -179,12 +190,7 @@ for sample, sample_args, groupings, changes in CASES:
     for g, predicted in zip(groupings, p["groupings"]):
         m = measure(sample, sample_args, g)
         grouping_measured.append(m)
-        e = error(predicted["predicted_s"], m)
-        group_errors.append(abs(e))
-        inside.append(predicted["low_s"] <= m <= predicted["high_s"])
-        widths.append(100.0 * predicted["width"])
-        rows.append((sample, f"--group \"{g}\" ({predicted['names']})", predicted["predicted_s"],
-                     predicted, m, e))
+        score(sample, group_errors, f"--group \"{g}\" ({predicted['names']})", predicted, m)
     if len(grouping_measured) > 1:
         verdict = p["groupings_best"]
         chosen = grouping_measured[verdict["best"]]
@@ -192,12 +198,7 @@ for sample, sample_args, groupings, changes in CASES:
                             verdict["separated"], len(verdict["tied"])))
     for (flag, value, variant), predicted in zip(changes, p["procedures"]):
         m = measure(sample, sample_args + variant)
-        e = error(predicted["predicted_s"], m)
-        procedure_errors.append(abs(e))
-        inside.append(predicted["low_s"] <= m <= predicted["high_s"])
-        widths.append(100.0 * predicted["width"])
-        rows.append((sample, f"{flag} {value} (vs {' '.join(variant)})", predicted["predicted_s"],
-                     predicted, m, e))
+        score(sample, procedure_errors, f"{flag} {value} (vs {' '.join(variant)})", predicted, m)
     models_used = [m["name"] for m in p["models"]]
 if not source:
     print(f"runs discarded because other processes took over {100 * QUIET:.0f}% of the "
