@@ -478,6 +478,8 @@ Quality quality_of(const Run& run) {
   q.procedure_patterns = run.text(kProcedurePatterns);
   q.budget_percent = static_cast<uint32_t>(run.number(kBudgetPercent));
   q.unpatched = unpatched_procedures(run);
+  q.entry_windows = static_cast<uint64_t>(run.number(kEntryWindows));
+  q.window_reads = static_cast<uint64_t>(run.number(kWindowReads));
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;
   if (run.info.count(kOtherCpuNs)) q.other_cpu_s = run.number(kOtherCpuNs) * 1e-9;
   q.reserved_core = run.text(kReserve) == "yes";

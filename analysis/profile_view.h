@@ -141,6 +141,10 @@ struct Quality {
   std::string procedure_patterns;  // --procedures: only the entries of these were patched
   uint32_t budget_percent = 0;
   std::vector<UnpatchedProcedure> unpatched;
+  // Windows in which those entries were on again, and the stack reads made in them: the
+  // turned-off procedures' time since is estimated from those reads (0: not estimated).
+  uint64_t entry_windows = 0;
+  uint64_t window_reads = 0;
   double sampler_cpu_s = 0;
   // Processor time other processes took from the program's processors; none: not measured.
   std::optional<double> other_cpu_s;

@@ -184,8 +184,14 @@ void print_instrumentation(std::ostream& out, const Quality& q) {
     out << ", no entry turned off\n";
     return;
   }
-  out << ", " << q.unpatched.size() << (q.unpatched.size() == 1 ? " entry" : " entries")
-      << " turned off (calls counted until then; their time since is their callers'):\n";
+  out << ", " << q.unpatched.size() << (q.unpatched.size() == 1 ? " entry" : " entries");
+  if (q.window_reads == 0) {
+    out << " turned off (calls counted until then; their time since is their callers'):\n";
+  } else {
+    out << " turned off (calls counted until then and in\n    " << q.entry_windows
+        << " windows with the entries on; time since estimated from " << q.window_reads
+        << " stack reads in them):\n";
+  }
   for (const UnpatchedProcedure& u : q.unpatched) {
     out << "    " << u.name << " after " << u.calls << " calls at " << seconds(u.at_s) << "\n";
   }
@@ -339,6 +345,8 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"patched_entries", q.patched_entries},
       {"procedure_patterns", q.procedure_patterns},
       {"budget_percent", q.budget_percent},
+      {"entry_windows", q.entry_windows},
+      {"window_reads", q.window_reads},
       {"sampler_cpu_s", q.sampler_cpu_s},
       {"other_cpu_s", q.other_cpu_s ? nlohmann::json(*q.other_cpu_s) : nlohmann::json(nullptr)},
       {"reserved_core", q.reserved_core},

@@ -335,19 +335,41 @@ SledCounts patch_entries(const EntryTrampolines& trampolines, const char* proced
   return patching.counts;
 }
 
-bool unpatch_entry(uintptr_t procedure) {
-  uintptr_t sled = procedure;
-  if (!is_patched_sled(sled)) {
-    sled = procedure + sizeof rt::kEndbr64;  // the function starts with endbr64
-    if (!is_patched_sled(sled)) return false;
-  }
+uintptr_t entry_of(uintptr_t procedure) {
+  if (is_patched_sled(procedure)) return procedure;
+  const uintptr_t after_endbr = procedure + sizeof rt::kEndbr64;  // it starts with endbr64
+  return is_patched_sled(after_endbr) ? after_endbr : 0;
+}
+
+size_t switch_entries(const uintptr_t* sleds, size_t count, bool on) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  // The head never crosses a page: patching refused entries whose head crosses a line.
-  auto* start = reinterpret_cast<void*>(sled & ~(page - 1));
-  if (mprotect(start, page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
-  set_head(reinterpret_cast<uint8_t*>(sled), rt::kEntryOff);
-  mprotect(start, page, PROT_READ | PROT_EXEC);
-  return true;
+  size_t switched = 0;
+  // A head never crosses a page (patching refused entries whose head crosses a line), and
+  // pages next to one another that each hold an entry are code alike: one mprotect a run.
+  for (size_t first = 0; first < count;) {
+    const uintptr_t start = sleds[first] & ~(page - 1);
+    uintptr_t end = start + page;
+    size_t last = first;
+    while (last < count && (sleds[last] & ~(page - 1)) <= end) {
+      end = (sleds[last] & ~(page - 1)) + page;
+      ++last;
+    }
+    auto* run = reinterpret_cast<void*>(start);
+    if (mprotect(run, end - start, PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
+      for (size_t i = first; i < last; ++i) {
+        set_head(reinterpret_cast<uint8_t*>(sleds[i]), on ? rt::kEntryOn : rt::kEntryOff);
+      }
+      switched += last - first;
+      mprotect(run, end - start, PROT_READ | PROT_EXEC);
+    }
+    first = last;
+  }
+  return switched;
+}
+
+bool unpatch_entry(uintptr_t procedure) {
+  const uintptr_t sled = entry_of(procedure);
+  return sled != 0 && switch_entries(&sled, 1, false) == 1;
 }
 
 }  // namespace quartz::hooks

@@ -43,8 +43,16 @@ QUARTZ_NOINSTR bool write_entry(uint8_t* sled, const uint8_t* stub);
 QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines,
                                         const char* procedures);
 
-// Turns the entry of `procedure` (the address the trampoline reports) off; it costs a
-// jump from then on. False when it is not a patched entry.
+// The patched entry of `procedure` (the address the trampoline reports), or 0 when it has
+// none.
+QUARTZ_NOINSTR uintptr_t entry_of(uintptr_t procedure);
+
+// Turns the patched entries at `sleds` (entry_of's, sorted) on or off; each run of pages
+// that hold them is made writable once. Returns how many were switched.
+QUARTZ_NOINSTR size_t switch_entries(const uintptr_t* sleds, size_t count, bool on);
+
+// Turns the entry of `procedure` off; it costs a jump from then on. False when it is not a
+// patched entry.
 QUARTZ_NOINSTR bool unpatch_entry(uintptr_t procedure);
 
 }  // namespace quartz::hooks

@@ -181,6 +181,10 @@ inline constexpr const char* kBudgetPercent = "budget_percent";
 // Procedures whose entries the budget turned off, each "<address hex> <calls> <at ns> <off
 // 0|1>", separated by ';' (sampler/overhead_budget.h).
 inline constexpr const char* kUnpatched = "unpatched";
+// Windows in which the turned-off entries were on again, and the stack reads made in them
+// (sampler/entry_windows.h): their procedures' time since is estimated from those reads.
+inline constexpr const char* kEntryWindows = "entry_windows";
+inline constexpr const char* kWindowReads = "window_reads";
 inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
 inline constexpr const char* kCheckpoints = "checkpoints";

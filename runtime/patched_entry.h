@@ -33,6 +33,13 @@ inline constexpr uint16_t kEntryOn = 0xbb49;   // 49 bb: movabs $..., %r11
 inline constexpr uint32_t kEntryJump = 10;     // where the jmp is
 inline constexpr uint8_t kJumpRel32 = 0xe9;
 
+// Where the time of a call through the trampolines falls, as a sampler sees it: almost all
+// of it in the caller (registers are saved before the procedure is pushed, and restored
+// after it is popped). Measured: a procedure called from a loop doing as much work of its
+// own, 80 ns a call each, sampled with every entry on, had 46% of the loop's time where its
+// own clock says 50%: the calls' 13 ns were charged to the loop.
+inline constexpr double kPatchedCallCalleeShare = 0.0;
+
 // True when the function at `function` starts with a patched entry that is on: entering
 // it is already seen, nobody else need push it.
 QUARTZ_ALWAYS_INLINE bool entry_is_on(uintptr_t function) {

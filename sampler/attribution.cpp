@@ -1,5 +1,6 @@
 #include "sampler/attribution.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace quartz::sampler {
@@ -47,7 +48,7 @@ void Window::carry_last_snapshot() {
   samples_.reuse();
   threads_.reuse();
   snapshots_.append();
-  snapshots_[0] = SnapshotRecord{last.duration_ns, 0, last.count};
+  snapshots_[0] = SnapshotRecord{last.duration_ns, 0, last.count, last.entries_off};
   for (uint32_t i = 0; i < last.count; ++i) {
     samples_.append();
     WindowThread* t = threads_.append();
@@ -55,11 +56,21 @@ void Window::carry_last_snapshot() {
   }
 }
 
-bool Window::begin_snapshot(uint64_t duration_ns) {
+bool Window::begin_snapshot(uint64_t duration_ns, bool entries_off) {
   SnapshotRecord* s = snapshots_.append();
   if (!s) return false;
-  *s = SnapshotRecord{duration_ns, static_cast<uint32_t>(samples_.size()), 0};
+  *s = SnapshotRecord{duration_ns, static_cast<uint32_t>(samples_.size()), 0, entries_off};
   return true;
+}
+
+const HiddenPart* HiddenParts::of(uint32_t read, uint32_t* n) const {
+  const HiddenPart* const end = parts + count;
+  const HiddenPart* first = std::lower_bound(
+      parts, end, read, [](const HiddenPart& p, uint32_t key) { return p.read < key; });
+  const HiddenPart* last = first;
+  while (last != end && last->read == read) ++last;
+  *n = static_cast<uint32_t>(last - first);
+  return *n ? first : nullptr;
 }
 
 bool Window::add_sample(const ThreadSample& sample) {
@@ -318,6 +329,34 @@ QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSa
   charge(tables, before, c, 0, stamp, snapshot_id);
 }
 
+// Charges a sample (charge), or, when it was read with entries off and the windows found
+// procedures hidden under its context, each context they found its share of it.
+QUARTZ_NOINSTR void charge_sample(ProfileTables& tables, const ThreadSample& s,
+                                  const Contribution& c, double duration_s, bool entries_off,
+                                  const HiddenParts& hidden, AttributionTotals& totals,
+                                  uint64_t snapshot_id) {
+  uint32_t n = 0;
+  const HiddenPart* parts = entries_off && hidden.count != 0 && s.context != kNone &&
+                                    tables.context_node(s.context).kind == capture::kProcedure
+                                ? hidden.of(s.context, &n)
+                                : nullptr;
+  if (!parts) {
+    charge(tables, s, c, duration_s, ++totals.stamps, snapshot_id);
+    return;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    ThreadSample part = s;
+    part.context = parts[i].context;
+    const double w = parts[i].weight;
+    Contribution share = c;
+    share.processor *= w;
+    share.normalized *= w;
+    share.normalized_idle *= w;
+    for (double& state : share.state) state *= w;
+    charge(tables, part, share, duration_s * w, ++totals.stamps, snapshot_id);
+  }
+}
+
 // A thread waiting for another's end is not at work: it waits for the wind-down.
 QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) {
   return s.context != kNone && s.top_role == kRoleWaiting &&
@@ -471,7 +510,7 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         const double share = present > 0 ? s.present / present : 1.0 / snap.count;
         c.normalized_idle = (1 - e) * delta * share;
       }
-      charge(tables, s, c, delta, ++totals.stamps, snapshot_id);
+      charge_sample(tables, s, c, delta, snap.entries_off, config.hidden, totals, snapshot_id);
     }
 
     // Queue lengths of the objects in use at this snapshot.

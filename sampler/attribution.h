@@ -67,6 +67,7 @@ struct SnapshotRecord {
   uint64_t duration_ns;  // the interval this snapshot stands for
   uint32_t first;        // its first ThreadSample
   uint32_t count;
+  bool entries_off;  // read with entries turned off: its samples go by config.hidden
 };
 
 // One thread's CPU progress over a window.
@@ -104,7 +105,7 @@ class Window {
   QUARTZ_NOINSTR void carry_last_snapshot();
 
   // Starts a snapshot; then add_sample for each thread. False when the window is full.
-  QUARTZ_NOINSTR bool begin_snapshot(uint64_t duration_ns);
+  QUARTZ_NOINSTR bool begin_snapshot(uint64_t duration_ns, bool entries_off = false);
   QUARTZ_NOINSTR bool add_sample(const ThreadSample& sample);
   // The window's entry for a thread (created zeroed on first use, `*created` then set);
   // null when full. `*position` is a hint, updated to the entry's position.
@@ -136,9 +137,25 @@ class Window {
   rt::MappedVector<WindowThread> scratch_;  // carry_last_snapshot's copy of its threads
 };
 
+// Where a sample goes that was taken while the overhead budget had entries turned off
+// (sampler/entry_windows.h): its context read may hide procedures, and windows with the
+// entries on found which contexts under it the thread was in, how often.
+struct HiddenPart {
+  uint32_t read;     // the context a snapshot reads with the entries off
+  uint32_t context;  // one the windows found under it
+  double weight;     // its share of `read`'s samples
+};
+struct HiddenParts {
+  const HiddenPart* parts = nullptr;  // sorted by read
+  size_t count = 0;
+  // The parts of `read`; *n = 0 (null) when the windows found nothing hidden under it.
+  QUARTZ_NOINSTR const HiddenPart* of(uint32_t read, uint32_t* n) const;
+};
+
 struct AttributionConfig {
   uint32_t processors = 1;   // P
   double hook_event_ns = 0;  // cost of one hook event, removed from processor time
+  HiddenParts hidden;        // for snapshots taken with entries off (SnapshotRecord)
 };
 
 // Start-up and wind-down starvation (docs/design.md "Diagnosis"): processor time idle for

@@ -9,6 +9,7 @@
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
+#include "sampler/entry_windows.h"
 #include "sampler/overhead_budget.h"
 
 namespace quartz::sampler {
@@ -147,6 +148,10 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     }
     unpatched[used] = '\0';
     key_text(out, &n, run_keys::kUnpatched, unpatched);
+    if (info.windows) {
+      key_number(out, &n, run_keys::kEntryWindows, info.windows->windows());
+      key_number(out, &n, run_keys::kWindowReads, info.windows->reads());
+    }
   }
   key_number(out, &n, run_keys::kDilationRemovedNs,
              static_cast<uint64_t>(totals.dilation_removed_s * 1e9 + 0.5));

@@ -18,6 +18,7 @@ namespace quartz::sampler {
 inline constexpr size_t kMaxProgramPath = 512;
 
 // What the run section says, besides what the tables hold.
+class EntryWindows;
 class OverheadBudget;
 
 struct RunInfo {
@@ -42,6 +43,7 @@ struct RunInfo {
   double hook_pair_ns;
   uint32_t budget_percent;       // 0: no budget
   const OverheadBudget* budget;  // its decisions; null without a budget
+  const EntryWindows* windows;   // on what it turned off; null without a budget
   uint64_t checkpoints;
   bool trace;  // a trace file is being written (<output>.trace)
   double trace_event_ns;

@@ -6,12 +6,14 @@
 
 #include "compiler_hooks/entry_sleds.h"
 #include "runtime/merged_counts.h"
+#include "runtime/patched_entry.h"
 
 namespace quartz::sampler {
 namespace {
 
 constexpr uint32_t kCallsLog2 = 16;
 constexpr uint32_t kMaxUnpatched = 4096;
+constexpr uint64_t kCallShareSamples = 10;  // periods of own time before call_share is told
 // Into the run, ms: the first decisions, then one a second.
 constexpr uint64_t kEarlyDecisionsMs[] = {20, 50, 100, 200, 500};
 
@@ -27,6 +29,18 @@ QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
                           ? kEarlyDecisionsMs[decision]
                           : kEarlyDecisionsMs[early - 1] + 500 + 1000 * (decision - early);
   return ms * 1000000;
+}
+
+// The slot of `procedure` in `table`, or the free one where it would go; null when its
+// neighbourhood is full.
+template <class Table>
+QUARTZ_NOINSTR auto* slot_of(Table& table, uintptr_t procedure) {
+  const size_t mask = table.size() - 1;
+  for (size_t probe = 0, i = (procedure * 0x9E3779B97F4A7C15ull) >> (64 - kCallsLog2); probe < 64;
+       ++probe, i = (i + 1) & mask) {
+    if (table[i].procedure == procedure || table[i].procedure == 0) return &table[i];
+  }
+  return static_cast<decltype(&table[0])>(nullptr);
 }
 
 }  // namespace
@@ -47,20 +61,17 @@ bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period
 // The procedure's slot, claimed if new; null when its neighbourhood is full (it is not
 // considered in this decision).
 OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uintptr_t procedure) {
-  const size_t mask = table.size() - 1;
-  for (size_t probe = 0, i = (procedure * 0x9E3779B97F4A7C15ull) >> (64 - kCallsLog2); probe < 64;
-       ++probe, i = (i + 1) & mask) {
-    if (table[i].procedure == procedure || table[i].procedure == 0) {
-      table[i].procedure = procedure;
-      return &table[i];
-    }
-  }
-  return nullptr;
+  Calls* c = slot_of(table, procedure);
+  if (c) c->procedure = procedure;
+  return c;
 }
 
-void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
+void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns) {
   if (!active() || procedure == 0) return;
-  if (Calls* c = find(own_, procedure)) c->own_ns += period_ns;
+  Calls* c = find(own_, procedure);
+  // A turned-off procedure is on the stack only in a window, and called only there: its
+  // own time and its calls are counted over the windows' time alike.
+  if (c) c->own_ns += c->decided && window_ns ? std::min(period_ns, window_ns) : period_ns;
 }
 
 double OverheadBudget::ratio(const Calls& c) const {
@@ -71,17 +82,34 @@ double OverheadBudget::ratio(const Calls& c) const {
 }
 
 void OverheadBudget::count_calls(rt::Runtime& runtime) {
-  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{0, 0, 0, false};
-  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
+  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{};
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
     if (Calls* c = find(calls_, callee)) c->calls += calls;
+    if (Calls* c = caller ? find(calls_, caller) : nullptr) c->calls_out += calls;
   });
   for (size_t i = 0; i < unpatched_.size(); ++i) {
     if (Calls* c = find(calls_, unpatched_[i].procedure)) c->decided = true;
   }
   for (size_t i = 0; i < calls_.size(); ++i) {
-    if (calls_[i].procedure == 0) continue;
-    if (Calls* own = find(own_, calls_[i].procedure)) calls_[i].own_ns = own->own_ns;
+    Calls& c = calls_[i];
+    if (c.procedure == 0) continue;
+    Calls* own = find(own_, c.procedure);
+    if (!own) continue;
+    c.own_ns = own->own_ns;
+    // Counted while its entry was on (before it was turned off, then in windows), over
+    // enough samples to tell.
+    if (c.own_ns >= kCallShareSamples * period_ns_) {
+      own->call_share = (static_cast<double>(c.calls) * rt::kPatchedCallCalleeShare +
+                         static_cast<double>(c.calls_out) * (1 - rt::kPatchedCallCalleeShare)) *
+                        call_ns_ / static_cast<double>(c.own_ns);
+    }
   }
+}
+
+double OverheadBudget::call_share(uintptr_t procedure) const {
+  if (!active() || procedure == 0) return 0;
+  const Calls* c = slot_of(own_, procedure);
+  return c && c->procedure == procedure ? c->call_share : 0;
 }
 
 bool OverheadBudget::due(uint64_t run_ns) const {
@@ -116,6 +144,7 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     if (costliest == calls_.size()) break;
     Calls& c = calls_[costliest];
     c.decided = true;
+    if (Calls* own = find(own_, c.procedure)) own->decided = true;
     // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
     // count) stays counted: noted, so that it is not tried again.
     const bool off = hooks::unpatch_entry(c.procedure);

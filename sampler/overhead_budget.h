@@ -36,7 +36,8 @@ class OverheadBudget {
   QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns, uint64_t period_ns);
 
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
-  QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
+  // `window_ns`: the snapshot closes a window in which turned-off entries were on that long.
+  QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns = 0);
   QUARTZ_NOINSTR bool active() const { return percent_ != 0 && call_ns_ > 0; }
   // True when a decision is due `run_ns` into the run.
   QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
@@ -47,13 +48,21 @@ class OverheadBudget {
     return unpatched_;
   }
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
+  // The share of the procedure's sampled own time that its calls in and out cost while its
+  // entry was on (where a call's cost falls: runtime/patched_entry.h; before it was turned
+  // off, then in windows), as
+  // of the last decision; 0 until it has ten periods of own time. Windows (entry_windows.h)
+  // read the program with entries on again and take it out of what they read.
+  QUARTZ_NOINSTR double call_share(uintptr_t procedure) const;
 
  private:
   struct Calls {
     uintptr_t procedure;
-    uint64_t calls;
-    uint64_t own_ns;  // sampled
-    bool decided;     // its entry was turned off, or could not be
+    uint64_t calls;      // into it
+    uint64_t calls_out;  // from it
+    uint64_t own_ns;     // sampled
+    double call_share;   // own_: call_share()
+    bool decided;        // its entry was turned off, or could not be
   };
   QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
   QUARTZ_NOINSTR static Calls* find(rt::MappedVector<Calls>& table, uintptr_t procedure);
