@@ -51,7 +51,9 @@ void EntryWindows::open(const OverheadBudget& budget) {
   ++windows_;
 }
 
-void EntryWindows::close() { hooks::switch_entries(sleds_.data(), sleds_.size(), false); }
+void EntryWindows::close() {
+  hooks::switch_entries(sleds_.data(), sleds_.size(), false);
+}
 
 void EntryWindows::learn(uint32_t context) {
   if (context == kNone || !seen_.resize_at_least(size_t{context} + 1) ||
