@@ -302,6 +302,15 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
     ++n;
   }
   out.end_counted(n);
+  out.begin_counted(SectionType::context_call_cost);
+  n = 0;
+  for (uint32_t i = 0; i < tables.context_count(); ++i) {
+    if (tables.context_call_cost(i) <= 0) continue;
+    out.u32(i);
+    out.f64(tables.context_call_cost(i));
+    ++n;
+  }
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,

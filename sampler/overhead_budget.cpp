@@ -69,9 +69,14 @@ OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uint
 void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns) {
   if (!active() || procedure == 0) return;
   Calls* c = find(own_, procedure);
+  if (!c) return;
   // A turned-off procedure is on the stack only in a window, and called only there: its
   // own time and its calls are counted over the windows' time alike.
-  if (c) c->own_ns += c->decided && window_ns ? std::min(period_ns, window_ns) : period_ns;
+  c->own_ns += c->decided && window_ns ? std::min(period_ns, window_ns) : period_ns;
+  if (window_ns) {
+    c->window_ns += window_ns;
+    ++c->window_samples;
+  }
 }
 
 double OverheadBudget::ratio(const Calls& c) const {
@@ -83,25 +88,32 @@ double OverheadBudget::ratio(const Calls& c) const {
 
 void OverheadBudget::count_calls(rt::Runtime& runtime) {
   for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{};
-  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
-    if (Calls* c = find(calls_, callee)) c->calls += calls;
-    if (Calls* c = caller ? find(calls_, caller) : nullptr) c->calls_out += calls;
-  });
   for (size_t i = 0; i < unpatched_.size(); ++i) {
-    if (Calls* c = find(calls_, unpatched_[i].procedure)) c->decided = true;
+    if (Calls* c = find(calls_, unpatched_[i].procedure)) {
+      c->decided = true;
+      c->off = unpatched_[i].off;
+    }
   }
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+    Calls* to = find(calls_, callee);
+    if (!to) return;
+    to->calls += calls;
+    if (Calls* from = to->off && caller ? find(calls_, caller) : nullptr) {
+      from->calls_to_off += calls;
+    }
+  });
   for (size_t i = 0; i < calls_.size(); ++i) {
     Calls& c = calls_[i];
     if (c.procedure == 0) continue;
     Calls* own = find(own_, c.procedure);
     if (!own) continue;
     c.own_ns = own->own_ns;
-    // Counted while its entry was on (before it was turned off, then in windows), over
-    // enough samples to tell.
-    if (c.own_ns >= kCallShareSamples * period_ns_) {
-      own->call_share = (static_cast<double>(c.calls) * rt::kPatchedCallCalleeShare +
-                         static_cast<double>(c.calls_out) * (1 - rt::kPatchedCallCalleeShare)) *
-                        call_ns_ / static_cast<double>(c.own_ns);
+    if (own->window_samples >= kCallShareSamples && own->window_ns > 0) {
+      const double in_windows = c.calls_to_off > own->off_before
+                                    ? static_cast<double>(c.calls_to_off - own->off_before)
+                                    : 0.0;
+      own->call_share = in_windows * call_ns_ * (1 - rt::kPatchedCallCalleeShare) /
+                        static_cast<double>(own->window_ns);
     }
   }
 }
@@ -135,6 +147,7 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   // every entry off).
   const double own_ns = std::max(process_ns - all_calls_ns, process_ns / 2);
   const double allowed_ns = own_ns * percent_ / 100.0;
+  bool any_off = false;
   while (patched_calls_ns > allowed_ns && unpatched_.size() < unpatched_.capacity()) {
     size_t costliest = calls_.size();
     for (size_t i = 0; i < calls_.size(); ++i) {
@@ -148,9 +161,20 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
     // count) stays counted: noted, so that it is not tried again.
     const bool off = hooks::unpatch_entry(c.procedure);
+    c.newly_off = off;
     if (off) patched_calls_ns -= static_cast<double>(c.calls) * call_ns_;
     *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off};
+    any_off |= off;
   }
+  if (any_off) note_calls_before(runtime);
+}
+
+void OverheadBudget::note_calls_before(rt::Runtime& runtime) {
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+    const Calls* to = slot_of(calls_, callee);
+    if (!caller || !to || to->procedure != callee || !to->newly_off) return;
+    if (Calls* from = find(own_, caller)) from->off_before += calls;
+  });
 }
 
 }  // namespace quartz::sampler

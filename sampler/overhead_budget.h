@@ -48,22 +48,30 @@ class OverheadBudget {
     return unpatched_;
   }
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
-  // The share of the procedure's sampled own time that its calls in and out cost while its
-  // entry was on (where a call's cost falls: runtime/patched_entry.h; before it was turned
-  // off, then in windows), as
-  // of the last decision; 0 until it has ten periods of own time. Windows (entry_windows.h)
-  // read the program with entries on again and take it out of what they read.
+  // What the windows (entry_windows.h) add to the procedure's own time: its calls to the
+  // procedures turned off, which cost nothing outside them (a patched call's cost falls in
+  // the caller: runtime/patched_entry.h), made since those were turned off, over its own
+  // time sampled at the windows' snapshots; as of the last decision, 0 until ten such
+  // samples. The windows take it out of what they read.
   QUARTZ_NOINSTR double call_share(uintptr_t procedure) const;
 
  private:
   struct Calls {
     uintptr_t procedure;
-    uint64_t calls;      // into it
-    uint64_t calls_out;  // from it
-    uint64_t own_ns;     // sampled
-    double call_share;   // own_: call_share()
-    bool decided;        // its entry was turned off, or could not be
+    uint64_t calls;           // into it
+    uint64_t calls_to_off;    // from it, to procedures whose entries are off
+    uint64_t own_ns;          // sampled
+    uint64_t window_ns;       // own_: sampled at windows' snapshots, the windows' length each
+    uint64_t window_samples;  // own_: how many
+    uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
+    double call_share;        // own_: call_share()
+    bool decided;             // its entry was turned off, or could not be
+    bool off;                 // calls_: its entry is off
+    bool newly_off;           // calls_: turned off at this decision
   };
+  // Notes, for each procedure that called those turned off at this decision, its calls to
+  // them so far (Calls::off_before).
+  QUARTZ_NOINSTR void note_calls_before(rt::Runtime& runtime);
   QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
   QUARTZ_NOINSTR static Calls* find(rt::MappedVector<Calls>& table, uintptr_t procedure);
   // Cost against what it tells: its calls' cost over its own time (at least a period).

@@ -68,12 +68,6 @@ class ThreadChurn : public ::testing::TestWithParam<Churn> {};
 // sampling period per thread.
 TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   const Churn churn = GetParam();
-  // Measured, not understood yet: under ASan, threads longer than a period and more than P
-  // at once are credited 7% less processor time than their clocks say (so before this
-  // session's changes too); their CPU time is right. Release builds are within 1%.
-  if (QUARTZ_SANITIZED && churn.life_us >= 10000 && churn.at_once > 2) {
-    GTEST_SKIP() << "under a sanitizer: 7% short, not understood yet";
-  }
   const RunResult r = run_churn(churn);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   ASSERT_TRUE(r.capture);

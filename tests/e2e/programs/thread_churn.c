@@ -23,7 +23,9 @@ struct Life {
 
 static volatile uint64_t sink;
 
-static uint64_t clock_ns(clockid_t clock) {
+// Inlined: the loop makes no call the profiler sees, so its time is the thread's own, with
+// no hook cost taken out of it (a hook pair costs ~76 ns under ASan).
+static inline __attribute__((always_inline)) uint64_t clock_ns(clockid_t clock) {
   struct timespec ts;
   clock_gettime(clock, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
