@@ -34,7 +34,8 @@ std::vector<double> factors(const Run& run, double call_s, double callee_share) 
   // Each procedure's time as measured, the cost in it: shared among its contexts by theirs.
   std::unordered_map<uint64_t, double> measured;
   for (const ContextInfo& c : run.contexts) {
-    if (c.kind == capture::kProcedure) measured[c.address] += sum(c.record.processor) + c.record.call_cost;
+    if (c.kind == capture::kProcedure)
+      measured[c.address] += sum(c.record.processor) + c.record.call_cost;
   }
   std::vector<double> factor(run.contexts.size(), 1);
   for (size_t id = 0; id < run.contexts.size(); ++id) {
@@ -102,8 +103,8 @@ void place_call_overhead(Run& run) {
       leaf.record.normalized[b] *= scaled(b);
     }
     leaf.record.one_busy_starved *= scaled(1);
-    for (uint32_t at = static_cast<uint32_t>(id); at != capture::kNoParent && at < run.contexts.size();
-         at = run.contexts[at].parent) {
+    for (uint32_t at = static_cast<uint32_t>(id);
+         at != capture::kNoParent && at < run.contexts.size(); at = run.contexts[at].parent) {
       const ContextInfo& node = run.contexts[at];
       FullRecord* record = nullptr;
       if (node.kind == capture::kProcedure) {
