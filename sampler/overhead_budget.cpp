@@ -73,8 +73,12 @@ void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns, uint64
   // A turned-off procedure is on the stack only in a window, and called only there: its
   // own time and its calls are counted over the windows' time alike.
   c->own_ns += c->decided && window_ns ? std::min(period_ns, window_ns) : period_ns;
-  if (window_ns) {
-    c->window_ns += window_ns;
+}
+
+void OverheadBudget::note_window_read(uintptr_t procedure, uint64_t ns) {
+  if (!active() || procedure == 0) return;
+  if (Calls* c = find(own_, procedure)) {
+    c->window_ns += ns;
     ++c->window_samples;
   }
 }

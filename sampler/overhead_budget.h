@@ -38,6 +38,14 @@ class OverheadBudget {
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
   // `window_ns`: the snapshot closes a window in which turned-off entries were on that long.
   QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns = 0);
+  // A read in a window (entry_windows.h) found a busy thread in `procedure`: `ns` of its own
+  // time with the entries on.
+  QUARTZ_NOINSTR void note_window_read(uintptr_t procedure, uint64_t ns);
+  // Counts the calls again and refreshes call_share() between decisions (one pass over the
+  // call edges, as a decision's).
+  QUARTZ_NOINSTR void refresh_call_shares(rt::Runtime& runtime) {
+    if (active()) count_calls(runtime);
+  }
   QUARTZ_NOINSTR bool active() const { return percent_ != 0 && call_ns_ > 0; }
   // True when a decision is due `run_ns` into the run.
   QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
@@ -51,8 +59,8 @@ class OverheadBudget {
   // What the windows (entry_windows.h) add to the procedure's own time: its calls to the
   // procedures turned off, which cost nothing outside them (a patched call's cost falls in
   // the caller: runtime/patched_entry.h), made since those were turned off, over its own
-  // time sampled at the windows' snapshots; as of the last decision, 0 until ten such
-  // samples. The windows take it out of what they read.
+  // time in the windows as their reads found it; as of the last count, 0 until ten reads.
+  // The windows take it out of what they read.
   QUARTZ_NOINSTR double call_share(uintptr_t procedure) const;
 
  private:
@@ -61,8 +69,8 @@ class OverheadBudget {
     uint64_t calls;           // into it
     uint64_t calls_to_off;    // from it, to procedures whose entries are off
     uint64_t own_ns;          // sampled
-    uint64_t window_ns;       // own_: sampled at windows' snapshots, the windows' length each
-    uint64_t window_samples;  // own_: how many
+    uint64_t window_ns;       // own_: read in windows (note_window_read)
+    uint64_t window_samples;  // own_: how many reads
     uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
     double call_share;        // own_: call_share()
     bool decided;             // its entry was turned off, or could not be

@@ -33,10 +33,13 @@ namespace quartz::sampler {
 namespace {
 
 constexpr uint64_t kOtherProcessesEveryNs = 100'000'000;
-constexpr uint32_t kMaxSlots = 1u << 16;                // threads alive at once that can be sampled
-constexpr uint32_t kRunnableBins = 33;                  // runnable threads 0..31, then 32 or more
-constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
-constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
+constexpr uint32_t kMaxSlots = 1u << 16;          // threads alive at once that can be sampled
+constexpr uint32_t kRunnableBins = 33;            // runnable threads 0..31, then 32 or more
+constexpr uint64_t kMinWindowNs = 10'000'000;     // CPU measurement at most every 10 ms
+constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+// Windows between two counts of the calls for the windows' reads (OverheadBudget::
+// call_share): a pass over every call edge, ~0.3 ms, every 160 ms.
+constexpr uint64_t kCallShareWindows = 10;
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
 constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
 // Publishing the figures to `quartz run` (each snapshot) takes at most 2% of a processor:
@@ -374,10 +377,12 @@ QUARTZ_NOINSTR bool created_after(const rt::Runtime& runtime, uint32_t index, ui
 
 // A stack read with turned-off entries on (EntryWindows): a busy thread's leaf procedure.
 QUARTZ_NOINSTR void learn_from(Sampler& s, const StackRead& read) {
-  if (read.state == capture::kBusy && read.context != kNone &&
-      s.tables.context_node(read.context).kind == capture::kProcedure) {
-    s.windows.learn(read.context);
-  }
+  if (read.state != capture::kBusy || read.context == kNone) return;
+  const ContextNode& leaf = s.tables.context_node(read.context);
+  if (leaf.kind != capture::kProcedure) return;
+  s.windows.learn(read.context);
+  // Each read stands for its share of the window's time.
+  s.budget.note_window_read(leaf.address, EntryWindows::kLeadNs / (EntryWindows::kReads + 1));
 }
 
 // Before the snapshot due at `next_ns`, when a window is due: turns the entries the budget
@@ -646,6 +651,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     take_snapshot(s, snapshot_time(s, now), false, window);
     if (window) {
       s.windows.close();
+      if (s.windows.windows() % kCallShareWindows == 0) s.budget.refresh_call_shares(*s.runtime);
       s.windows.update(s.tables, s.budget);
       s.config.hidden = s.windows.parts();
     }
