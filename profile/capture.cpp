@@ -143,6 +143,17 @@ const char* section_name(uint32_t type) {
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
+// A section of one value per listed calling context (u32 id, f64 value), into `field`.
+void read_context_values(Run& run, Cursor& c, const char* what, double ContextRecord::*field) {
+  const uint32_t n = c.count(12);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t item = c.position();
+    const uint32_t id = c.u32();
+    if (id >= run.contexts.size()) c.fail_at(item, std::string(what) + " of a context not listed");
+    run.contexts[id].record.*field = c.f64();
+  }
+}
+
 void read_section(Run& run, uint32_t type, Cursor& c) {
   const size_t full = full_record_size(run.processors, run.runnable_bins) * sizeof(double);
   const size_t context = context_record_size(run.processors) * sizeof(double);
@@ -309,27 +320,13 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       }
       break;
     }
-    case SectionType::context_starvation: {
-      const uint32_t n = c.count(12);
-      for (uint32_t i = 0; i < n; ++i) {
-        const size_t item = c.position();
-        const uint32_t id = c.u32();
-        if (id >= run.contexts.size()) c.fail_at(item, "starvation of a context not listed");
-        run.contexts[id].record.one_busy_starved = c.f64();
-      }
+    case SectionType::context_starvation:
+      read_context_values(run, c, "starvation", &ContextRecord::one_busy_starved);
       break;
-    }
-    case SectionType::context_call_cost: {
-      const uint32_t n = c.count(12);
-      for (uint32_t i = 0; i < n; ++i) {
-        const size_t item = c.position();
-        const uint32_t id = c.u32();
-        if (id >= run.contexts.size()) c.fail_at(item, "call cost of a context not listed");
-        run.contexts[id].record.call_cost = c.f64();
-      }
+    case SectionType::context_call_cost:
+      read_context_values(run, c, "call cost", &ContextRecord::call_cost);
       run.call_costs_known = true;
       break;
-    }
   }
   c.expect_end();
 }

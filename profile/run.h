@@ -34,7 +34,8 @@ struct ContextRecord {
   // (capture_format.h, context_starvation): starvation, not a serial bottleneck.
   double one_busy_starved = 0;
   // Processor time the sampler took out of its own as the runtime's calls' cost
-  // (capture_format.h, context_call_cost; profile/call_overhead.h puts it where it falls).
+  // (capture_format.h, context_call_cost): recorded to put that cost where the calls are
+  // (docs/performance.md, "the calls' cost where it falls"); not applied yet.
   double call_cost = 0;
 };
 

@@ -1,7 +1,6 @@
 // The store's runs: captures, symbols, summary columns and metrics.
 #include <charconv>
 
-#include "profile/call_overhead.h"
 #include "profile/capture.h"
 #include "profile/compiler_copies.h"
 #include "profile/sqlite.h"
@@ -270,7 +269,6 @@ Run Store::load(int64_t run_id) const {
     s.module = symbols.text(4);
   }
   merge_compiler_copies(run);
-  place_call_overhead(run);
   return run;
 }
 

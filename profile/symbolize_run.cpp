@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "profile/call_overhead.h"
 #include "profile/compiler_copies.h"
 #include "profile/symbolizer.h"
 
@@ -60,7 +59,6 @@ void symbolize_run(Run& run) {
     for (uint64_t frame : o.acquired_from) add(frame, true);
   }
   merge_compiler_copies(run);
-  place_call_overhead(run);
 }
 
 }  // namespace quartz::profile

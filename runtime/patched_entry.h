@@ -39,9 +39,6 @@ inline constexpr uint8_t kJumpRel32 = 0xe9;
 // own, 80 ns a call each, sampled with every entry on, had 46% of the loop's time where its
 // own clock says 50%: the calls' 13 ns were charged to the loop.
 inline constexpr double kPatchedCallCalleeShare = 0.0;
-// With the compiler's hooks the push and the pop are inside the hooks: about half of each
-// call's time on either side.
-inline constexpr double kHookCallCalleeShare = 0.5;
 
 // True when the function at `function` starts with a patched entry that is on: entering
 // it is already seen, nobody else need push it.
