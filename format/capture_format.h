@@ -76,13 +76,8 @@ enum class SectionType : uint32_t {
   // snapshot's share: min(1, starved processors / (P - 1))): u32 n, then n: u32 context
   // id, f64 seconds. Contexts not listed have none.
   context_starvation = 12,
-  // Added later; readers before it skip it. The processor time the sampler took out of a
-  // calling context's own as the runtime's calls' cost (a share of each thread's measured
-  // time, docs/design.md "Call overhead"): u32 n, then n: u32 context id, f64 seconds.
-  // Contexts not listed had none taken.
-  context_call_cost = 13,
 };
-inline constexpr uint32_t kSectionTypeCount = 13;
+inline constexpr uint32_t kSectionTypeCount = 12;
 
 struct SectionHeader {
   uint32_t type;

@@ -126,32 +126,12 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"unknown",
-                                       "run",
-                                       "modules",
-                                       "threads",
-                                       "objects",
-                                       "procedures",
-                                       "contexts",
-                                       "edges",
-                                       "program",
-                                       "thread routines",
-                                       "object frames",
-                                       "thread starvation",
-                                       "context starvation",
-                                       "context call cost"};
+  static const char* const kNames[] = {"unknown",           "run",           "modules",
+                                       "threads",           "objects",       "procedures",
+                                       "contexts",          "edges",         "program",
+                                       "thread routines",   "object frames", "thread starvation",
+                                       "context starvation"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
-}
-
-// A section of one value per listed calling context (u32 id, f64 value), into `field`.
-void read_context_values(Run& run, Cursor& c, const char* what, double ContextRecord::*field) {
-  const uint32_t n = c.count(12);
-  for (uint32_t i = 0; i < n; ++i) {
-    const size_t item = c.position();
-    const uint32_t id = c.u32();
-    if (id >= run.contexts.size()) c.fail_at(item, std::string(what) + " of a context not listed");
-    run.contexts[id].record.*field = c.f64();
-  }
 }
 
 void read_section(Run& run, uint32_t type, Cursor& c) {
@@ -320,13 +300,16 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       }
       break;
     }
-    case SectionType::context_starvation:
-      read_context_values(run, c, "starvation", &ContextRecord::one_busy_starved);
+    case SectionType::context_starvation: {
+      const uint32_t n = c.count(12);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t id = c.u32();
+        if (id >= run.contexts.size()) c.fail_at(item, "starvation of a context not listed");
+        run.contexts[id].record.one_busy_starved = c.f64();
+      }
       break;
-    case SectionType::context_call_cost:
-      read_context_values(run, c, "call cost", &ContextRecord::call_cost);
-      run.call_costs_known = true;
-      break;
+    }
   }
   c.expect_end();
 }

@@ -33,10 +33,6 @@ struct ContextRecord {
   // Of normalized[1], the part whose other processors had no thread at work to run
   // (capture_format.h, context_starvation): starvation, not a serial bottleneck.
   double one_busy_starved = 0;
-  // Processor time the sampler took out of its own as the runtime's calls' cost
-  // (capture_format.h, context_call_cost): recorded to put that cost where the calls are
-  // (docs/performance.md, "the calls' cost where it falls"); not applied yet.
-  double call_cost = 0;
 };
 
 // Adds `values` into `into`, element by element (`into` grows to fit).
@@ -65,7 +61,6 @@ inline void add_record(ContextRecord& into, const ContextRecord& r) {
     into.runnable_sum[s] += r.runnable_sum[s];
   }
   into.one_busy_starved += r.one_busy_starved;
-  into.call_cost += r.call_cost;
 }
 
 struct Module {
@@ -143,10 +138,9 @@ struct Edge {
 };
 
 struct Run {
-  uint32_t processors = 1;        // P
-  uint32_t runnable_bins = 2;     // R1
-  bool final = false;             // false: a checkpoint of a run that did not end normally
-  bool call_costs_known = false;  // the capture says what each context's calls cost it
+  uint32_t processors = 1;     // P
+  uint32_t runnable_bins = 2;  // R1
+  bool final = false;          // false: a checkpoint of a run that did not end normally
   std::map<std::string, std::string> info;  // the capture's run section (capture::run_keys)
   std::vector<Module> modules;
   std::vector<ThreadInfo> threads;

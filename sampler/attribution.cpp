@@ -107,7 +107,6 @@ namespace {
 // What one thread contributes at one snapshot, in seconds.
 struct Contribution {
   double processor;           // busy processor time
-  double call_cost;           // processor time taken out of it as the hooks' cost
   double normalized;          // normalized processor time, in `bin`
   double normalized_idle;     // normalized time while no processor was busy: bin 0
   double state[kStateCount];  // thread-seconds per state
@@ -161,14 +160,6 @@ QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, d
     *processor = *run = *busy = model_run * present;
     *ready = (1.0 - model_run) * present;
   }
-}
-
-// Of the interval, the processor time a sample's share had taken out as the hooks' cost
-// (shares(): `processor` is what it kept).
-QUARTZ_ALWAYS_INLINE double call_cost_share(const ThreadSample& s, const WindowThread& w,
-                                            double processor) {
-  if (s.run >= 0) return s.run * (1 - w.run_scale);
-  return w.measured && w.active_ns > 0 ? processor * w.unclocked_cost : 0.0;
 }
 
 // The share of the interval a blocked sample's thread ran before its wait (at its
@@ -248,7 +239,6 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
     const double hooks = std::fmin(cpu, static_cast<double>(w.hook_events) * config.hook_event_ns);
     totals.dilation_removed_s += hooks * 1e-9;
     w.run_scale = w.clocked_run_ns > 0 ? std::fmax(0.0, 1.0 - hooks / w.clocked_run_ns) : 1.0;
-    w.unclocked_cost = cpu > hooks ? hooks / (cpu - hooks) : 0.0;
     w.fill = 0;
     // Samples without a clock reading share what the readings did not account for.
     w.run = w.ready = 0;
@@ -276,7 +266,6 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
   if (thread != kNone) add_full(shape, tables.thread_record(thread), false, c);
   if (sample.context == kNone) return;
   add_context(shape, tables.context_record(sample.context), c);
-  tables.context_call_cost(sample.context) += c.call_cost;
 
   const ContextNode& leaf = tables.context_node(sample.context);
   // A condition wait leaves its mutex released right below it.
@@ -335,7 +324,6 @@ QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSa
   c.state[before.state] = ran * delta;
   if (before.state == kBusy) {
     c.processor = s.run * w.run_scale * delta;
-    c.call_cost = s.run * (1 - w.run_scale) * delta;
     c.normalized = ran * delta / std::fmax(1.0, e);
   }
   charge(tables, before, c, 0, stamp, snapshot_id);
@@ -362,7 +350,6 @@ QUARTZ_NOINSTR void charge_sample(ProfileTables& tables, const ThreadSample& s,
     const double w = parts[i].weight;
     Contribution share = c;
     share.processor *= w;
-    share.call_cost *= w;
     share.normalized *= w;
     share.normalized_idle *= w;
     for (double& state : share.state) state *= w;
@@ -512,7 +499,6 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         c.state[kBlocked] = std::fmax(0.0, s.present - busy - ready) * delta;
         if (s.state == kBusy) {
           c.processor = processor * delta;
-          c.call_cost = call_cost_share(s, window.thread_at(s.window_thread), processor) * delta;
           // Less than one processor's worth busy: each its own time (normalized never
           // exceeds processor time); the rest of the interval nobody was busy.
           if (e > 0) c.normalized = run * delta / std::fmax(1.0, e);

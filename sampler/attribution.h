@@ -86,7 +86,6 @@ struct WindowThread {
   double ready;           // derived: ready share of active time, for samples not measured
   double ready_ratio;     // derived: ready part of a measured sample's shortfall
   double run_scale;       // derived: hook overhead taken out of a measured sample's share
-  double unclocked_cost;  // derived: hook overhead taken out per unit of an unclocked sample's
   double fill;            // derived: share of a measured sample's room below its presence
                           // that runs, for the running a share capped at presence lost
   double capped_run_ns;   // derived: running in clocked samples, each capped at presence

@@ -277,23 +277,6 @@ QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
   out.end_counted(n);
 }
 
-// A section of one value per calling context (`value(id)`), listing only the contexts whose
-// value is positive.
-template <typename Value>
-QUARTZ_NOINSTR void write_context_values(Out& out, SectionType type, ProfileTables& tables,
-                                         Value&& value) {
-  out.begin_counted(type);
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < tables.context_count(); ++i) {
-    const double v = value(i);
-    if (v <= 0) continue;
-    out.u32(i);
-    out.f64(v);
-    ++n;
-  }
-  out.end_counted(n);
-}
-
 // Only the threads and contexts that have some: most runs starve little.
 QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtime& runtime) {
   out.begin_counted(SectionType::thread_starvation);
@@ -310,10 +293,15 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
     ++n;
   }
   out.end_counted(n);
-  write_context_values(out, SectionType::context_starvation, tables,
-                       [&](uint32_t i) { return tables.context_starved(i); });
-  write_context_values(out, SectionType::context_call_cost, tables,
-                       [&](uint32_t i) { return tables.context_call_cost(i); });
+  out.begin_counted(SectionType::context_starvation);
+  n = 0;
+  for (uint32_t i = 0; i < tables.context_count(); ++i) {
+    if (tables.context_starved(i) <= 0) continue;
+    out.u32(i);
+    out.f64(tables.context_starved(i));
+    ++n;
+  }
+  out.end_counted(n);
 }
 
 QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,

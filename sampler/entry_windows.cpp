@@ -18,15 +18,6 @@ bool EntryWindows::init(uint32_t max_contexts) {
   return ready_;
 }
 
-bool EntryWindows::entries_off(const OverheadBudget& budget) const {
-  if (!ready_) return false;
-  const auto& decided = budget.unpatched();
-  for (size_t i = 0; i < decided.size(); ++i) {
-    if (decided[i].off) return true;
-  }
-  return false;
-}
-
 void EntryWindows::open(const OverheadBudget& budget) {
   const auto& decided = budget.unpatched();
   if (decided.size() != decided_) {

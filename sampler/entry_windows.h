@@ -36,7 +36,9 @@ class EntryWindows {
   // `max_contexts`: the tables' limit. False without memory (no window then).
   QUARTZ_NOINSTR bool init(uint32_t max_contexts);
   // True when the budget has turned entries off (and windows can be opened).
-  QUARTZ_NOINSTR bool entries_off(const OverheadBudget& budget) const;
+  QUARTZ_NOINSTR bool entries_off(const OverheadBudget& budget) const {
+    return ready_ && budget.entries_off() != 0;
+  }
   // True when a window is due before snapshot number `snapshot`.
   QUARTZ_NOINSTR bool due(const OverheadBudget& budget, uint64_t snapshot) const {
     return snapshot % kEvery == 0 && entries_off(budget);

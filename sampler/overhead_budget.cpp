@@ -66,13 +66,9 @@ OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uint
   return c;
 }
 
-void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns) {
+void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
   if (!active() || procedure == 0) return;
-  Calls* c = find(own_, procedure);
-  if (!c) return;
-  // A turned-off procedure is on the stack only in a window, and called only there: its
-  // own time and its calls are counted over the windows' time alike.
-  c->own_ns += c->decided && window_ns ? std::min(period_ns, window_ns) : period_ns;
+  if (Calls* c = find(own_, procedure)) c->own_ns += period_ns;
 }
 
 void OverheadBudget::note_window_read(uintptr_t procedure, uint64_t ns) {
@@ -161,7 +157,6 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     if (costliest == calls_.size()) break;
     Calls& c = calls_[costliest];
     c.decided = true;
-    if (Calls* own = find(own_, c.procedure)) own->decided = true;
     // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
     // count) stays counted: noted, so that it is not tried again.
     const bool off = hooks::unpatch_entry(c.procedure);
@@ -169,6 +164,7 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     if (off) patched_calls_ns -= static_cast<double>(c.calls) * call_ns_;
     *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off};
     any_off |= off;
+    entries_off_ += off ? 1 : 0;
   }
   if (any_off) note_calls_before(runtime);
 }

@@ -36,8 +36,7 @@ class OverheadBudget {
   QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns, uint64_t period_ns);
 
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
-  // `window_ns`: the snapshot closes a window in which turned-off entries were on that long.
-  QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns, uint64_t window_ns = 0);
+  QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
   // A read in a window (entry_windows.h) found a busy thread in `procedure`: `ns` of its own
   // time with the entries on.
   QUARTZ_NOINSTR void note_window_read(uintptr_t procedure, uint64_t ns);
@@ -56,6 +55,8 @@ class OverheadBudget {
     return unpatched_;
   }
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
+  // Entries turned off so far (decisions that found no entry to turn off not counted).
+  QUARTZ_NOINSTR uint32_t entries_off() const { return entries_off_; }
   // What the windows (entry_windows.h) add to the procedure's own time: its calls to the
   // procedures turned off, which cost nothing outside them (a patched call's cost falls in
   // the caller: runtime/patched_entry.h), made since those were turned off, over its own
@@ -73,7 +74,7 @@ class OverheadBudget {
     uint64_t window_samples;  // own_: how many reads
     uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
     double call_share;        // own_: call_share()
-    bool decided;             // its entry was turned off, or could not be
+    bool decided;             // calls_: its entry was turned off, or could not be
     bool off;                 // calls_: its entry is off
     bool newly_off;           // calls_: turned off at this decision
   };
@@ -89,6 +90,7 @@ class OverheadBudget {
   double call_ns_ = 0;
   uint64_t period_ns_ = 0;
   uint32_t decisions_ = 0;
+  uint32_t entries_off_ = 0;
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   rt::MappedVector<Calls> own_;    // the same, own time only, kept over the run
   rt::MappedVector<UnpatchedProcedure> unpatched_;

@@ -434,8 +434,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
     if (read.torn) ++s.info.torn_samples;
     if (window) learn_from(s, read);
     if (s.budget.active() && read.state == capture::kBusy) {
-      s.budget.note_sample(innermost_procedure(s.tables, read.context), duration_ns,
-                           window ? EntryWindows::kLeadNs : 0);
+      s.budget.note_sample(innermost_procedure(s.tables, read.context), duration_ns);
     }
     bool created;
     WindowThread* w = s.window.thread(index, &track.window_position, &created);

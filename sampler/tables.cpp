@@ -85,8 +85,8 @@ bool ProfileTables::init(const RecordShape& shape, const Limits& limits) {
   limits_ = limits;
   return contexts_.reserve(limits.contexts) &&
          context_records_.reserve(size_t{limits.contexts} * shape.context_size()) &&
-         context_starved_.reserve(limits.contexts) && context_call_cost_.reserve(limits.contexts) &&
-         context_ids_.init(12) && procedures_.reserve(limits.procedures) &&
+         context_starved_.reserve(limits.contexts) && context_ids_.init(12) &&
+         procedures_.reserve(limits.procedures) &&
          procedure_records_.reserve(size_t{limits.procedures} * shape.full_size()) &&
          procedure_ids_.init(10) && objects_.reserve(limits.objects) &&
          object_records_.reserve(size_t{limits.objects} * shape.full_size()) &&
@@ -104,7 +104,6 @@ bool ProfileTables::assign(const ProfileTables& other) {
   dropped_entities_ = other.dropped_entities_;
   return contexts_.assign(other.contexts_) && context_records_.assign(other.context_records_) &&
          context_starved_.assign(other.context_starved_) &&
-         context_call_cost_.assign(other.context_call_cost_) &&
          context_ids_.assign(other.context_ids_) && procedures_.assign(other.procedures_) &&
          procedure_records_.assign(other.procedure_records_) &&
          procedure_ids_.assign(other.procedure_ids_) && objects_.assign(other.objects_) &&
@@ -162,8 +161,7 @@ uint32_t ProfileTables::context(uint32_t parent, uint64_t address, uint32_t kind
         if (entity == kNone) return kNone;
         ContextNode* n = contexts_.append();
         if (!n || !context_records_.resize_at_least(contexts_.size() * shape_.context_size()) ||
-            !context_starved_.resize_at_least(contexts_.size()) ||
-            !context_call_cost_.resize_at_least(contexts_.size())) {
+            !context_starved_.resize_at_least(contexts_.size())) {
           return kNone;
         }
         *n = ContextNode{parent, entity, address, kind, 0};

@@ -123,9 +123,6 @@ class ProfileTables {
   // Of the context's own normalized time with one processor busy, the part whose other
   // processors had no thread at work to run (capture_format.h, context_starvation).
   QUARTZ_ALWAYS_INLINE double& context_starved(uint32_t i) { return context_starved_[i]; }
-  // Processor time taken out of the context's own as the calls' cost (capture_format.h,
-  // context_call_cost).
-  QUARTZ_ALWAYS_INLINE double& context_call_cost(uint32_t i) { return context_call_cost_[i]; }
   QUARTZ_ALWAYS_INLINE double* procedure_record(uint32_t i) {
     return &procedure_records_[size_t{i} * shape_.full_size()];
   }
@@ -181,7 +178,6 @@ class ProfileTables {
   MappedVector<ContextNode> contexts_;
   MappedVector<double> context_records_;
   MappedVector<double> context_starved_;
-  MappedVector<double> context_call_cost_;
   IdTable context_ids_;
   MappedVector<ProcedureEntry> procedures_;
   MappedVector<double> procedure_records_;
