@@ -92,6 +92,7 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
     if (Calls* c = find(calls_, unpatched_[i].procedure)) {
       c->decided = true;
       c->off = unpatched_[i].off;
+      c->calls_before = unpatched_[i].calls;
     }
   }
   rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
@@ -109,11 +110,12 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
     if (!own) continue;
     c.own_ns = own->own_ns;
     if (own->window_samples >= kCallShareSamples && own->window_ns > 0) {
-      const double in_windows = c.calls_to_off > own->off_before
-                                    ? static_cast<double>(c.calls_to_off - own->off_before)
-                                    : 0.0;
-      own->call_share = in_windows * call_ns_ * (1 - rt::kPatchedCallCalleeShare) /
-                        static_cast<double>(own->window_ns);
+      const uint64_t to_off =
+          c.calls_to_off > own->off_before ? c.calls_to_off - own->off_before : 0;
+      const uint64_t into = c.off && c.calls > c.calls_before ? c.calls - c.calls_before : 0;
+      const double paid = static_cast<double>(to_off) * (1 - rt::kPatchedCallCalleeShare) +
+                          static_cast<double>(into) * rt::kPatchedCallCalleeShare;
+      own->call_share = paid * call_ns_ / static_cast<double>(own->window_ns);
     }
   }
 }

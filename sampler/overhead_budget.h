@@ -57,10 +57,11 @@ class OverheadBudget {
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
   // Entries turned off so far (decisions that found no entry to turn off not counted).
   QUARTZ_NOINSTR uint32_t entries_off() const { return entries_off_; }
-  // What the windows (entry_windows.h) add to the procedure's own time: its calls to the
-  // procedures turned off, which cost nothing outside them (a patched call's cost falls in
-  // the caller: runtime/patched_entry.h), made since those were turned off, over its own
-  // time in the windows as their reads found it; as of the last count, 0 until ten reads.
+  // What the windows (entry_windows.h) add to the procedure's own time: the calls made
+  // since entries were turned off, which cost nothing outside them, split between caller
+  // and callee as runtime/patched_entry.h measures: its calls to the procedures turned off
+  // and, if its own entry is off, the calls into it; over its own time in the windows as
+  // their reads found it; as of the last count, 0 until ten reads.
   // The windows take it out of what they read.
   QUARTZ_NOINSTR double call_share(uintptr_t procedure) const;
 
@@ -69,6 +70,7 @@ class OverheadBudget {
     uintptr_t procedure;
     uint64_t calls;           // into it
     uint64_t calls_to_off;    // from it, to procedures whose entries are off
+    uint64_t calls_before;    // calls_: into it, when its entry was turned off
     uint64_t own_ns;          // sampled
     uint64_t window_ns;       // own_: read in windows (note_window_read)
     uint64_t window_samples;  // own_: how many reads
