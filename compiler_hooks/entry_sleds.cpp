@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "runtime/mapped_vector.h"
+#include "runtime/never_destroyed.h"
 
 namespace quartz::hooks {
 namespace {
@@ -19,8 +20,10 @@ namespace {
 constexpr char kSectionName[] = "__patchable_function_entries";
 constexpr size_t kMaxSleds = size_t{1} << 22;
 
-// Every patched entry, sorted once patching is done: unpatch_entry's index.
-rt::MappedVector<uintptr_t> g_sleds;
+// Every patched entry, sorted once patching is done: unpatch_entry's index. The sampler
+// switches entries until the process is gone, through exit's destructors.
+constinit rt::NeverDestroyed<rt::MappedVector<uintptr_t>> g_sleds_storage;
+rt::MappedVector<uintptr_t>& g_sleds = g_sleds_storage.value;
 
 // An object's file, mapped read-only while its entries are patched: its section headers and
 // symbols are in the file only.

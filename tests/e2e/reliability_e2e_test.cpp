@@ -412,5 +412,44 @@ TEST_F(ReliabilityE2E, CapturesGoToTheCacheWhenTheStoresDirectoryIsReadOnly) {
   EXPECT_NE(report.out.find("main"), std::string::npos) << report.out;
 }
 
+// The program ends while the overhead budget turns entries off: the sampler is still at it
+// while exit() runs the destructors, and the index of entries it searches must outlive
+// them. 2048 tiny procedures make the first decisions (20 and 50 ms into the run) long
+// enough to overlap the end; before the fix 36 of 40 such runs died of SIGSEGV.
+TEST_F(ReliabilityE2E, AProgramEndingWhileEntriesAreTurnedOffEndsNormally) {
+  constexpr int kProcedures = 2048;
+  const std::string program = (dir / "many").string();
+  {
+    std::ofstream c(program + ".c");
+    c << "#include <stdlib.h>\n#include <time.h>\n"
+         "static double now_ms(void) {\n"
+         "  struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
+         "  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;\n}\n";
+    for (int i = 0; i < kProcedures; ++i) {
+      c << "__attribute__((noipa)) double f" << i << "(double a) { return a * 0.9999999 + " << i
+        << "; }\n";
+    }
+    c << "static double (*const procedures[])(double) = {";
+    for (int i = 0; i < kProcedures; ++i) c << (i ? ", f" : "f") << i;
+    c << "};\nint main(int argc, char** argv) {\n"
+         "  const double end = now_ms() + atof(argv[1]); double a = 0;\n"
+         "  while (now_ms() < end)\n"
+         "    for (int i = 0; i < "
+      << kProcedures
+      << "; i++) a = procedures[i](a);\n"
+         "  return a == 42;\n}\n";
+  }
+  const CommandResult cc = launch(
+      command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2", "-o", program, program + ".c"}));
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  for (const char* ms : {"20", "24", "28", "50", "54"}) {
+    Launch l = command({kQuartz, "run", "-q", "--no-import", "--", program, ms});
+    l.cwd = dir.string();
+    const CommandResult r = launch(l);
+    EXPECT_EQ(r.signal, 0) << ms << " ms: " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << ms << " ms: " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace quartz::test
