@@ -88,9 +88,13 @@ struct CriticalPath {
 struct TraceQuality {
   uint64_t events = 0, records = 0, samples = 0, dropped = 0, bytes = 0;
   bool complete = true;
-  uint64_t unpaired_waits = 0;    // replayed as delays
-  uint64_t forced_waits = 0;      // in the replay of the recorded configuration
-  double compensated_s = 0;       // overhead removed from processor time
+  uint64_t unpaired_waits = 0;  // replayed as delays
+  uint64_t forced_waits = 0;    // in the replay of the recorded configuration
+  double compensated_s = 0;     // overhead removed from processor time
+  // Processor time was scaled by this to the program's own unprofiled run (`quartz run
+  // --baseline`), in place of the calibrated costs; 1 without one.
+  double cpu_scale = 1;
+  bool baseline = false;          // a --baseline measured the overhead
   double wake_latency_s = 0;      // added to each wake-up onto an idle processor (wake_latency.h)
   uint64_t wake_ups = 0;          // wake-ups with a known waker it was measured from
   uint64_t peak_window = 0;       // steps held at once, the largest of all replays

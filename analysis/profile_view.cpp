@@ -465,6 +465,20 @@ std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   return out;
 }
 
+}  // namespace
+
+std::optional<Baseline> baseline_of(const Run& run) {
+  using namespace capture::run_keys;
+  if (run.number(kBaselineElapsedNs) <= 0) return std::nullopt;
+  Baseline b;
+  b.elapsed_s = run.number(kBaselineElapsedNs) * 1e-9;
+  b.cpu_s = run.number(kBaselineCpuNs) * 1e-9;
+  for (const ThreadInfo& t : run.threads) b.profiled_cpu_s += static_cast<double>(t.cpu_ns) * 1e-9;
+  return b;
+}
+
+namespace {
+
 Quality quality_of(const Run& run) {
   Quality q;
   using namespace capture::run_keys;
@@ -484,6 +498,7 @@ Quality quality_of(const Run& run) {
   if (run.info.count(kOtherCpuNs)) q.other_cpu_s = run.number(kOtherCpuNs) * 1e-9;
   q.reserved_core = run.text(kReserve) == "yes";
   q.cpu_measurement = run.text(kCpuMeasurement);
+  q.baseline = baseline_of(run);
   q.dropped = static_cast<uint64_t>(run.number(kObjectsDropped) + run.number(kCallsDropped) +
                                     run.number(kContextsDropped));
   for (const ThreadInfo& t : run.threads) {

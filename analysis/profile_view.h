@@ -128,6 +128,13 @@ struct UnpatchedProcedure {
   double at_s = 0;     // into the run
 };
 
+// One run of the program without the profiler (`quartz run --baseline`), beside this one.
+struct Baseline {
+  double elapsed_s = 0;       // unprofiled
+  double cpu_s = 0;           // unprofiled, all its threads
+  double profiled_cpu_s = 0;  // this run's threads (the sampler is not among them)
+};
+
 struct Quality {
   uint64_t samples = 0;
   uint64_t thread_samples = 0;
@@ -150,6 +157,7 @@ struct Quality {
   std::optional<double> other_cpu_s;
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
+  std::optional<Baseline> baseline;
   uint64_t stack_overflows = 0, unmatched_exits = 0;
   uint64_t dropped = 0;  // objects, calls or contexts that found no room
   bool final = true;     // false: the run ended abnormally; data up to a checkpoint
@@ -195,6 +203,9 @@ struct ViewOptions {
 };
 
 ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
+
+// The run's --baseline, if it has one.
+std::optional<Baseline> baseline_of(const profile::Run& run);
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);

@@ -34,6 +34,12 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
       << (v.processors == 1 ? "" : "s");
   out << "; normalized processor time of the whole program "
       << seconds(v.program_totals.normalized_s) << "\n";
+  if (const std::optional<Baseline>& b = v.quality.baseline) {
+    out << "  baseline  " << seconds(b->elapsed_s) << " and " << seconds(b->cpu_s)
+        << " of processor time unprofiled (--baseline): profiled, the run took "
+        << format("x%.2f", v.elapsed_s / b->elapsed_s) << " as long and its threads "
+        << format("x%.2f", b->profiled_cpu_s / b->cpu_s) << " the processor time\n";
+  }
   if (options.parent_run || !options.child_runs.empty()) {
     out << "  runs      ";
     if (options.parent_run) out << "started by run " << *options.parent_run;
@@ -354,6 +360,13 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"stack_overflows", q.stack_overflows},
       {"unmatched_exits", q.unmatched_exits},
       {"dropped", q.dropped}};
+  j["baseline"] = nullptr;
+  if (const std::optional<Baseline>& b = q.baseline) {
+    j["baseline"] = {{"elapsed_s", b->elapsed_s},
+                     {"cpu_s", b->cpu_s},
+                     {"profiled_elapsed_s", v.elapsed_s},
+                     {"profiled_cpu_s", b->profiled_cpu_s}};
+  }
   auto& unpatched = j["sampling"]["unpatched"] = nlohmann::json::array();
   for (const UnpatchedProcedure& u : q.unpatched) {
     unpatched.push_back({{"name", u.name}, {"calls", u.calls}, {"at_s", u.at_s}});

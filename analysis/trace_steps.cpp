@@ -315,9 +315,8 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
     } else if (!p.waiting && wall > 0) {
       Step s;
       const double cpu = std::max(0.0, p.cpu_ns);
-      const double removed = std::min(cpu, p.overhead_ns);
-      totals_.compensated_ns += removed;
-      s.cpu_ns = cpu - removed;
+      s.cpu_ns = (cpu - std::min(cpu, p.overhead_ns)) * costs_.cpu_scale;
+      totals_.compensated_ns += cpu - s.cpu_ns;
       s.delay_ns = std::max(0.0, wall - cpu) * (1 - ready_share);
       s.spinning = p.spinning;
       s.attribution = p.attribution != kNoAttribution

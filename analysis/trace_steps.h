@@ -66,9 +66,12 @@ struct StepLog {
 };
 
 struct AssemblerCosts {
-  double trace_event_ns = 0;       // calibrated cost of one trace event on the recording thread
-  double hook_event_ns = 0;        // of one hook event (half a pair)
-  double cpu_read_ns = 0;          // of the thread reading its CPU clock for the trace
+  double trace_event_ns = 0;  // calibrated cost of one trace event on the recording thread
+  double hook_event_ns = 0;   // of one hook event (half a pair)
+  double cpu_read_ns = 0;     // of the thread reading its CPU clock for the trace
+  // Processor time left after the costs above, times this: the program's own unprofiled
+  // processor time over the recorded (a --baseline, the costs above then 0); 1: none.
+  double cpu_scale = 1;
   bool run_queue_measured = true;  // false: no schedstat; time not run counts as ready
 };
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 
+#include "cli/baseline_run.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/run_family.h"
@@ -460,6 +461,23 @@ void write_unfinished_followed_capture(const RunOptions& o, const SharedCapture&
   }
 }
 
+// One unprofiled run first (--baseline): the runtime writes what it took into the capture.
+// A run that fails leaves none: its figures would not be the program's.
+void measure_baseline(RunOptions& o, const std::string& program, const std::string& library) {
+  RunOptions idle = o;
+  idle.env = {{"QUARTZ_DISABLE", "1"}};
+  idle.profile = false;
+  if (!o.quiet) std::cerr << "quartz: run: --baseline: running the program once unprofiled\n";
+  const BaselineRun run =
+      run_baseline(program, o.program, child_environment(idle, library, "", ""));
+  if (WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) {
+    o.env["QUARTZ_BASELINE"] = baseline_variable(run);
+  } else {
+    std::cerr << "quartz: run: --baseline: the unprofiled run " << describe_end(run.status)
+              << ": no baseline recorded\n";
+  }
+}
+
 std::string import_hint(const RunOptions& o) {
   return "quartz import --store " + o.store + " " + o.output;
 }
@@ -488,6 +506,7 @@ int run_command(const std::vector<std::string>& args) {
       throw UsageError(std::string("run: ") + e.what() + ": give another --store, or --no-import");
     }
   }
+  if (o.baseline) measure_baseline(o, program, library);
   if (o.profile && o.output.empty()) o.output = default_output(o);
   std::optional<OutputClaim> claim;
   std::optional<StatusFile> status_file;

@@ -104,6 +104,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       o.quiet = true;
       continue;
     }
+    if (a.flag("--baseline")) {
+      o.baseline = true;
+      continue;
+    }
     const NumberOption* number = nullptr;
     for (const NumberOption& option : kNumberOptions) {
       if (a.number(option.flag, option.lo, option.hi, &n)) number = &option;
@@ -163,6 +167,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     throw UsageError("run: no program given (quartz run [options] -- PROGRAM ARGS)");
   if (!o.profile && o.env.count("QUARTZ_TRACE"))
     throw UsageError("run: --trace needs profiling (drop --no-profile)");
+  if ((!o.profile || disable) && o.baseline)
+    throw UsageError("run: --baseline needs profiling (drop --no-profile and --disable)");
   if (disable) {
     if (o.env.count("QUARTZ_PLACEMENT")) {
       throw UsageError("run: --disable keeps the runtime from placing threads (drop --placement)");

@@ -14,6 +14,7 @@ struct RunOptions {
   std::string store;
   bool import = true;
   bool quiet = false;
+  bool baseline = false;                   // --baseline: one unprofiled run first
   bool profile = true;                     // false: --no-profile or --disable, no capture
   std::map<std::string, std::string> env;  // QUARTZ_* for the runtime
   // The runtime options of env that came from the user's environment ("NAME=value"), for

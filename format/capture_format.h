@@ -186,6 +186,10 @@ inline constexpr const char* kUnpatched = "unpatched";
 inline constexpr const char* kEntryWindows = "entry_windows";
 inline constexpr const char* kWindowReads = "window_reads";
 inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
+// One run of the program without the profiler (`quartz run --baseline`): its processor
+// time (all its threads, user and system) and elapsed time; absent: not measured.
+inline constexpr const char* kBaselineCpuNs = "baseline_cpu_ns";
+inline constexpr const char* kBaselineElapsedNs = "baseline_elapsed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kStackCapacity = "stack_capacity";

@@ -74,6 +74,18 @@ void read_options(Options& o) {
       warn("QUARTZ_RESERVE", reserve);
     }
   }
+  if (const char* baseline = getenv("QUARTZ_BASELINE")) {
+    char* comma = nullptr;
+    const unsigned long long cpu = strtoull(baseline, &comma, 10);
+    char* end = nullptr;
+    const unsigned long long elapsed = *comma == ',' ? strtoull(comma + 1, &end, 10) : 0;
+    if (end && *end == '\0' && elapsed > 0) {
+      o.baseline_cpu_ns = cpu;
+      o.baseline_elapsed_ns = elapsed;
+    } else {
+      warn("QUARTZ_BASELINE", baseline);
+    }
+  }
   if (const char* cores = getenv("QUARTZ_RESERVED_CORES")) {
     strncpy(o.reserved_cores, cores, sizeof(o.reserved_cores) - 1);
   }

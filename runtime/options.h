@@ -47,6 +47,12 @@ struct Options {
   // QUARTZ_PLACEMENT: threads pinned to cores, "0,1|2,worker" (groups of thread indices or
   // names, one core each, in the order of the allowed cores; "*" for every other thread).
   char placement[1024] = {};
+
+  // QUARTZ_BASELINE "<cpu_ns>,<elapsed_ns>": what one run of the program without the
+  // profiler took (`quartz run --baseline` measures it and sets this); written into the
+  // capture for `quartz report` and `quartz predict`. 0: not measured.
+  uint64_t baseline_cpu_ns = 0;
+  uint64_t baseline_elapsed_ns = 0;
 };
 
 // Reads the environment. Never allocates; warnings go to stderr with write(2).

@@ -134,6 +134,10 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     key_text(out, &n, run_keys::kProcedurePatterns, runtime.options.procedures);
   }
   key_number(out, &n, run_keys::kBudgetPercent, info.budget_percent);
+  if (runtime.options.baseline_elapsed_ns != 0) {
+    key_number(out, &n, run_keys::kBaselineCpuNs, runtime.options.baseline_cpu_ns);
+    key_number(out, &n, run_keys::kBaselineElapsedNs, runtime.options.baseline_elapsed_ns);
+  }
   if (info.budget && info.budget->unpatched().size() != 0) {
     static char unpatched[64 * 1024];  // the sampler thread's only
     size_t used = 0;

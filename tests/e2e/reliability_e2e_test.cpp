@@ -451,5 +451,20 @@ TEST_F(ReliabilityE2E, AProgramEndingWhileEntriesAreTurnedOffEndsNormally) {
   }
 }
 
+// --baseline runs the program once unprofiled first: a run that fails gives no baseline,
+// and says so; the profiled run goes on and its status is the program's.
+TEST_F(ReliabilityE2E, ABaselineRunThatFailsRecordsNoBaselineAndSaysSo) {
+  const CommandResult r = launch(command(
+      {kQuartz, "run", "-q", "--baseline", "--store", store, "--", "/bin/sh", "-c", "exit 3"}));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("--baseline: the unprofiled run exited with status 3: no baseline recorded"),
+            std::string::npos)
+      << r.err;
+  const CommandResult disabled =
+      launch(command({kQuartz, "run", "--baseline", "--disable", "--", kProgram, "exit", "0"}));
+  EXPECT_EQ(disabled.exit_code, 2);
+  EXPECT_NE(disabled.err.find("--baseline needs profiling"), std::string::npos) << disabled.err;
+}
+
 }  // namespace
 }  // namespace quartz::test
