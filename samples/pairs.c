@@ -13,7 +13,9 @@
  *     processor run at the same time and share it, so each half-round takes twice as
  *     long: about 2 N (X + Y) for P = K = 2 (the worst grouping, 1.2 s by default).
  * Prints its measured truth: pair_<i>_s (wall time of pair i), threads_cpu_s (the pairs'
- * threads' CPU clocks at their ends, summed), elapsed_s.
+ * threads' CPU clocks at their ends, summed), threads_ready_s (the time the kernel kept them
+ * runnable but not running, from each one's schedstat at its end, summed; -1 where the
+ * kernel does not keep it), elapsed_s.
  *
  *   pairs [--pairs P] [--rounds N] [--ping-us X] [--pong-us Y]
  *   defaults: 2      400          750          750
@@ -35,11 +37,21 @@ struct pair {
   pthread_cond_t turn;
   int pong_turn; /* 1: pong holds the token */
   double seconds;
-  double ping_cpu_s, pong_cpu_s; /* their CPU clocks at their ends */
+  double ping_cpu_s, pong_cpu_s;     /* their CPU clocks at their ends */
+  double ping_ready_s, pong_ready_s; /* their run-queue time at their ends */
   char lock_name[32], turn_name[32];
 };
 
 static struct pair all[MAX_PAIRS];
+
+/* The calling thread's time runnable but not running, from the kernel; -1 if unknown. */
+static double ready_s(void) {
+  FILE* f = fopen("/proc/thread-self/schedstat", "r");
+  unsigned long long running_ns = 0, waiting_ns = 0;
+  const int read = f ? fscanf(f, "%llu %llu", &running_ns, &waiting_ns) : 0;
+  if (f) fclose(f);
+  return read == 2 ? waiting_ns / 1e9 : -1;
+}
 
 SAMPLE_PROCEDURE void ping_work(void) {
   compute(ping_us);
@@ -75,6 +87,7 @@ SAMPLE_PROCEDURE void* ping(void* arg) {
   wait_for_turn(p, 0);
   p->seconds = (now_us() - start) / 1e6;
   p->ping_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+  p->ping_ready_s = ready_s();
   return NULL;
 }
 
@@ -89,6 +102,7 @@ SAMPLE_PROCEDURE void* pong(void* arg) {
     pass_token(p, 0);
   }
   p->pong_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+  p->pong_ready_s = ready_s();
   return NULL;
 }
 
@@ -117,12 +131,18 @@ int main(int argc, char** argv) {
     pthread_create(&threads[2 * i + 1], NULL, pong, &all[i]);
   }
   for (long i = 0; i < 2 * pairs; i++) pthread_join(threads[i], NULL);
-  double threads_cpu_s = 0;
+  double threads_cpu_s = 0, threads_ready_s = 0;
   for (long i = 0; i < pairs; i++) {
     printf("pair_%ld_s=%.6f\n", i, all[i].seconds);
     threads_cpu_s += all[i].ping_cpu_s + all[i].pong_cpu_s;
+    if (threads_ready_s >= 0 && all[i].ping_ready_s >= 0 && all[i].pong_ready_s >= 0) {
+      threads_ready_s += all[i].ping_ready_s + all[i].pong_ready_s;
+    } else {
+      threads_ready_s = -1;
+    }
   }
   printf("threads_cpu_s=%.6f\n", threads_cpu_s);
+  printf("threads_ready_s=%.6f\n", threads_ready_s);
   printf("elapsed_s=%.6f\n", (now_us() - start) / 1e6);
   return 0;
 }

@@ -427,11 +427,22 @@ TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
     EXPECT_GE(findings[0]["confidence"].get<double>(), 0.5);
     EXPECT_EQ(report()["findings"][0], findings[0]) << "the report's top finding is the same";
   }
-  profile("pairs", {"--rounds", "200"});
+  const CommandResult run = profile("pairs", {"--rounds", "200"});
+  std::map<std::string, std::string> truth = printed_values(run.out);
+  const double ready_s = std::stod(truth["threads_ready_s"]);
+  const double capacity_s = 2 * std::stod(truth["elapsed_s"]);
   const CommandResult d = run_command({kQuartz, "diagnose", "--store", store, "--json"});
   const json pairs = json::parse(d.out);  // the loop's range must outlive it
   for (const json& f : pairs["findings"]) {
-    if (f["about"] == "program") {
+    if (f["property"] == "oversubscription" && ready_s >= 0) {
+      // A token handed over wakes a thread while the one that handed it still runs: the
+      // four threads are at times three runnable on two processors: a real oversubscription,
+      // 6-9% of the processors' time on a quiet machine and 10.0-10.1% in CI's. At most the
+      // threads' own run-queue time, as the kernel counts it (21-28% here: it also counts
+      // the wake-ups onto idle processors).
+      EXPECT_LT(f["severity"].get<double>(), ready_s / capacity_s + 0.02)
+          << f.dump() << "; ready " << ready_s << " s";
+    } else if (f["about"] == "program") {
       // (Under a sanitizer, whose hooks and sampler are slower, up to twice that: measured
       // 10.3-10.7% for serial bottleneck and oversubscription in CI's ASan tree.)
       EXPECT_LT(f["severity"].get<double>(), 0.10 * kSlack) << f.dump();
