@@ -242,6 +242,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     out.other_share = std::min(1.0, run.number(capture::run_keys::kOtherCpuNs) * 1e-9 /
                                         (out.observed_s * std::max<uint32_t>(1, run.processors)));
   }
+  if (const std::optional<Baseline> b = baseline_of(run)) {
+    out.profiled_s = out.observed_s;
+    out.observed_s = b->elapsed_s;
+  }
   std::optional<size_t> loaded;
   if (recorded_busy(out) && *out.other_share < 1) {
     out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};

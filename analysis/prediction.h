@@ -115,7 +115,10 @@ struct LoadedReplay {
 struct Predictions {
   std::string program;
   uint32_t processors = 1;
-  double observed_s = 0;           // the run's elapsed time (profile::Run::elapsed_s), as reported
+  double observed_s = 0;  // the run's elapsed time (profile::Run::elapsed_s), as reported
+  // With a --baseline the replays answer for the unprofiled program: observed_s is then
+  // its elapsed time, and this the profiled run's (0: no baseline).
+  double profiled_s = 0;
   double recorded_s = 0;           // the replay of the recorded configuration (the model's check)
   PredictionRange recorded_range;  // ... under every model
   std::vector<ModelCheck> models;  // in the order of every range's by_model_s

@@ -115,9 +115,12 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   const PredictionRange& r = p.recorded_range;
   const bool inside = p.observed_s >= r.low_s && p.observed_s <= r.high_s;
   out << "\n  recorded  " << seconds(p.observed_s) << " on " << p.processors << " processor"
-      << (p.processors == 1 ? "" : "s") << "; replayed as recorded "
-      << text::seconds_range(r.low_s, r.high_s) << " under " << p.models.size()
-      << " scheduler model" << (p.models.size() == 1 ? "" : "s") << " ("
+      << (p.processors == 1 ? "" : "s");
+  if (p.profiled_s > 0) {
+    out << " unprofiled (--baseline; " << seconds(p.profiled_s) << " profiled)";
+  }
+  out << "; replayed as recorded " << text::seconds_range(r.low_s, r.high_s) << " under "
+      << p.models.size() << " scheduler model" << (p.models.size() == 1 ? "" : "s") << " ("
       << (inside ? "the recorded time inside" : "the recorded time outside") << "), "
       << seconds(p.recorded_s) << " under the most likely (" << change(p.recorded_s, p.observed_s)
       << ": the model's error on what it saw)\n";
@@ -222,6 +225,7 @@ std::string predictions_json(const Predictions& p) {
   j["program"] = p.program;
   j["processors"] = p.processors;
   j["observed_s"] = p.observed_s;
+  if (p.profiled_s > 0) j["profiled_s"] = p.profiled_s;
   j["recorded_s"] = p.recorded_s;
   add_range(j["recorded_range"], p.recorded_s, p.recorded_range);
   auto& models = j["models"] = nlohmann::json::array();
@@ -298,6 +302,7 @@ Predictions predictions_from_json(const std::string& text) {
     p.program = j.at("program").get<std::string>();
     p.processors = j.at("processors").get<uint32_t>();
     p.observed_s = j.at("observed_s").get<double>();
+    p.profiled_s = j.value("profiled_s", 0.0);
     p.recorded_s = j.at("recorded_s").get<double>();
     p.recorded_range =
         range_from(j.value("recorded_range", nlohmann::json::object()), p.recorded_s);
