@@ -142,6 +142,14 @@ std::string bare_name(const std::string& name) {
   return bare;
 }
 
+std::string readable_generated_name(const std::string& name, const std::string& file) {
+  const bool generated = name.rfind("_GLOBAL__sub_I_", 0) == 0 ||
+                         name.rfind("__cxx_global_var_init", 0) == 0 ||
+                         name.rfind("__static_initialization_and_destruction_", 0) == 0;
+  if (!generated) return name;
+  return "static initialisation of " + (file.empty() ? name : file);
+}
+
 bool is_lambda(const std::string& name) {
   if (name.find("{lambda(") != std::string::npos) return true;
   // clang: an unnamed type "$_N" whose call operator this is.

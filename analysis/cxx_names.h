@@ -19,6 +19,13 @@ std::string fit_name(const std::string& name, size_t width);
 // operator()). Names threads after their routine.
 std::string bare_name(const std::string& name);
 
+// The name the compiler gave code of its own that runs a file's static initialisers before
+// main ("_GLOBAL__sub_I_main" and "__static_initialization_and_destruction_0(int, int)"
+// from gcc, "_GLOBAL__sub_I_file.cpp" and "__cxx_global_var_init.1" from clang), as a
+// reader would say it: "static initialisation of FILE" (`file`, the source file's base
+// name; the symbol's own when empty). `name` itself for every other name.
+std::string readable_generated_name(const std::string& name, const std::string& file);
+
 // Whether a demangled name is a lambda's call operator, as gcc names them
 // ("main::{lambda()#1}::operator()() const") or clang ("main::$_1::operator()() const").
 bool is_lambda(const std::string& name);

@@ -171,8 +171,9 @@ std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {
 
 std::string display_name(const Run& run, uint64_t address) {
   auto it = run.symbols.find(address);
-  if (it != run.symbols.end() && !it->second.function.empty()) return it->second.function;
-  return hex(address);
+  if (it == run.symbols.end() || it->second.function.empty()) return hex(address);
+  const Symbol& s = it->second;
+  return readable_generated_name(s.function, s.file.empty() ? "" : basename_of(s.file));
 }
 
 namespace {

@@ -162,6 +162,20 @@ TEST(CxxNames, BareNamesAreWhatTheSourceCallsThem) {
   EXPECT_EQ(bare_name("main"), "main");
 }
 
+// The symbols nm shows in the same program built by each compiler (tests/e2e's
+// cxx_workers): gcc's driver and helper, clang's driver and one per global.
+TEST(CxxNames, StaticInitialisersAsEitherCompilerNamesThem) {
+  for (const char* symbol :
+       {"_GLOBAL__sub_I_main", "__static_initialization_and_destruction_0(int, int)",
+        "_GLOBAL__sub_I_cxx_workers.cpp", "__cxx_global_var_init", "__cxx_global_var_init.1"}) {
+    EXPECT_EQ(readable_generated_name(symbol, "cxx_workers.cpp"),
+              "static initialisation of cxx_workers.cpp");
+  }
+  EXPECT_EQ(readable_generated_name("_GLOBAL__sub_I_main", ""),
+            "static initialisation of _GLOBAL__sub_I_main");
+  EXPECT_EQ(readable_generated_name("main", "cxx_workers.cpp"), "main");
+}
+
 TEST(TextWidth, LongLinesWrapAtSpacesWithinTheWidth) {
   const std::string line = "  Sampling: " + std::string(30, 'x') + " " + std::string(30, 'y') +
                            " \u2588\u2588 " + std::string(30, 'z') + " end";

@@ -105,7 +105,15 @@ TEST_F(CxxReport, WorkersRankFirstWithTheirThreadsTimeAsTheirOwn) {
   for (const json& p : j["procedures"]) {
     EXPECT_FALSE(is_std_name(p["name"])) << p["name"] << " is system code";
     const std::string location = p["location"];
-    EXPECT_EQ(location.rfind("cxx_workers.cpp:", 0), 0u) << p["name"] << " at " << location;
+    const std::string name = p["name"];
+    if (name.rfind("static initialisation of ", 0) == 0) {
+      // The compiler's own code, named by the file whose globals it initialises; clang's
+      // has no line.
+      EXPECT_EQ(name, "static initialisation of cxx_workers.cpp");
+      EXPECT_EQ(location.rfind("cxx_workers.cpp", 0), 0u) << name << " at " << location;
+      continue;
+    }
+    EXPECT_EQ(location.rfind("cxx_workers.cpp:", 0), 0u) << name << " at " << location;
   }
   const double period_s = j["sampling"]["period_s"];
   for (const Worker& w : workers) {
