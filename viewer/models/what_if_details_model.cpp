@@ -49,8 +49,16 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
                         signed_change(p.recorded_s, p.observed_s),
                         tr("The replay of the recorded configuration against the recorded "
                            "elapsed time: the model's error on what it saw"));
-  seconds(check, tr("Recorded elapsed time"), p.observed_s,
-          tr("The recording's elapsed time, to the program's end"));
+  if (p.profiled_s > 0) {
+    seconds(check, tr("Recorded elapsed time"), p.observed_s,
+            tr("The program's unprofiled run (quartz run --baseline): the replays answer for "
+               "it"));
+    seconds(check, tr("Profiled elapsed time"), p.profiled_s,
+            tr("The recording's own elapsed time, with the profiler"));
+  } else {
+    seconds(check, tr("Recorded elapsed time"), p.observed_s,
+            tr("The recording's elapsed time, to the program's end"));
+  }
   count(check, tr("Processors"), p.processors, tr("Processors the recording ran on"));
   seconds(check, tr("Replayed as recorded"), p.recorded_s,
           tr("The replay of the recorded configuration under the most likely scheduler model: "

@@ -60,7 +60,10 @@ QString check_sentence(const analysis::Predictions& p) {
       .arg(QString::fromStdString(analysis::text::seconds_range(r.low_s, r.high_s)))
       .arg(p.models.size())
       .arg(p.models.size() == 1 ? "" : "s")
-      .arg(format_seconds(p.recorded_s), format_seconds(p.observed_s))
+      .arg(format_seconds(p.recorded_s),
+           p.profiled_s > 0 ? QObject::tr("%1 unprofiled (--baseline; %2 profiled)")
+                                  .arg(format_seconds(p.observed_s), format_seconds(p.profiled_s))
+                            : format_seconds(p.observed_s))
       .arg(p.processors)
       .arg(p.processors == 1 ? "" : "s")
       .arg(inside ? QObject::tr("inside") : QObject::tr("outside"),
