@@ -38,8 +38,7 @@ AssemblerCosts costs_of(const profile::Run& run) {
   // ACallHeavyProgramIsPredictedAsThePlainProgramRuns cost 4 ns each, not the calibrated
   // 13). The program's own unprofiled run measures it: every step's processor time is
   // scaled to it, in place of the calibrated costs.
-  if (const std::optional<Baseline> b = baseline_of(run);
-      b && b->cpu_s > 0 && b->profiled_cpu_s > 0) {
+  if (const std::optional<Baseline> b = baseline_of(run)) {
     c.cpu_scale = b->cpu_s / b->profiled_cpu_s;
     c.trace_event_ns = c.hook_event_ns = c.cpu_read_ns = 0;
   }
@@ -330,7 +329,6 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   out.quality.unpaired_waits = pass.assembler.unpaired_waits;
   out.quality.compensated_s = pass.assembler.compensated_ns / 1e9;
   out.quality.cpu_scale = costs_of(run).cpu_scale;
-  out.quality.baseline = baseline_of(run).has_value();
   out.quality.wake_latency_s = wake.idle_ns / 1e9;
   out.quality.wake_ups = wake.wake_ups;
   out.quality.forced_waits = first.likely(pass, recorded).forced_waits;

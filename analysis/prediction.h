@@ -92,9 +92,8 @@ struct TraceQuality {
   uint64_t forced_waits = 0;    // in the replay of the recorded configuration
   double compensated_s = 0;     // overhead removed from processor time
   // Processor time was scaled by this to the program's own unprofiled run (`quartz run
-  // --baseline`), in place of the calibrated costs; 1 without one.
+  // --baseline`, Predictions::profiled_s), in place of the calibrated costs; 1 without one.
   double cpu_scale = 1;
-  bool baseline = false;          // a --baseline measured the overhead
   double wake_latency_s = 0;      // added to each wake-up onto an idle processor (wake_latency.h)
   uint64_t wake_ups = 0;          // wake-ups with a known waker it was measured from
   uint64_t peak_window = 0;       // steps held at once, the largest of all replays
@@ -117,7 +116,8 @@ struct Predictions {
   uint32_t processors = 1;
   double observed_s = 0;  // the run's elapsed time (profile::Run::elapsed_s), as reported
   // With a --baseline the replays answer for the unprofiled program: observed_s is then
-  // its elapsed time, and this the profiled run's (0: no baseline).
+  // its elapsed time, and this the profiled run's (0: no baseline, the calibrated costs
+  // were taken out).
   double profiled_s = 0;
   double recorded_s = 0;           // the replay of the recorded configuration (the model's check)
   PredictionRange recorded_range;  // ... under every model

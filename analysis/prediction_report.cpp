@@ -181,10 +181,11 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   out << "\nTrace: " << q.events << " events, " << q.samples << " samples, " << q.bytes
       << " bytes; " << q.unpaired_waits << " waits replayed as delays, " << q.forced_waits
       << " forced; " << seconds(q.compensated_s) << " of overhead removed ("
-      << (q.baseline ? "processor time " + text::format("x%.3f", q.cpu_scale) +
-                           ", to what the program used in its unprofiled run: --baseline"
-                     : std::string("the calibrated cost of the calls and trace events; the program "
-                                   "alone may be faster: quartz run --baseline measures it"))
+      << (p.profiled_s > 0
+              ? "processor time " + text::format("x%.3f", q.cpu_scale) +
+                    ", to what the program used in its unprofiled run: --baseline"
+              : std::string("the calibrated cost of the calls and trace events; the program "
+                            "alone may be faster: quartz run --baseline measures it"))
       << ")\n"
       << "  wake-up of an idle processor " << seconds(q.wake_latency_s) << " (from " << q.wake_ups
       << " wake-ups with a known waker)\n"
@@ -284,7 +285,7 @@ std::string predictions_json(const Predictions& p) {
                 {"unpaired_waits", q.unpaired_waits},
                 {"forced_waits", q.forced_waits},
                 {"compensated_s", q.compensated_s},
-                {"correction", q.baseline ? "baseline" : "calibrated"},
+                {"correction", p.profiled_s > 0 ? "baseline" : "calibrated"},
                 {"cpu_scale", q.cpu_scale},
                 {"wake_latency_s", q.wake_latency_s},
                 {"wake_ups", q.wake_ups},
@@ -356,7 +357,6 @@ Predictions predictions_from_json(const std::string& text) {
     p.quality.unpaired_waits = q.at("unpaired_waits").get<uint64_t>();
     p.quality.forced_waits = q.at("forced_waits").get<uint64_t>();
     p.quality.compensated_s = q.at("compensated_s").get<double>();
-    p.quality.baseline = q.value("correction", "calibrated") == "baseline";  // stored before it
     p.quality.cpu_scale = q.value("cpu_scale", 1.0);
     p.quality.wake_latency_s = q.value("wake_latency_s", 0.0);  // stored before it was measured
     p.quality.wake_ups = q.value("wake_ups", uint64_t{0});

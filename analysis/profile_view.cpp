@@ -475,6 +475,7 @@ std::optional<Baseline> baseline_of(const Run& run) {
   b.elapsed_s = run.number(kBaselineElapsedNs) * 1e-9;
   b.cpu_s = run.number(kBaselineCpuNs) * 1e-9;
   for (const ThreadInfo& t : run.threads) b.profiled_cpu_s += static_cast<double>(t.cpu_ns) * 1e-9;
+  if (!(b.cpu_s > 0) || !(b.profiled_cpu_s > 0)) return std::nullopt;  // nothing to scale by
   return b;
 }
 

@@ -28,11 +28,7 @@ uint64_t ns(const timeval& t) {
 
 BaselineRun run_baseline(const std::string& program, const std::vector<std::string>& argv,
                          const std::vector<std::string>& env) {
-  std::vector<char*> args, envp;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  std::vector<char*> args = exec_strings(argv), envp = exec_strings(env);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);

@@ -57,6 +57,14 @@ std::vector<std::string> Arguments::rest() {
   return out;
 }
 
+std::vector<char*> exec_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  // exec's prototypes predate const; it does not write through them.
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
 std::string runtime_library() {
   if (const char* path = std::getenv("QUARTZ_LIBRARY")) return path;
   std::error_code error;

@@ -45,6 +45,10 @@ class Arguments {
   size_t at_ = 0;
 };
 
+// `strings` as execve and posix_spawn take an argument list or an environment: pointers to
+// each, then a null; valid while `strings` is.
+std::vector<char*> exec_strings(const std::vector<std::string>& strings);
+
 // libquartz.so in the library directory of this executable's prefix (an installed quartz)
 // or next to it (../lib, a build tree), or QUARTZ_LIBRARY.
 std::string runtime_library();

@@ -525,11 +525,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   std::vector<std::string> env = child_environment(
       o, library, status_file ? status_file->path() : "", shared ? shared->path() : "");
-  std::vector<char*> argv, envp;
-  for (auto& a : o.program) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<char*> argv = exec_strings(o.program), envp = exec_strings(env);
 
   int exec_error_pipe[2];  // closed by a successful exec; else carries its errno
   if (pipe2(exec_error_pipe, O_CLOEXEC) != 0) {

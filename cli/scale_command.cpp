@@ -63,9 +63,7 @@ int run_on(uint32_t processors, const std::vector<int>& allowed, const std::stri
            const std::vector<std::string>& program) {
   std::vector<std::string> args{"quartz", "run", "-q", "--store", store, "--"};
   args.insert(args.end(), program.begin(), program.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_strings(args);
   std::cout.flush();
   std::cerr.flush();
   const pid_t child = fork();

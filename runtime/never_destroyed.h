@@ -3,8 +3,6 @@
 // destroyed). A static destructor would free it under the sampler; this type has none.
 #pragma once
 
-#include <type_traits>
-
 namespace quartz::rt {
 
 template <class T>

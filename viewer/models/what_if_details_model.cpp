@@ -120,11 +120,11 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
   count(trace, tr("Forced waits"), q.forced_waits,
         tr("In the replay of the recorded configuration"));
   seconds(trace, tr("Overhead removed"), q.compensated_s,
-          q.baseline ? tr("Processor time scaled by %1 to the program's unprofiled run "
-                          "(quartz run --baseline)")
-                           .arg(q.cpu_scale, 0, 'f', 3)
-                     : tr("The calibrated cost of the calls and trace events, taken out of "
-                          "processor time (quartz run --baseline measures the real cost)"));
+          p.profiled_s > 0 ? tr("Processor time scaled by %1 to the program's unprofiled run "
+                                "(quartz run --baseline)")
+                                 .arg(q.cpu_scale, 0, 'f', 3)
+                           : tr("The calibrated cost of the calls and trace events, taken out of "
+                                "processor time (quartz run --baseline measures the real cost)"));
   count(trace, tr("Steps held at most"), q.peak_window, tr("The largest of all replays"));
   seconds(trace, tr("Predicted in"), q.seconds, tr("Time 'quartz predict' took"));
   add(trace, kFigure, tr("Records per second"), q.records_per_second,
