@@ -104,21 +104,54 @@ WindowThread* Window::thread(uint32_t thread_index, uint32_t* position, bool* cr
 
 namespace {
 
+// A snapshot's processors busy as histogram bins: e between two whole numbers is that much
+// of the interval at each (e = 1.3: 70% at 1, 30% at 2), so that the bins' processors add up
+// to the processor time. `bin` is floor(e) in 1..P (0 when nobody is busy); `upper`, the
+// share of the interval at bin + 1. (Rounding e lost or added up to half a processor per
+// snapshot.) Below one processor, the busy threads' time is in bin 1 and the rest of the
+// interval in bin 0 (normalized_idle).
+struct ProcessorsBusy {
+  uint32_t bin;
+  double upper;
+};
+
+// The bins of a snapshot whose busy threads ran e processors' worth. The threads' clocks
+// can credit an interval more than P (a reading late by microseconds moves time between
+// neighbouring intervals): what is above P, `*carry_s` processor-seconds, is placed in the
+// next intervals with room below P, so that the bins add up to the clocks.
+QUARTZ_ALWAYS_INLINE ProcessorsBusy processors_busy(double e, double processors, double delta,
+                                                    double* carry_s) {
+  if (!(e > 0)) return {0, 0};
+  if (e < 1) return {1, 0};  // its time is apart from the rest of the interval's: no room
+  const double want = e + (delta > 0 ? *carry_s / delta : 0);
+  const double placed = std::fmin(processors, want);
+  *carry_s = (want - placed) * delta;
+  const double whole = std::floor(placed);
+  if (whole >= processors) return {static_cast<uint32_t>(processors), 0};
+  return {static_cast<uint32_t>(whole), placed - whole};
+}
+
 // What one thread contributes at one snapshot, in seconds.
 struct Contribution {
   double processor;           // busy processor time
-  double normalized;          // normalized processor time, in `bin`
+  double normalized;          // normalized processor time, in `busy`'s bins
   double normalized_idle;     // normalized time while no processor was busy: bin 0
   double state[kStateCount];  // thread-seconds per state
-  uint32_t bin;               // processors busy, 0..P
+  ProcessorsBusy busy;        // the bins of processors busy the time goes to
   uint32_t runnable_bin;      // runnable threads, 0..R1-1
   double runnable;            // runnable threads (unrounded)
 };
 
+// Adds `value` to the histogram at `first` by processors busy.
+QUARTZ_ALWAYS_INLINE void add_by_busy(double* first, const ProcessorsBusy& busy, double value) {
+  first[busy.bin] += value * (1 - busy.upper);
+  if (busy.upper > 0) first[busy.bin + 1] += value * busy.upper;
+}
+
 QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool behalf,
                              const Contribution& c) {
-  record[shape.processor(behalf) + c.bin] += c.processor;
-  record[shape.normalized(behalf) + c.bin] += c.normalized;
+  add_by_busy(record + shape.processor(behalf), c.busy, c.processor);
+  add_by_busy(record + shape.normalized(behalf), c.busy, c.normalized);
   record[shape.normalized(behalf)] += c.normalized_idle;
   for (uint32_t s = 0; s < kStateCount; ++s) {
     record[shape.state(behalf) + s] += c.state[s];
@@ -127,8 +160,8 @@ QUARTZ_NOINSTR void add_full(const RecordShape& shape, double* record, bool beha
 }
 
 QUARTZ_NOINSTR void add_context(const RecordShape& shape, double* record, const Contribution& c) {
-  record[shape.context_processor() + c.bin] += c.processor;
-  record[shape.context_normalized() + c.bin] += c.normalized;
+  add_by_busy(record + shape.context_processor(), c.busy, c.processor);
+  add_by_busy(record + shape.context_normalized(), c.busy, c.normalized);
   record[shape.context_normalized()] += c.normalized_idle;
   for (uint32_t s = 0; s < kStateCount; ++s) {
     record[shape.context_state() + s] += c.state[s];
@@ -318,7 +351,7 @@ QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSa
   before.state = s.ran_state;
   before.top_role = s.ran_role;
   Contribution c{};
-  c.bin = at_snapshot.bin;
+  c.busy = at_snapshot.busy;
   c.runnable_bin = at_snapshot.runnable_bin;
   c.runnable = at_snapshot.runnable;
   c.state[before.state] = ran * delta;
@@ -366,8 +399,9 @@ QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) 
 // Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), after the
 // first pass has found e. `start_s`: the snapshot's start since the run's.
 QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const SnapshotRecord& snap,
-                               double processors, double model_run, double e, uint32_t bin,
-                               double delta, double start_s, Starvation& totals) {
+                               double processors, double model_run, double e,
+                               const ProcessorsBusy& busy_bins, double delta, double start_s,
+                               Starvation& totals) {
   double at_work = 0, spinning = 0;
   bool section = false;  // a thread other than the first is at work and has worked
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
@@ -423,10 +457,11 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
       (startup ? entry.starved_startup_s : entry.starved_later_s) += starved * delta * run / e;
     }
     // With one processor busy, a serial bottleneck would claim the other P - 1: those
-    // without a thread are this starvation's.
-    if (bin == 1 && context != kNone && processors > 1) {
-      tables.context_starved(context) +=
-          run * delta / std::fmax(1.0, e) * std::fmin(1.0, starved / (processors - 1));
+    // without a thread are this starvation's (for the share of the interval in bin 1).
+    if (busy_bins.bin == 1 && context != kNone && processors > 1) {
+      tables.context_starved(context) += run * delta / std::fmax(1.0, e) *
+                                         std::fmin(1.0, starved / (processors - 1)) *
+                                         (1 - busy_bins.upper);
     }
   }
 }
@@ -469,18 +504,18 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       if (s.state == kBusy) e += run;
       r += std::fmin(1.0, busy + ready);  // a first sample may carry time before the interval
     }
-    const uint32_t bin =
-        e > 0 ? static_cast<uint32_t>(std::fmin(processors, std::fmax(1.0, std::round(e)))) : 0;
+    const ProcessorsBusy busy_bins =
+        processors_busy(e, processors, delta, &totals.busy_beyond_processors_s);
     const uint32_t runnable_bin =
         static_cast<uint32_t>(std::fmin(shape.runnable_bins - 1.0, std::round(r)));
-    starvation(window, tables, snap, processors, model_run, e, bin, delta, totals.elapsed_s - delta,
-               totals.starvation);
+    starvation(window, tables, snap, processors, model_run, e, busy_bins, delta,
+               totals.elapsed_s - delta, totals.starvation);
 
     // Second pass: charge each thread.
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
       Contribution c{};
-      c.bin = bin;
+      c.busy = busy_bins;
       c.runnable_bin = runnable_bin;
       c.runnable = r;
       if (s.state == kBlocked) {

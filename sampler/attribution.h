@@ -183,6 +183,7 @@ struct AttributionTotals {
   uint64_t snapshots = 0;
   uint64_t thread_samples = 0;
   uint64_t stamps = 0;  // one per (snapshot, thread): recursion and repeats count once
+  double busy_beyond_processors_s = 0;  // processor time not yet placed in the bins
   Starvation starvation;
 };
 

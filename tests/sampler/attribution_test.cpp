@@ -160,7 +160,27 @@ TEST_F(AttributionTest, AThreadShorterThanTheIntervalIsCreditedWhatItUsedWhileIt
   EXPECT_NEAR(lived, 0.1, 1e-6);
   EXPECT_NEAR(whole, 1.0, 1e-6);
   EXPECT_NEAR(normalized(procedure(kG), false), 0.05f / e, 1e-6);
-  EXPECT_NEAR(normalized_bin(tables.program_record(), 1), 1.0, 1e-6);  // e = 1.05: one busy
+  // e = 1.05: one processor busy 95% of the second, two 5%.
+  EXPECT_NEAR(normalized_bin(tables.program_record(), 1), 2 - e, 1e-6);
+  EXPECT_NEAR(normalized_bin(tables.program_record(), 2), e - 1, 1e-6);
+}
+
+TEST_F(AttributionTest, ProcessorsBusyAddUpToTheClocksBeyondAWholeNumberAndBeyondP) {
+  // 1 s in which the clocks say three threads ran 2.5 s on 2 processors (a late reading),
+  // then 1 s with one thread running: the 0.5 s above P belongs to the second second, which
+  // has room for it. Bins: all of the first second at 2; half of the second at 1, half at 2.
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f},
+                     {1, g, capture::kBusy, kRoleNone, 1.0f},
+                     {2, h, capture::kBusy, kRoleNone, 0.5f}});
+  snapshot(kSecond, {{0, f, capture::kBusy, kRoleNone, 1.0f},
+                     {1, g, capture::kBlocked},
+                     {2, h, capture::kBlocked}});
+  attribute_window(window, tables, config, totals);
+  const double* program = tables.program_record();
+  EXPECT_NEAR(normalized_bin(program, 1), 0.5, 1e-6);
+  EXPECT_NEAR(normalized_bin(program, 2), 1.5, 1e-6);
+  EXPECT_NEAR(processor(program), 3.5, 1e-6);  // what the clocks say: 1 x 0.5 + 2 x 1.5
+  EXPECT_NEAR(totals.busy_beyond_processors_s, 0.0, 1e-6);
 }
 
 TEST_F(AttributionTest, SamplesWithoutAClockReadingShareOnlyWhatTheReadingsLeft) {
@@ -385,11 +405,12 @@ TEST_F(AttributionTest, StarvationBetweenFullStretchesAndPartialPresence) {
   EXPECT_NEAR(s.between_s, 0.5, 1e-6);
   EXPECT_DOUBLE_EQ(s.winddown_s, 0.0);
   EXPECT_DOUBLE_EQ(s.last_full_s, 4.0);
-  // e = 1.5: two processors' worth busy in bin 2 (round half away from zero): no context
-  // is charged with serial starvation; the threads share the 0.5 s by their running.
+  // e = 1.5: the threads share the 0.5 s by their running. Half the second is in bin 1
+  // (one processor busy): its contexts are charged the starvation of that half, 0.5 of
+  // the one other processor, by their running.
   EXPECT_NEAR(tables.thread_entry(1).starved_later_s, 0.5 * 0.5 / 1.5, 1e-6);
   EXPECT_NEAR(tables.thread_entry(2).starved_later_s, 0.5 * 1.0 / 1.5, 1e-6);
-  EXPECT_DOUBLE_EQ(tables.context_starved(f) + tables.context_starved(g), 0.0);
+  EXPECT_NEAR(tables.context_starved(f) + tables.context_starved(g), 0.5 * 0.5, 1e-6);
 }
 
 // The CPU-share rule, worked by hand: 1 ms of processor time read at the end of a 2 ms
