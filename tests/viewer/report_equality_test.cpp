@@ -82,11 +82,12 @@ class ReportEqualityTest : public QObject {
     capture_ = dir_.filePath("synthetic.qcap");
     std::ofstream(capture_.toStdString(), std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    // A real run of a sample, written without importing it.
+    // A real run of a sample, written without importing it, with an unprofiled run to
+    // compare it with (--baseline).
     real_ = dir_.filePath("lock_contention.qcap");
     QProcess quartz;
-    quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--no-import", "-o", real_, "--",
-                                            QUARTZ_SAMPLES_DIR "/lock_contention"});
+    quartz.start(QUARTZ_BIN_DIR "/quartz", {"run", "-q", "--baseline", "--no-import", "-o", real_,
+                                            "--", QUARTZ_SAMPLES_DIR "/lock_contention"});
     QVERIFY(quartz.waitForFinished(120000));
     QVERIFY2(quartz.exitCode() == 0, quartz.readAllStandardError().constData());
   }
@@ -338,6 +339,7 @@ class ReportEqualityTest : public QObject {
     const std::shared_ptr<const RunData> run = load_run(which.toStdString(), store.toStdString());
     elapsed_ = json["elapsed_s"].toDouble();
     QCOMPARE(run->view.elapsed_s, elapsed_);
+    if (which == real_) QVERIFY2(!json["baseline"].isNull(), "the real run has its --baseline");
 
     compare_tree(run, json);
     compare_procedures(run, json);
@@ -598,6 +600,15 @@ class ReportEqualityTest : public QObject {
     QCOMPARE(value("Stack overflows").toULongLong(),
              qulonglong(sampling["stack_overflows"].toInteger()));
     QCOMPARE(value("Ended normally").toBool(), json["final"].toBool());
+    const QJsonValue baseline = json["baseline"];
+    QCOMPARE(value("Unprofiled elapsed").isValid(), !baseline.isNull());
+    if (!baseline.isNull()) {
+      const QJsonObject b = baseline.toObject();
+      QCOMPARE(value("Unprofiled elapsed").toDouble(), b["elapsed_s"].toDouble());
+      QCOMPARE(value("Unprofiled processor time").toDouble(), b["cpu_s"].toDouble());
+      QCOMPARE(value("Dilation").toDouble(),
+               b["profiled_elapsed_s"].toDouble() / b["elapsed_s"].toDouble());
+    }
     QStringList arguments;
     for (const QJsonValue& a : json["arguments"].toArray()) arguments << a.toString();
     QCOMPARE(value("Command").toString(),

@@ -50,6 +50,15 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
   add("Processors (P)", v.processors, QString::number(v.processors),
       "Processors available to the program (its cpuset, minus a core reserved for the sampler)");
   seconds("Elapsed", v.elapsed_s);
+  if (const std::optional<analysis::Baseline>& b = q.baseline) {
+    const QString how = "Measured by one run of the program without Quartz (quartz run --baseline)";
+    seconds("Unprofiled elapsed", b->elapsed_s, how);
+    seconds("Unprofiled processor time", b->cpu_s, how + ", all its threads");
+    add("Dilation", v.elapsed_s / b->elapsed_s,
+        QString::asprintf("x%.2f elapsed, x%.2f processor time", v.elapsed_s / b->elapsed_s,
+                          b->profiled_cpu_s / b->cpu_s),
+        "What profiling cost the program: this run against the unprofiled one");
+  }
   seconds("Normalized time of the program", v.program_totals.normalized_s,
           "Equals the elapsed time to within one sampling interval");
   count("Samples", q.samples, "Snapshots the sampler took");
