@@ -201,15 +201,22 @@ void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
       (uint64_t{static_cast<uint8_t>(r.type)} << 56) ^ (r.object * 0x9E3779B97F4A7C15ull);
   const uint64_t path = here ^ (t.segment_begin * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
   t.segment_begin = here;
-  PathVotes& votes = paths_[path];
+  const size_t first = std::min(t.segment_first_piece, t.pieces.size());
+  t.segment_first_piece = t.pieces.size();
+  // Most segments hold no reading: a path is kept only once one has voted for it (with
+  // many objects, a table of every path cost a cache miss and a node per event).
+  auto it = paths_.find(path);
+  if (it == paths_.end()) {
+    if (t.segment_contexts.empty()) return;  // no reading on this path yet: the readings around it
+    it = paths_.try_emplace(path).first;
+  }
+  PathVotes& votes = it->second;
   for (const auto& [c, weight] : t.segment_contexts) {
     votes.contexts[c] += weight;
     votes.total += weight;
   }
   t.segment_contexts.clear();
-  const size_t first = std::min(t.segment_first_piece, t.pieces.size());
-  t.segment_first_piece = t.pieces.size();
-  if (votes.total <= 0) return;  // no reading on this path yet: the readings around it
+  if (votes.total <= 0) return;
   // A new snapshot when the votes have grown by a quarter: snapshots stay few.
   if (votes.snapshot == kNoAttribution || votes.total >= 1.25 * votes.snapshot_total + 0.5) {
     Attribution a;
