@@ -1,12 +1,81 @@
 #include "analysis/replay.h"
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace quartz::analysis {
+namespace {
+
+// Advances every simulation as far as the steps read so far allow, on `workers` threads
+// (this one among them), each taking the next simulation not yet taken. The simulations
+// only read the steps and attributions, which nothing changes meanwhile, and each keeps
+// its own state: the results are the same on any number of threads.
+class Advancer {
+ public:
+  Advancer(std::vector<std::unique_ptr<Simulation>>& sims, unsigned workers)
+      : sims_(sims), round_(workers), done_(workers) {
+    for (unsigned w = 1; w < workers; ++w) pool_.emplace_back([this] { serve(); });
+  }
+  ~Advancer() {
+    if (pool_.empty()) return;
+    stop_ = true;
+    round_.arrive_and_wait();
+    for (std::thread& t : pool_) t.join();
+  }
+  Advancer(const Advancer&) = delete;
+  Advancer& operator=(const Advancer&) = delete;
+
+  void advance() {
+    next_ = 0;
+    if (pool_.empty()) {
+      work();
+    } else {
+      round_.arrive_and_wait();
+      work();
+      done_.arrive_and_wait();
+    }
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void serve() {
+    for (;;) {
+      round_.arrive_and_wait();
+      if (stop_) return;
+      work();
+      done_.arrive_and_wait();
+    }
+  }
+  void work() {
+    for (size_t i; (i = next_++) < sims_.size();) {
+      try {
+        sims_[i]->advance();
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+  }
+
+  std::vector<std::unique_ptr<Simulation>>& sims_;
+  std::barrier<> round_, done_;  // a round begins; every worker has finished it
+  std::vector<std::thread> pool_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
 
 ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t threads,
-                        const AssemblerCosts& costs, std::vector<SimulationConfig> configs) {
+                        const AssemblerCosts& costs, std::vector<SimulationConfig> configs,
+                        unsigned workers) {
   const auto begin = std::chrono::steady_clock::now();
   profile::TraceReader reader(std::move(source));
   StepAssembler assembler(threads, costs);
@@ -14,10 +83,12 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
   for (auto& c : configs)
     sims.push_back(
         std::make_unique<Simulation>(std::move(c), assembler.logs(), assembler.attributions()));
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  Advancer advancer(sims, static_cast<unsigned>(std::clamp<size_t>(sims.size(), 1, workers)));
   std::vector<profile::TraceRecord> chunk;
   while (reader.next_chunk(chunk)) {
     assembler.add(chunk);
-    for (auto& s : sims) s->advance();
+    advancer.advance();
     for (uint32_t t = 0; t < assembler.logs().size(); ++t) {
       uint64_t keep = ~uint64_t{0};
       for (const auto& s : sims) keep = std::min(keep, s->position(t));
@@ -25,11 +96,9 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
     }
   }
   assembler.finish();
+  advancer.advance();
   ReplayPass pass;
-  for (auto& s : sims) {
-    s->advance();
-    pass.results.push_back(s->result());
-  }
+  for (auto& s : sims) pass.results.push_back(s->result());
   pass.assembler = assembler.totals();
   pass.trace = reader.totals();
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

@@ -1,5 +1,6 @@
 // One pass over a trace: read it a chunk at a time, turn records into steps, and replay the
-// steps in every configuration at once, freeing steps all replays have passed.
+// steps in every configuration at once (on several threads), freeing steps all replays
+// have passed.
 #pragma once
 
 #include <memory>
@@ -18,7 +19,10 @@ struct ReplayPass {
   double seconds = 0;
 };
 
+// `workers`: threads that replay the configurations side by side (0: one per processor);
+// the results do not depend on it.
 ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t threads,
-                        const AssemblerCosts& costs, std::vector<SimulationConfig> configs);
+                        const AssemblerCosts& costs, std::vector<SimulationConfig> configs,
+                        unsigned workers = 0);
 
 }  // namespace quartz::analysis

@@ -7,6 +7,8 @@
 
 namespace quartz::profile {
 
+using sqlite::Statement;
+
 namespace {
 
 // The run ids one query over `table` gives for `id` (none when an older store, opened read

@@ -7,8 +7,9 @@
 #                tree sees them through patched entries): every test but the viewer's (single-threaded Qt code),
 #                then a short run of the readers' fuzzers, built in the same tree
 #                (scripts/fuzz.sh);
-#   build-tsan/  clang, TSan: the runtime's and the sampler's unit tests (TSan cannot host
-#                the preloaded runtime's interposition; offline code is single-threaded).
+#   build-tsan/  clang, TSan: the runtime's, the sampler's and the offline analysis's unit
+#                tests (TSan cannot host the preloaded runtime's interposition; the analysis
+#                replays a trace's configurations on several threads).
 # The first two are unity builds (CMAKE_UNITY_BUILD), which halves their compile time; the
 # TSan tree compiles the in-process code file by file, as a user's build does.
 # Warnings are errors in all three (scripts/build.sh); every C and C++ file is formatted by
@@ -51,10 +52,10 @@ stage_done "ASan tests"
 ./scripts/fuzz.sh  # 20 s, the three readers at once (docs/performance.md "Fuzzing")
 stage_done "fuzzing"
 
-CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests" \
+CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests analysis_tests" \
   ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF \
   -DQUARTZ_BUILD_VIEWER=OFF
-# Only those two are built: -L unit leaves out the other test programs' not-built markers.
+# Only those three are built: -L unit leaves out the other test programs' not-built markers.
 ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
 stage_done "TSan build and tests"
 echo "all tests passed"

@@ -97,6 +97,38 @@ TEST(Replay, TheSameInAnyChunking) {
   }
 }
 
+// Configurations replayed side by side on several threads give what one thread gives,
+// the critical path's make-up included (and the TSan tree checks they share nothing).
+TEST(Replay, TheSameOnAnyNumberOfThreads) {
+  TraceBytes bytes;
+  bytes.chunks(lock_ping_pong(), 3);
+  bytes.end();
+  auto configs = [] {
+    SimulationConfig path = apart(3);
+    path.critical_path = true;
+    return std::vector<SimulationConfig>{shared(3, 2), path, groups({0, 1, 1}), shared(3, 1),
+                                         groups({0, 0, 1})};
+  };
+  auto replay = [&](unsigned workers) {
+    return replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"), 3, AssemblerCosts{},
+                        configs(), workers);
+  };
+  const ReplayPass one = replay(1);
+  for (unsigned workers : {2u, 4u, 8u}) {
+    const ReplayPass many = replay(workers);
+    ASSERT_EQ(many.results.size(), one.results.size());
+    for (size_t i = 0; i < one.results.size(); ++i) {
+      EXPECT_EQ(many.results[i].elapsed_ns, one.results[i].elapsed_ns) << workers << " " << i;
+      EXPECT_EQ(many.results[i].steps, one.results[i].steps) << workers << " " << i;
+    }
+    ASSERT_TRUE(many.results[1].path && one.results[1].path);
+    EXPECT_EQ(many.results[1].path->thread_ns, one.results[1].path->thread_ns);
+    EXPECT_EQ(many.results[1].path->lock_ns, one.results[1].path->lock_ns);
+  }
+  EXPECT_NEAR(one.results[0].elapsed_ns / 1e6, 50, 1e-6);
+  EXPECT_NEAR(one.results[2].elapsed_ns / 1e6, 80, 1e-6);
+}
+
 TEST(Replay, Barrier) {
   std::vector<BuiltRecord> r;
   main_thread(r, {{1, 35}, {2, 35}, {3, 35}}, 35);
