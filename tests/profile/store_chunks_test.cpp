@@ -13,6 +13,8 @@
 namespace quartz::profile {
 namespace {
 
+using store_test::StoreTest;
+
 std::vector<unsigned char> pattern(size_t n) {
   std::vector<unsigned char> bytes(n);
   for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<unsigned char>(i * 7 + i / 251);
