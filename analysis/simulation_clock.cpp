@@ -185,7 +185,7 @@ bool Simulation::State::force_a_wait() {
   }
   auto it = keys.find(t.needs[t.need_index].key);
   if (it != keys.end()) {
-    auto& waiters = it->second.waiters;
+    auto& waiters = it.value().waiters;
     waiters.erase(std::remove(waiters.begin(), waiters.end(), chosen), waiters.end());
   }
   if (t.counted) remove_runnable(t);

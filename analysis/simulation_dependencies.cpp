@@ -20,8 +20,7 @@ bool Simulation::State::consumed_once(KeyKind kind) {
 
 // Forgets a key nobody will need again: one consumed by its only consumer, a barrier
 // generation all its threads left.
-void Simulation::State::collect(std::unordered_map<Key, KeyState, KeyHash>::iterator it,
-                                uint32_t needed) {
+void Simulation::State::collect(KeyTable::iterator it, uint32_t needed) {
   const KeyState& k = it->second;
   if (!k.waiters.empty()) return;
   if ((consumed_once(it->first.kind) && k.consumers > 0) ||
@@ -41,20 +40,24 @@ void Simulation::State::consume(SimThread& t, KeyState& k, double since) {
   if (config.critical_path && k.path && k.time > since) t.path = *k.path;
 }
 
+// Forgets an earlier key of the same object that nobody waits for.
+void Simulation::State::forget(const Key& key) {
+  const auto old = keys.find(key);
+  if (old == keys.end() || !old->second.waiters.empty()) return;
+  if (old->second.consumers == 0) result.migrated_unreceived_ns += old->second.migrated_ns;
+  keys.erase(old);
+}
+
 void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns) {
+  if (key.kind == KeyKind::signal && key.sequence > kSignalsKept) {
+    forget(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
+  }
   auto it = keys.try_emplace(key).first;
-  KeyState& k = it->second;
+  KeyState& k = it.value();
   k.time = now;
   ++k.count;
   k.migrated_ns += migrated_ns;
   if (config.critical_path) k.path = t.path;
-  if (key.kind == KeyKind::signal && key.sequence > kSignalsKept) {
-    const auto old = keys.find(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
-    if (old != keys.end() && old->second.waiters.empty()) {
-      if (old->second.consumers == 0) result.migrated_unreceived_ns += old->second.migrated_ns;
-      keys.erase(old);
-    }
-  }
   if (k.waiters.empty()) return;
   std::vector<uint32_t> waiters;
   waiters.swap(k.waiters);
@@ -117,14 +120,14 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
     auto it = keys.find(need.key);
     if (it == keys.end() || it->second.count < need.count) {
       if (it == keys.end()) it = keys.try_emplace(need.key).first;
-      it->second.waiters.push_back(index);
+      it.value().waiters.push_back(index);
       t.mode = SimThread::waiting;
       t.awaiting = true;
       t.wait_began_ns = now;
       if (t.current.spinning && !t.counted) add_runnable(t, index);  // spinning burns its share
       return false;
     }
-    consume(t, it->second, now);
+    consume(t, it.value(), now);
     collect(it, need.count);
     ++t.need_index;
   }
@@ -163,14 +166,14 @@ bool Simulation::State::take_mutex(SimThread& t, uint32_t index, uint64_t object
 void Simulation::State::release_mutex(SimThread& t, uint64_t object) {
   auto it = mutexes.find(object);
   if (it == mutexes.end()) return;
-  Mutex& m = it->second;
+  Mutex& m = it.value();
   m.holder = kNone;
   if (m.waiters.empty()) {
     mutexes.erase(it);
     return;
   }
   const uint32_t index = m.waiters.front();
-  m.waiters.pop_front();
+  m.waiters.erase(m.waiters.begin());
   SimThread& w = threads[index];
   if (config.critical_path) w.path = t.path;
   w.lock_retry_work = true;
@@ -233,6 +236,13 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
             Key{s.object, s.sequence,
                 s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release},
             0);
+        // The previous release of a mutex had one possible consumer, the acquisition this
+        // thread made before this release: it is met or was never needed (an acquisition
+        // that did not depend on it), and would stay in the table for good.
+        if ((s.object_kind == capture::kMutex || s.object_kind == capture::kSpinlock) &&
+            s.sequence > 1) {
+          forget(Key{s.object, s.sequence - 1, KeyKind::release});
+        }
       }
       if (config.critical_path) {
         auto it = std::find(t.held.rbegin(), t.held.rend(), s.object);

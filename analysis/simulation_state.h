@@ -8,6 +8,8 @@
 // Callers include simulation.h, not this.
 #pragma once
 
+#include <tsl/robin_map.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -15,7 +17,6 @@
 #include <memory>
 #include <optional>
 #include <queue>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -151,7 +152,7 @@ struct Simulation::State {
   // first come first woken. Present while held or waited for.
   struct Mutex {
     uint32_t holder = kNone;
-    std::deque<uint32_t> waiters;
+    std::vector<uint32_t> waiters;  // a few: at most the other threads
   };
 
   SimulationConfig config;
@@ -165,8 +166,11 @@ struct Simulation::State {
   std::vector<uint32_t> placing;       // threads to place on a lane once `now` is settled
   std::vector<uint32_t> unsettled;     // sliced lanes whose turns change at `now`
   double next_pull = kInfinity;        // when an idle lane may next take a thread
-  std::unordered_map<Key, KeyState, KeyHash> keys;
-  std::unordered_map<uint64_t, Mutex> mutexes;
+  // Open addressing (entries move: no reference into them is kept across an insertion or
+  // an erasure); node tables took a quarter of a replay of many objects.
+  using KeyTable = tsl::robin_map<Key, KeyState, KeyHash>;
+  KeyTable keys;
+  tsl::robin_map<uint64_t, Mutex> mutexes;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
   double now = 0;
@@ -224,8 +228,9 @@ struct Simulation::State {
   // ---- dependencies (simulation_dependencies.cpp) ----------------------------------------
 
   static bool consumed_once(KeyKind kind);
-  void collect(std::unordered_map<Key, KeyState, KeyHash>::iterator it, uint32_t needed);
+  void collect(KeyTable::iterator it, uint32_t needed);
   void consume(SimThread& t, KeyState& k, double since);
+  void forget(const Key& key);
   void produce(SimThread& t, const Key& key, double migrated_ns);
   uint32_t idle_lane_for(const SimThread& t) const;
   void wake(SimThread& w, uint32_t index);

@@ -1,8 +1,9 @@
 #include "analysis/wake_latency.h"
 
+#include <tsl/robin_map.h>
+
 #include <algorithm>
 #include <iterator>
-#include <unordered_map>
 #include <vector>
 
 #include "format/capture_format.h"
@@ -159,7 +160,9 @@ class Measure {
     latencies_.push_back(latency);
   }
 
-  std::unordered_map<Waker, uint64_t, WakerHash> wakers_;
+  // Open addressing: one insertion per release, post and signal of the trace, most never
+  // looked up again (a node per entry took a fifth of `quartz predict`).
+  tsl::robin_map<Waker, uint64_t, WakerHash> wakers_;
   std::vector<ThreadWait> threads_;
   std::vector<WakeUp> pending_;      // wake-ups whose waker is still to be read
   uint64_t latest_ = 0;              // the latest event time read

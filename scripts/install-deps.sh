@@ -8,7 +8,7 @@ packages="
   build-essential cmake ninja-build pkg-config clang libclang-rt-dev clang-format
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev
+  libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev robin-map-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils gdb
   zlib1g-dev golang-go python3
