@@ -281,6 +281,16 @@ void record_end_cpu(ThreadBlock& block) {
   block.exit_cpu_ns.store(read_own_clock(), std::memory_order_relaxed);
 }
 
+void restart_run_clock() {
+  g_runtime.clock.start();
+  ThreadBlock* block = t_local.block;
+  if (!block) return;
+  block->start_cpu_ns = read_own_clock();
+  if (ThreadRecord* record = g_runtime.history.at(block->index)) {
+    record->created_ns.store(g_runtime.clock.start_ns, std::memory_order_relaxed);
+  }
+}
+
 void mark_runtime_thread() {
   t_local.block = nullptr;
   t_local.slot = nullptr;

@@ -78,6 +78,7 @@ struct Sampler {
   pthread_t thread{};
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> calibrated{false};  // start() waits for it (sampler_main)
+  std::atomic<bool> released{false};    // and then starts the run's clock (sampler_main waits)
 
   ProfileTables tables;
   Window window;
@@ -267,7 +268,10 @@ QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, uint32_t index, bool f
   // Read even while the slot is live: a thread stores its end before its slot says so, and
   // may be preempted in between.
   const uint64_t exited = record->exited_ns.load(std::memory_order_relaxed);
-  const uint64_t from = created > start_ns || (first && created) ? created : start_ns;
+  // A thread created before the run's clock started (by an earlier constructor) began
+  // with the run.
+  const uint64_t born = created ? std::max(created, runtime.clock.start_ns) : 0;
+  const uint64_t from = born > start_ns || (first && born) ? born : start_ns;
   const uint64_t to = exited ? exited : now;  // it may have ended while the walk went on
   if (to <= from) return 0;
   return static_cast<float>(static_cast<double>(to - from) / static_cast<double>(now - start_ns));
@@ -608,6 +612,8 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     s.runtime->threads.detach_reader();
     return nullptr;
   }
+  // The run's clock starts when the program is released (start): read it only then.
+  while (!s.released.load(std::memory_order_acquire)) sched_yield();
   read_machine_load(&s.load_at_start, true);  // after placement: the program's processors
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
@@ -631,8 +637,8 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   }
 
   uint64_t now = rt::monotonic_ns();
-  // The first snapshot covers the run from its start: the sampler's own start-up
-  // (placement, calibration) is part of the program's elapsed time.
+  // The first snapshot covers the run from its start: the program runs while the sampler
+  // places itself and maps its tables, so that is part of the program's elapsed time.
   s.last_snapshot_ns = s.runtime->clock.start_ns;
   s.window_start_ns = s.last_checkpoint_ns = now;
   timespec next{};
@@ -711,6 +717,13 @@ bool start(rt::Runtime& runtime) {
     const timespec pause{0, 100'000};
     nanosleep(&pause, nullptr);
   }
+  // The run starts now: the program's elapsed time does not include the wait, nor the
+  // patching of entries before it (2-3 ms here: the program's own clock from main's start
+  // read that much less than the run's).
+  rt::restart_run_clock();
+  s->info.start_realtime_ns = realtime_ns();
+  s->info.start_monotonic_ns = runtime.clock.start_ns;
+  s->released.store(true, std::memory_order_release);
   return true;
 }
 
