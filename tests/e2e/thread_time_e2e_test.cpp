@@ -33,7 +33,8 @@ std::ostream& operator<<(std::ostream& out, const Churn& c) {
 struct Truth {
   std::map<int32_t, double> cpu_s;  // each thread's own clock at its end, by tid
   double threads_cpu_s = 0;
-  double wall_s = 0;  // main's start to its return
+  double clock_read_s = 0;  // one reading of a thread's CPU clock
+  double wall_s = 0;        // main's start to its return
 };
 
 Truth printed_truth(const std::string& out) {
@@ -48,6 +49,7 @@ Truth printed_truth(const std::string& out) {
   }
   const auto values = printed_values(out);
   truth.threads_cpu_s = std::strtod(values.at("threads_cpu_ns").c_str(), nullptr) * 1e-9;
+  truth.clock_read_s = std::strtod(values.at("clock_read_ns").c_str(), nullptr) * 1e-9;
   truth.wall_s = std::strtod(values.at("wall_ns").c_str(), nullptr) * 1e-9;
   return truth;
 }
@@ -65,7 +67,10 @@ class ThreadChurn : public ::testing::TestWithParam<Churn> {};
 
 // Each thread is credited what its own clock says it used, however short it lived: the
 // thread's CPU time and its processor time in the profile, within 5% in total or one
-// sampling period per thread.
+// sampling period per thread. The runtime reads a thread's clock at its end, after the
+// thread's own last reading: in total the truth falls short by a clock reading per thread
+// at least (0.7-0.9 us on a virtual machine whose system calls are slow: 10,000 threads
+// of 10 us then read 7% more than their own last readings).
 TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   const Churn churn = GetParam();
   const RunResult r = run_churn(churn);
@@ -98,7 +103,8 @@ TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   }
   EXPECT_EQ(seen, truth.cpu_s.size()) << "every thread is in the capture";
   EXPECT_EQ(below_own, 0u) << "threads credited less than their own clocks said";
-  const double total_bound_s = 0.05 * truth.threads_cpu_s;
+  const double total_bound_s =
+      0.05 * truth.threads_cpu_s + static_cast<double>(seen) * truth.clock_read_s;
   EXPECT_NEAR(cpu_s, truth.threads_cpu_s, total_bound_s) << "the threads' CPU time";
   EXPECT_NEAR(processor_s, truth.threads_cpu_s, total_bound_s) << "the threads' processor time";
   expect_possible_figures(run);
