@@ -52,8 +52,8 @@ bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period
   if (percent_ == 0 || call_ns_ <= 0) return true;
   const size_t slots = size_t{1} << kCallsLog2;
   const bool reserved = calls_.reserve(slots) && calls_.resize_at_least(slots) &&
-                        own_.reserve(slots) && own_.resize_at_least(slots) &&
-                        unpatched_.reserve(kMaxUnpatched);
+                        claimed_.reserve(slots) && own_.reserve(slots) &&
+                        own_.resize_at_least(slots) && unpatched_.reserve(kMaxUnpatched);
   if (!reserved) percent_ = 0;  // no room: no budget (and no sample noted)
   return reserved;
 }
@@ -63,6 +63,18 @@ bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period
 OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uintptr_t procedure) {
   Calls* c = slot_of(table, procedure);
   if (c) c->procedure = procedure;
+  return c;
+}
+
+OverheadBudget::Calls* OverheadBudget::find_call(uintptr_t procedure) {
+  Calls* c = slot_of(calls_, procedure);
+  if (!c) return nullptr;
+  if (c->procedure == 0) {
+    uint32_t* slot = claimed_.append();
+    if (!slot) return nullptr;
+    *slot = static_cast<uint32_t>(c - &calls_[0]);
+    c->procedure = procedure;
+  }
   return c;
 }
 
@@ -87,25 +99,25 @@ double OverheadBudget::ratio(const Calls& c) const {
 }
 
 void OverheadBudget::count_calls(rt::Runtime& runtime) {
-  for (size_t i = 0; i < calls_.size(); ++i) calls_[i] = Calls{};
+  for (size_t i = 0; i < claimed_.size(); ++i) calls_[claimed_[i]] = Calls{};
+  claimed_.reuse();
   for (size_t i = 0; i < unpatched_.size(); ++i) {
-    if (Calls* c = find(calls_, unpatched_[i].procedure)) {
+    if (Calls* c = find_call(unpatched_[i].procedure)) {
       c->decided = true;
       c->off = unpatched_[i].off;
       c->calls_before = unpatched_[i].calls;
     }
   }
   rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
-    Calls* to = find(calls_, callee);
+    Calls* to = find_call(callee);
     if (!to) return;
     to->calls += calls;
-    if (Calls* from = to->off && caller ? find(calls_, caller) : nullptr) {
+    if (Calls* from = to->off && caller ? find_call(caller) : nullptr) {
       from->calls_to_off += calls;
     }
   });
-  for (size_t i = 0; i < calls_.size(); ++i) {
-    Calls& c = calls_[i];
-    if (c.procedure == 0) continue;
+  for (size_t i = 0; i < claimed_.size(); ++i) {
+    Calls& c = calls_[claimed_[i]];
     Calls* own = find(own_, c.procedure);
     if (!own) continue;
     c.own_ns = own->own_ns;
@@ -136,11 +148,11 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   count_calls(runtime);
   // The program's own processor time: the process's, less this thread's and the calls'.
   double all_calls_ns = 0, patched_calls_ns = 0;
-  for (size_t i = 0; i < calls_.size(); ++i) {
-    if (calls_[i].procedure == 0) continue;
-    const double cost = static_cast<double>(calls_[i].calls) * call_ns_;
+  for (size_t i = 0; i < claimed_.size(); ++i) {
+    const Calls& c = calls_[claimed_[i]];
+    const double cost = static_cast<double>(c.calls) * call_ns_;
     all_calls_ns += cost;
-    if (!calls_[i].decided) patched_calls_ns += cost;
+    if (!c.decided) patched_calls_ns += cost;
   }
   const double process_ns = static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
                             static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
@@ -151,13 +163,20 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   const double allowed_ns = own_ns * percent_ / 100.0;
   bool any_off = false;
   while (patched_calls_ns > allowed_ns && unpatched_.size() < unpatched_.capacity()) {
-    size_t costliest = calls_.size();
-    for (size_t i = 0; i < calls_.size(); ++i) {
-      if (calls_[i].procedure == 0 || calls_[i].decided || calls_[i].calls == 0) continue;
-      if (costliest == calls_.size() || ratio(calls_[i]) > ratio(calls_[costliest])) costliest = i;
+    Calls* costliest = nullptr;
+    double highest = 0;
+    for (size_t i = 0; i < claimed_.size(); ++i) {
+      Calls& c = calls_[claimed_[i]];
+      if (c.decided || c.calls == 0) continue;
+      // Ties go to the first slot, whatever the order the procedures were met in.
+      const double r = ratio(c);
+      if (!costliest || r > highest || (r == highest && &c < costliest)) {
+        costliest = &c;
+        highest = r;
+      }
     }
-    if (costliest == calls_.size()) break;
-    Calls& c = calls_[costliest];
+    if (!costliest) break;
+    Calls& c = *costliest;
     c.decided = true;
     // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
     // count) stays counted: noted, so that it is not tried again.
