@@ -5,6 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cstddef>
+
 #include "format/capture_format.h"
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
@@ -74,6 +77,12 @@ class Out {
     if (ok_) memcpy(&bytes_[count_at_], &count, sizeof count);
     end();
   }
+  // A whole section written before (its header included), as it was.
+  QUARTZ_NOINSTR void section_copy(const void* data, size_t n) {
+    raw(data, n);
+    ++sections_;
+  }
+  QUARTZ_NOINSTR const unsigned char* at(size_t position) const { return &bytes_[position]; }
   QUARTZ_NOINSTR size_t position() const { return bytes_.size(); }
   QUARTZ_NOINSTR uint32_t sections() const { return sections_; }
   QUARTZ_NOINSTR bool ok() const { return ok_; }
@@ -87,8 +96,10 @@ class Out {
 };
 
 QUARTZ_NOINSTR void key_number(Out& out, uint32_t* count, const char* key, uint64_t value) {
-  char text[32];
-  snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(value));
+  // Not snprintf: at ~0.4 us a number the run section took a fifth of a publication.
+  char text[24];
+  const std::to_chars_result end = std::to_chars(text, text + sizeof text - 1, value);
+  *end.ptr = '\0';
   out.str(key);
   out.str(text);
   ++*count;
@@ -215,11 +226,41 @@ QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-QUARTZ_NOINSTR void write_modules(Out& out, char* program) {
+// The loader's counts of objects loaded and unloaded so far, from the first object it
+// lists; false from a loader that does not keep them.
+QUARTZ_NOINSTR int loader_counts(dl_phdr_info* info, size_t size, void* data) {
+  auto* counts = static_cast<ModuleCache*>(data);
+  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+    counts->adds = info->dlpi_adds;
+    counts->subs = info->dlpi_subs;
+  }
+  return 1;
+}
+
+// The objects loaded change only at dlopen and dlclose: the section is walked again when
+// the loader's counts say so, and copied from the last walk otherwise (a walk and its
+// paths took a tenth of a publication).
+QUARTZ_NOINSTR void write_modules(Out& out, char* program, ModuleCache& cache) {
+  ModuleCache now{};
+  dl_iterate_phdr(loader_counts, &now);
+  const bool counted = now.adds != 0;
+  if (counted && cache.bytes && now.adds == cache.adds && now.subs == cache.subs) {
+    out.section_copy(cache.section, cache.bytes);
+    return;
+  }
+  const size_t start = out.position();
   out.begin_counted(SectionType::modules);
   ModuleWalk walk{&out, 0, program};
   dl_iterate_phdr(add_module, &walk);
   out.end_counted(walk.count);
+  const size_t bytes = out.position() - start;
+  cache.bytes = 0;
+  if (counted && out.ok() && bytes <= sizeof cache.section) {
+    memcpy(cache.section, out.at(start), bytes);
+    cache.bytes = bytes;
+    cache.adds = now.adds;
+    cache.subs = now.subs;
+  }
 }
 
 QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& tables,
@@ -442,7 +483,7 @@ bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTota
   const double ns_per_tick = runtime.clock.ns_per_tick();
   counts_.gather(runtime);
   write_run(out, info, totals, tables, runtime, counts_);
-  write_modules(out, program_);
+  write_modules(out, program_, modules_);
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
   write_thread_routines(out, runtime);
   write_objects(out, tables, runtime, counts_, ns_per_tick);

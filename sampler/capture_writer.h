@@ -5,6 +5,7 @@
 // capture built is published); never calls malloc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "runtime/attributes.h"
@@ -51,6 +52,14 @@ struct RunInfo {
   uint64_t trace_events, trace_dropped, trace_bytes;
 };
 
+// The modules section as last written, and the loader's counts of objects loaded and
+// unloaded then (capture_writer.cpp, write_modules).
+struct ModuleCache {
+  unsigned long long adds = 0, subs = 0;
+  size_t bytes = 0;  // 0: none kept
+  unsigned char section[16 * 1024];
+};
+
 class CaptureWriter {
  public:
   QUARTZ_NOINSTR bool init(const rt::Runtime& runtime);
@@ -72,6 +81,7 @@ class CaptureWriter {
   CaptureBuffer bytes_;
   rt::MergedCounts counts_;
   char program_[kMaxProgramPath] = {};
+  ModuleCache modules_;
 };
 
 }  // namespace quartz::sampler

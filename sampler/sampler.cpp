@@ -42,9 +42,11 @@ constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a
 constexpr uint64_t kCallShareWindows = 10;
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
 constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
-// Publishing the figures to `quartz run` (each snapshot) takes at most 2% of a processor:
-// ~32 us a time for the samples' captures (docs/performance.md), so every 2 ms snapshot.
-constexpr uint64_t kPublishCostShare = 50;
+// Publishing the figures to `quartz run` (each snapshot) takes at most 4% of a processor,
+// by the sampler's own clock: 32 us a time for the samples' captures on one machine, 45-90
+// us on a slower one (docs/performance.md), so every 2 ms snapshot on both; at 2% the
+// slower one published every 4 ms, and a killed run lost that much.
+constexpr uint64_t kPublishCostShare = 25;
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -525,7 +527,10 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
       now + s.info.period_ns / 2 < s.last_publish_ns + kPublishCostShare * cost) {
     return;
   }
-  const uint64_t start = rt::monotonic_ns();
+  // Its cost by this thread's own clock: on processors the program keeps busy the sampler
+  // also waits for its turn, which costs the program nothing (by the wall clock a
+  // publication read 50-370 us, twice its processor time, and came every 6 ms).
+  const uint64_t start = own_cpu_ns();
   if (!s.published_tables.assign(s.tables) || !s.published_window.assign(s.window)) return;
   AttributionTotals totals = s.totals;
   attribute_window(s.published_window, s.published_tables, s.config, totals,
@@ -538,7 +543,7 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
     s.other_noted_ns = now;
   }
   s.writer.publish(s.info, totals, s.published_tables, *s.runtime);
-  s.publish_costs[s.publications++ % 4] = rt::monotonic_ns() - start;
+  s.publish_costs[s.publications++ % 4] = own_cpu_ns() - start;
   s.last_publish_ns = now;
 }
 
