@@ -47,6 +47,9 @@ constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
 // us on a slower one (docs/performance.md), so every 2 ms snapshot on both; at 2% the
 // slower one published every 4 ms, and a killed run lost that much.
 constexpr uint64_t kPublishCostShare = 25;
+// Snapshots on one processor before the next, when the sampler shares them
+// (sampler_placement.h): each program thread pays alike over 10 ms, for a move every 10 ms.
+constexpr uint64_t kSnapshotsPerTurn = 5;
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
@@ -93,6 +96,7 @@ struct Sampler {
   RunInfo info;
   OverheadBudget budget;
   EntryWindows windows;  // on the procedures the budget turned off
+  SharedProcessors turns;
   uint64_t snapshots = 0;
   uint64_t last_snapshot_ns = 0;
   uint64_t window_start_ns = 0;
@@ -578,7 +582,7 @@ QUARTZ_NOINSTR void write_forked_child_capture(rt::Runtime& runtime, const Forke
 // thread and allocates; this thread is ours).
 QUARTZ_NOINSTR bool prepare(Sampler& s) {
   const rt::Options& options = s.runtime->options;
-  s.config.processors = place_sampler(options, s.info);
+  s.config.processors = place_sampler(options, s.info, s.turns);
   // Finer sampling perturbs a program the sampler shares processors with (measured on 2:
   // 1 ms distorts the histogram by ~2 points and slows a lock-bound program by ~14%, 2 ms
   // by ~0.3 points and ~8%); on a core of its own 1 ms costs the program nothing.
@@ -667,6 +671,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     }
     // The sampler is the registry's attached reader for the whole run.
     s.budget.decide(*s.runtime, now - s.runtime->clock.start_ns);
+    if (s.snapshots % kSnapshotsPerTurn == 0) take_next_turn(s.turns);
     // Every thread has ended, the main thread through pthread_exit: the process ends when
     // its last thread does, and that would be this one. Write the end and let it end.
     if (s.live_threads == 0 && !s.runtime->threads.any_thread_running()) break;

@@ -1,11 +1,13 @@
 #include "sampler/sampler_placement.h"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <stdio.h>
 
 namespace quartz::sampler {
 
-uint32_t place_sampler(const rt::Options& options, RunInfo& info) {
+uint32_t place_sampler(const rt::Options& options, RunInfo& info, SharedProcessors& turns) {
+  turns.count = turns.next = 0;
   hwloc_topology_t topology;
   if (hwloc_topology_init(&topology) != 0) return 1;
   uint32_t processors = 1;
@@ -40,13 +42,24 @@ uint32_t place_sampler(const rt::Options& options, RunInfo& info) {
       hwloc_bitmap_copy(app, allowed);
       hwloc_bitmap_zero(reserved);
       processors = static_cast<uint32_t>(pus > 0 ? pus : 1);
-      // Sharing the processors, still on one of them: a sampler the scheduler may place
+      // Sharing the processors, on one of them at a time: a sampler the scheduler may place
       // anywhere at each wake-up moves the program's threads around (measured: up to 1 ms
       // with a worker off the processors, and a serial share 1 to 4 points too high).
+      int cpu;
+      hwloc_bitmap_foreach_begin(cpu, allowed) {
+        if (cpu >= 0 && static_cast<uint32_t>(cpu) < SharedProcessors::kMax &&
+            turns.count < SharedProcessors::kMax) {
+          turns.cpus[turns.count++] = static_cast<uint16_t>(cpu);
+        }
+      }
+      hwloc_bitmap_foreach_end();
       hwloc_bitmap_only(reserved, hwloc_bitmap_last(allowed));
-      if (hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) != 0)
+      if (hwloc_set_cpubind(topology, reserved, HWLOC_CPUBIND_THREAD) != 0) {
         hwloc_bitmap_zero(reserved);
-      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores, reserved);
+        turns.count = 0;
+      }
+      hwloc_bitmap_list_snprintf(info.sampler_cores, sizeof info.sampler_cores,
+                                 turns.count > 1 ? allowed : reserved);
       hwloc_bitmap_zero(reserved);
     }
     hwloc_bitmap_list_snprintf(info.app_cores, sizeof info.app_cores, app);
@@ -62,6 +75,15 @@ uint32_t place_sampler(const rt::Options& options, RunInfo& info) {
   }
   hwloc_topology_destroy(topology);
   return processors;
+}
+
+void take_next_turn(SharedProcessors& turns) {
+  if (turns.count < 2) return;
+  turns.next = (turns.next + 1) % turns.count;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(turns.cpus[turns.next], &one);
+  sched_setaffinity(0, sizeof one, &one);  // if refused, it stays where it is
 }
 
 }  // namespace quartz::sampler
