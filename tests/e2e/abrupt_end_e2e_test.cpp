@@ -58,8 +58,8 @@ TEST_P(AbruptEnd, StoredRunCoversTheProgramToItsEnd) {
   const double wall_s = std::stod(printed_values(r.out)["wall_ms"]) * 1e-3;
   const double period_s = run["sampling"]["period_s"];
   const double elapsed_s = run["elapsed_s"];
-  // Covered to within a period of its end; and nothing past it (the run also holds the
-  // runtime's start before main, ~0.5 ms).
+  // Covered to within a period of its end; and nothing past it (the run also holds what
+  // runs before main: the loader's constructors, the program's).
   EXPECT_LE(wall_s - elapsed_s, period_s) << "the stored run's end against the program's clock";
   EXPECT_LE(elapsed_s - wall_s, 2 * period_s) << "nothing counted after the program's end";
   EXPECT_NEAR(run["program_totals"]["normalized_s"].get<double>(), elapsed_s, period_s)
