@@ -3,7 +3,6 @@
 // must be what the report and the diagnosis show.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -83,13 +82,6 @@ class OpenmpE2E : public ScratchTest {
   }
 };
 
-// Timing checks get a second run, as in profile_e2e_test.cpp: the shared machine now and
-// then stalls a program, which moves its own timings too.
-template <typename Attempt>
-void with_one_retry(Attempt attempt) {
-  if (!attempt(false)) attempt(true);
-}
-
 // Each parallel region is a procedure named by its pragma's line, called once per team
 // thread, under the procedure that started it; the work inside is its children.
 // The region end's and the barrier's waits are the program's own timings of them, and
@@ -134,45 +126,34 @@ TEST_F(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
 // region's end, at the barrier and between regions is spinning, not busy, and not main's
 // own time; its busy time is the processor time of its own work.
 TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
-  with_one_retry([&](bool last) {
-    const OmpRun run = profile("active");
-    if (run.report.is_discarded()) return false;
-    const double period = run.period_s;
-    bool near = true;
-    for (int i = 0; i < 2; ++i) {
-      const json* t = run.thread(i);
-      if (!t) return false;
-      const std::string n = std::to_string(i);
-      const double work = run.truth("thread_" + n + "_work_cpu_s");
-      const double spun = run.truth("thread_" + n + "_cpu_s") - work;
-      const double busy = (*t)["busy_s"], spinning = (*t)["spin_s"];
-      // A sample's processor time is shared with its neighbours' (attribution.h): work
-      // next to spinning trades a little of each, more when other processes preempt.
-      const double busy_bound = kSlack * std::max(0.12 * work, 4 * period);
-      const double spin_bound = kSlack * std::max(0.15 * spun, 0.03 + 4 * period);
-      near &= std::fabs(busy - work) <= busy_bound && std::fabs(spinning - spun) <= spin_bound;
-      if (last) {
-        EXPECT_NEAR(busy, work, busy_bound) << "thread " << i;
-        EXPECT_NEAR(spinning, spun, spin_bound) << "thread " << i;
-      }
-    }
-    if (!near && !last) return false;
-    const double elapsed = run.report["elapsed_s"];
-    const json* main_row = OmpRun::named(run.report["procedures"], "main");
-    EXPECT_NE(main_row, nullptr);
-    if (main_row) {
-      EXPECT_LT((*main_row)["normalized_self_s"].get<double>(), 0.03 * elapsed);
-    }
-    // The waits, as the program timed them, and spinning.
-    const json* end = OmpRun::named(run.report["locks"],
-                                    "end of omp_parallel@" + run.line("region_imbalance_line"));
-    const json* barrier =
-        OmpRun::named(run.report["locks"], "omp barrier@" + run.line("barrier_line"));
-    EXPECT_TRUE(end && barrier) << run.report["locks"].dump();
-    if (!end || !barrier) return true;
-    expect_timed_waits(run, end, barrier, "wait_spinning_s");
-    return true;
-  });
+  const OmpRun run = profile("active");
+  ASSERT_FALSE(run.report.is_discarded());
+  const double period = run.period_s;
+  for (int i = 0; i < 2; ++i) {
+    const json* t = run.thread(i);
+    ASSERT_NE(t, nullptr) << "thread " << i;
+    const std::string n = std::to_string(i);
+    const double work = run.truth("thread_" + n + "_work_cpu_s");
+    const double spun = run.truth("thread_" + n + "_cpu_s") - work;
+    // A sample's processor time is shared with its neighbours' (attribution.h): work next
+    // to spinning trades a little of each, more when other processes preempt.
+    EXPECT_NEAR((*t)["busy_s"].get<double>(), work, kSlack * std::max(0.12 * work, 4 * period))
+        << "thread " << i;
+    EXPECT_NEAR((*t)["spin_s"].get<double>(), spun,
+                kSlack * std::max(0.15 * spun, 0.03 + 4 * period))
+        << "thread " << i;
+  }
+  const double elapsed = run.report["elapsed_s"];
+  const json* main_row = OmpRun::named(run.report["procedures"], "main");
+  ASSERT_NE(main_row, nullptr);
+  EXPECT_LT((*main_row)["normalized_self_s"].get<double>(), 0.03 * elapsed);
+  // The waits, as the program timed them, and spinning.
+  const json* end = OmpRun::named(run.report["locks"],
+                                  "end of omp_parallel@" + run.line("region_imbalance_line"));
+  const json* barrier =
+      OmpRun::named(run.report["locks"], "omp barrier@" + run.line("barrier_line"));
+  ASSERT_TRUE(end && barrier) << run.report["locks"].dump();
+  expect_timed_waits(run, end, barrier, "wait_spinning_s");
 }
 
 // libgomp sleeping at once (OMP_WAIT_POLICY=passive): the same waits are blocked; objects'
@@ -221,51 +202,45 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
 // and the imbalance at the first region's end and at the barrier, each with the share of
 // the elapsed time the program's own timings give.
 TEST_F(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
-  with_one_retry([&](bool last) {
-    const OmpRun run = profile("");
-    if (run.report.is_discarded() || run.diagnosis.is_discarded()) return false;
-    const double period = run.period_s, elapsed = run.report["elapsed_s"];
-    const double processors = run.report["processors"];
-    const json* serial = OmpRun::named(run.report["procedures"], "serial_phase");
-    if (!serial) return false;
-    // Its normalized time is its wall time when nothing else takes the processor; another
-    // process that does leaves part of it with no processor busy (bin 0), shared with the
-    // idle worker: less, never more.
-    const double serial_s = run.truth("serial_s");
-    const double normalized = (*serial)["normalized_s"];
-    const bool near =
-        normalized > 0.85 * serial_s - 2 * period && normalized < 1.05 * serial_s + 2 * period;
-    if (!near && !last) return false;
-    EXPECT_GT(normalized, (1 - 0.25 * kSlack) * serial_s - 2 * period);
-    EXPECT_LT(normalized, 1.05 * serial_s + 2 * period);
-    EXPECT_GT((*serial)["histogram_s"][1].get<double>(), 0.6 * normalized);
+  const OmpRun run = profile("");
+  ASSERT_FALSE(run.report.is_discarded());
+  ASSERT_FALSE(run.diagnosis.is_discarded());
+  const double period = run.period_s, elapsed = run.report["elapsed_s"];
+  const double processors = run.report["processors"];
+  const json* serial = OmpRun::named(run.report["procedures"], "serial_phase");
+  ASSERT_NE(serial, nullptr);
+  // Its normalized time is its wall time when nothing else takes the processor; another
+  // process that does leaves part of it with no processor busy (bin 0), shared with the
+  // idle worker: less, never more.
+  const double serial_s = run.truth("serial_s");
+  const double normalized = (*serial)["normalized_s"];
+  EXPECT_GT(normalized, (1 - 0.25 * kSlack) * serial_s - 2 * period);
+  EXPECT_LT(normalized, 1.05 * serial_s + 2 * period);
+  EXPECT_GT((*serial)["histogram_s"][1].get<double>(), 0.6 * normalized);
 
-    // Found, with the share spreading it over the processors would save (less what the
-    // diagnosis puts on blocking in the kernel, which load from other processes raises).
-    const json* bottleneck = run.finding("serial bottleneck", "serial_phase");
-    EXPECT_NE(bottleneck, nullptr) << run.diagnosis.dump();
-    const double serial_share = serial_s * (1 - 1 / processors) / elapsed;
-    if (bottleneck) {
-      EXPECT_GT((*bottleneck)["severity"].get<double>(), 0.5 * serial_share);
-      EXPECT_LT((*bottleneck)["severity"].get<double>(), 1.3 * serial_share);
-    }
+  // Found, with the share spreading it over the processors would save (less what the
+  // diagnosis puts on blocking in the kernel, which load from other processes raises).
+  const json* bottleneck = run.finding("serial bottleneck", "serial_phase");
+  EXPECT_NE(bottleneck, nullptr) << run.diagnosis.dump();
+  const double serial_share = serial_s * (1 - 1 / processors) / elapsed;
+  if (bottleneck) {
+    EXPECT_GT((*bottleneck)["severity"].get<double>(), 0.5 * serial_share);
+    EXPECT_LT((*bottleneck)["severity"].get<double>(), 1.3 * serial_share);
+  }
 
-    const double threads = run.truth("threads");
-    for (const auto& [subject, key] :
-         {std::pair{"end of omp_parallel@" + run.line("region_imbalance_line"),
-                    "region_end_wait_s"},
-          {"omp barrier@" + run.line("barrier_line"), "barrier_wait_s"}}) {
-      const json* imbalance = run.finding("load imbalance", subject);
-      EXPECT_NE(imbalance, nullptr) << subject << " in " << run.diagnosis.dump();
-      if (!imbalance) continue;
-      const double share = run.truth(key) / threads / elapsed;
-      EXPECT_NEAR((*imbalance)["severity"].get<double>(), share,
-                  kSlack * std::max(0.25 * share, 4 * period / elapsed))
-          << subject;
-      EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
-    }
-    return true;
-  });
+  const double threads = run.truth("threads");
+  for (const auto& [subject, key] :
+       {std::pair{"end of omp_parallel@" + run.line("region_imbalance_line"), "region_end_wait_s"},
+        {"omp barrier@" + run.line("barrier_line"), "barrier_wait_s"}}) {
+    const json* imbalance = run.finding("load imbalance", subject);
+    EXPECT_NE(imbalance, nullptr) << subject << " in " << run.diagnosis.dump();
+    if (!imbalance) continue;
+    const double share = run.truth(key) / threads / elapsed;
+    EXPECT_NEAR((*imbalance)["severity"].get<double>(), share,
+                kSlack * std::max(0.25 * share, 4 * period / elapsed))
+        << subject;
+    EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,14 +65,6 @@ class ProfileE2E : public ScratchTest {
   }
 };
 
-// Timing checks get a second run: the shared development VM now and then stalls a whole
-// program for ~100 ms, which moves the program's own timings too. `attempt(first)` returns
-// true when the run met the bounds; on the last attempt the caller asserts.
-template <typename Attempt>
-void with_one_retry(Attempt attempt) {
-  if (!attempt(false)) attempt(true);
-}
-
 // Bounds on sampled figures are the in the release build. Under a sanitizer the
 // sampler, which shares the processors here, runs several times slower and its snapshots
 // preempt the program more: those runs check the same figures within twice the bound.
@@ -112,61 +103,53 @@ TEST_F(ProfileE2E, RootNormalizedTimeIsElapsedTime) {
 }
 
 TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
-  with_one_retry([&](bool last) {
-    const CommandResult run = profile("serial_init", {});
-    const json r = report();
-    if (r.is_discarded()) return false;
-    // How close the "one processor busy" share comes to the serial phase the program timed
-    // is a benchmark figure (bench/serial_share.sh, docs/performance.md): with the sampler
-    // sharing two processors it is 0.1 to 6 points over, from run to run.
-    const json& procedures = r["procedures"];
-    const size_t rank = rank_by(procedures, "log_message", "normalized_s");
-    if (!last && rank > 3 && !QUARTZ_SANITIZED) return false;
-    // Quartz's point: under 5% of the processor time, yet among the top three by normalized
-    // time; below every kernel by processor time.
-    EXPECT_LT(value(run.out, "log_cpu_s") / value(run.out, "total_cpu_s"), 0.05);
-    // Under a sanitizer the sampler, several times slower and sharing both processors,
-    // preempts the parallel phase enough to lift the kernels' normalized time (10% below
-    // log_message's by construction) to it: rank 4 in CI's ASan tree. The rank is a claim
-    // about a release build's figures; the others below hold under a sanitizer too.
-    if (!QUARTZ_SANITIZED) {
-      EXPECT_LE(rank, 3u);
-    }
-    EXPECT_GT(rank_by(procedures, "log_message", "processor_s"), 16u);
-    const json* log = find(procedures, "log_message");
-    EXPECT_NE(log, nullptr);
-    if (!log) return true;
-    EXPECT_EQ((*log)["calls"], 1000);
-    EXPECT_NEAR((*log)["processor_s"].get<double>(), value(run.out, "log_cpu_s"),
-                0.25 * value(run.out, "log_cpu_s"));
-    // Its normalized time sits in the "one processor busy" bin.
-    EXPECT_GT((*log)["histogram_s"][1].get<double>(), 0.8 * (*log)["normalized_s"].get<double>());
-    // The sampler's own thread is not among the program's threads: main and two workers.
-    EXPECT_EQ(r["threads"].size(), 3u);
-    return true;
-  });
+  const CommandResult run = profile("serial_init", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  // How close the "one processor busy" share comes to the serial phase the program timed
+  // is a benchmark figure (bench/serial_share.sh, docs/performance.md): with the sampler
+  // sharing two processors it is 0.1 to 6 points over, from run to run.
+  const json& procedures = r["procedures"];
+  const size_t rank = rank_by(procedures, "log_message", "normalized_s");
+  // Quartz's point: under 5% of the processor time, yet among the top three by normalized
+  // time; below every kernel by processor time.
+  EXPECT_LT(value(run.out, "log_cpu_s") / value(run.out, "total_cpu_s"), 0.05);
+  // Under a sanitizer the sampler, several times slower and sharing both processors,
+  // preempts the parallel phase enough to lift the kernels' normalized time (10% below
+  // log_message's by construction) to it: rank 4 in CI's ASan tree. The rank is a claim
+  // about a release build's figures; the others below hold under a sanitizer too.
+  if (!QUARTZ_SANITIZED) {
+    EXPECT_LE(rank, 3u);
+  }
+  EXPECT_GT(rank_by(procedures, "log_message", "processor_s"), 16u);
+  const json* log = find(procedures, "log_message");
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ((*log)["calls"], 1000);
+  EXPECT_NEAR((*log)["processor_s"].get<double>(), value(run.out, "log_cpu_s"),
+              0.25 * value(run.out, "log_cpu_s"));
+  // Its normalized time sits in the "one processor busy" bin.
+  EXPECT_GT((*log)["histogram_s"][1].get<double>(), 0.8 * (*log)["normalized_s"].get<double>());
+  // The sampler's own thread is not among the program's threads: main and two workers.
+  EXPECT_EQ(r["threads"].size(), 3u);
 }
 
 TEST_F(ProfileE2E, TheContendedLockRanksFirst) {
-  with_one_retry([&](bool last) {
-    const CommandResult run = profile("lock_contention", {});
-    const json r = report();
-    if (r.is_discarded() || r["locks"].empty()) return false;
-    const json& lock = r["locks"][0];
-    const double held_s = value(run.out, "held_s"), hold_s = lock["hold_s"];
-    // Held at least for the processor time spent inside (longer when a holder is
-    // preempted), and by one thread at a time: never longer than the run.
-    const double at_least = (1 - 0.1 * kSlack) * held_s;
-    if (!last && hold_s <= at_least) return false;
-    EXPECT_EQ(lock["name"], "work_queue");
-    EXPECT_EQ(lock["acquisitions"], 6000);
-    EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
-    EXPECT_GT(hold_s, at_least);
-    EXPECT_LT(hold_s, 1.02 * r["elapsed_s"].get<double>());
-    EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * held_s);
-    EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
-    return true;
-  });
+  const CommandResult run = profile("lock_contention", {});
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  ASSERT_FALSE(r["locks"].empty());
+  const json& lock = r["locks"][0];
+  const double held_s = value(run.out, "held_s"), hold_s = lock["hold_s"];
+  // Held at least for the processor time spent inside (longer when a holder is
+  // preempted), and by one thread at a time: never longer than the run.
+  const double at_least = (1 - 0.1 * kSlack) * held_s;
+  EXPECT_EQ(lock["name"], "work_queue");
+  EXPECT_EQ(lock["acquisitions"], 6000);
+  EXPECT_GT(lock["contended"].get<double>(), 0.3 * 6000);
+  EXPECT_GT(hold_s, at_least);
+  EXPECT_LT(hold_s, 1.02 * r["elapsed_s"].get<double>());
+  EXPECT_GT(lock["wait_s"].get<double>(), 0.5 * held_s);
+  EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
 }
 
 TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeriod) {
@@ -174,22 +157,15 @@ TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeri
   // procedures use the same processor time. (With phases shorter than the sampling period,
   // processor time is shared out in proportion to the time each phase is seen;
   // docs/user-guide.md.)
-  with_one_retry([&](bool last) {
-    profile("lock_contention", {"--work-us", "5000", "--hold-us", "5000", "--iterations", "40"});
-    const json r = report();
-    const json* inside = find(r["procedures"], "update_shared_state");
-    const json* outside = find(r["procedures"], "do_private_work");
-    if (!inside || !outside) return false;
-    auto near = [](const json* p) {
-      return std::fabs((*p)["processor_s"].get<double>() - 0.8) <= 0.12;
-    };
-    if (!last && !(near(inside) && near(outside))) return false;
-    for (const json* p : {inside, outside})
-      EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
-    EXPECT_GT(r["locks"][0]["hold_s"].get<double>(), 0.9 * 0.8);
-    EXPECT_LT(r["locks"][0]["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
-    return true;
-  });
+  profile("lock_contention", {"--work-us", "5000", "--hold-us", "5000", "--iterations", "40"});
+  const json r = report();
+  const json* inside = find(r["procedures"], "update_shared_state");
+  const json* outside = find(r["procedures"], "do_private_work");
+  ASSERT_TRUE(inside && outside) << r["procedures"].dump();
+  for (const json* p : {inside, outside}) EXPECT_NEAR((*p)["processor_s"].get<double>(), 0.8, 0.12);
+  ASSERT_FALSE(r["locks"].empty());
+  EXPECT_GT(r["locks"][0]["hold_s"].get<double>(), 0.9 * 0.8);
+  EXPECT_LT(r["locks"][0]["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
 }
 
 TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
