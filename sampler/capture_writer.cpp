@@ -227,7 +227,7 @@ QUARTZ_NOINSTR int add_module(dl_phdr_info* info, size_t, void* data) {
 }
 
 // The loader's counts of objects loaded and unloaded so far, from the first object it
-// lists; false from a loader that does not keep them.
+// lists (left 0 by a loader that does not keep them).
 QUARTZ_NOINSTR int loader_counts(dl_phdr_info* info, size_t size, void* data) {
   auto* counts = static_cast<ModuleCache*>(data);
   if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
