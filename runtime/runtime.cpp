@@ -286,9 +286,6 @@ void restart_run_clock() {
   ThreadBlock* block = t_local.block;
   if (!block) return;
   block->start_cpu_ns = read_own_clock();
-  if (ThreadRecord* record = g_runtime.history.at(block->index)) {
-    record->created_ns.store(g_runtime.clock.start_ns, std::memory_order_relaxed);
-  }
 }
 
 void mark_runtime_thread() {
