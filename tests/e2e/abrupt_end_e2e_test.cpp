@@ -16,7 +16,6 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 struct Ending {
   const char* mode;

@@ -15,7 +15,6 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 class Compare : public ScratchTest {
  protected:

@@ -23,7 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 const std::string kManyLocks = std::string(QUARTZ_E2E_DIR) + "/many_locks";
 const char* const kCommands[] = {"run", "report", "import", "list", "predict"};
 

@@ -16,8 +16,7 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-const std::string kProgram = std::string(QUARTZ_E2E_DIR) + "/cxx_workers";
+const std::string kCxxWorkers = std::string(QUARTZ_E2E_DIR) + "/cxx_workers";
 
 // What a worker printed: "worker=crunch_numbers name=cruncher cpu_s=0.31".
 struct Worker {
@@ -61,7 +60,7 @@ class CxxReport : public ScratchTest {
     // (~1 ms of printing) by far: the tests below compare its self time with its total.
     // Under ASan every std:: call goes through the hooks: a tenth of the rounds still
     // outweighs the printing, and 4000 took 168 s on a slow machine.
-    const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--", kProgram,
+    const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--", kCxxWorkers,
                                          QUARTZ_SANITIZED ? "400" : "4000"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     workers = printed_workers(r.out);

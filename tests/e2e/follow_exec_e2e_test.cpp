@@ -18,8 +18,7 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-const std::string kProgram = std::string(QUARTZ_E2E_DIR) + "/abrupt_end";
+const std::string kAbruptEnd = std::string(QUARTZ_E2E_DIR) + "/abrupt_end";
 
 class FollowExec : public ScratchTest {
  protected:
@@ -27,9 +26,9 @@ class FollowExec : public ScratchTest {
   std::string script(const std::string& last) {
     const std::string path = (dir / "chain.sh").string();
     std::ofstream(path) << "#!/bin/sh\n"
-                        << kProgram << " exit 100\n"
-                        << kProgram << " exit 150\n"
-                        << "exec " << kProgram << " " << last << " 200\n";
+                        << kAbruptEnd << " exit 100\n"
+                        << kAbruptEnd << " exit 150\n"
+                        << "exec " << kAbruptEnd << " " << last << " 200\n";
     chmod(path.c_str(), 0755);
     return path;
   }
@@ -61,7 +60,7 @@ TEST_F(FollowExec, EveryProgramIsARunLinkedToItsParent) {
     const json child = report(run);
     ASSERT_FALSE(child.is_discarded());
     EXPECT_EQ(child["parent_run"], 1);
-    EXPECT_EQ(child["arguments"], json({kProgram, "exit", milliseconds[run - 2]}));
+    EXPECT_EQ(child["arguments"], json({kAbruptEnd, "exit", milliseconds[run - 2]}));
     bool computes = false;
     for (const json& p : child["procedures"]) computes |= p["name"] == "compute";
     EXPECT_TRUE(computes) << "its own procedures";

@@ -17,6 +17,17 @@
 
 namespace quartz::test {
 
+// The build's tools and samples (paths compiled in by tests/e2e/CMakeLists.txt).
+inline const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
+inline std::string sample(const std::string& name) {
+  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
+}
+
+// Bounds on sampled figures are the issues' in the release build. Under a sanitizer the
+// sampler, which shares the processors here, runs several times slower and its snapshots
+// preempt the program more: those runs check the same figures within twice the bound.
+constexpr double kSlack = QUARTZ_SANITIZED ? 2.0 : 1.0;
+
 // What the runtime saw, as users get it: the run's capture, read and symbolized by the
 // offline reader (profile/), with look-ups by the names the test programs use.
 struct Capture {

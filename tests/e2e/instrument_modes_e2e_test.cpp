@@ -18,7 +18,6 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 // `tiny` is static and small: clang -O2 inlines it into `loop`, which stays out of line.
 constexpr const char* kSource =

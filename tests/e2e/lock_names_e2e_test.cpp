@@ -17,8 +17,7 @@ namespace quartz::test {
 namespace {
 
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-const std::string kProgram = std::string(QUARTZ_E2E_DIR) + "/lock_names";
+const std::string kLockNames = std::string(QUARTZ_E2E_DIR) + "/lock_names";
 
 // "lock=accounts function=post_to_accounts line=24": where the program took each lock.
 std::map<std::string, std::string> printed_sites(const std::string& out) {
@@ -39,7 +38,7 @@ class LockNames : public ScratchTest {
   void SetUp() override {
     ScratchTest::SetUp();
     const CommandResult r =
-        run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--", kProgram});
+        run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--", kLockNames});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     sites = printed_sites(r.out);
     ASSERT_EQ(sites.size(), 3u) << r.out;

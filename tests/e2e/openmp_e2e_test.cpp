@@ -15,12 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 const std::string kSample = std::string(QUARTZ_SAMPLES_DIR) + "/omp_phases";
-
-// Bounds on sampled figures under a sanitizer, whose slower sampler preempts the program
-// more (as in profile_e2e_test.cpp).
-constexpr double kSlack = QUARTZ_SANITIZED ? 2.0 : 1.0;
 
 struct OmpRun {
   std::map<std::string, std::string> printed;

@@ -13,8 +13,6 @@
 namespace quartz::test {
 namespace {
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-
 class PredictScale : public ScratchTest {};
 
 TEST_F(PredictScale, ACriticalPathThroughTwentyThousandLocksTakesMemoryOfTheTraceOnly) {

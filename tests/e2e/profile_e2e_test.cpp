@@ -20,11 +20,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-std::string sample(const std::string& name) {
-  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
-}
-
 class ProfileE2E : public ScratchTest {
  protected:
   // quartz run [flags] -- sample args; returns the run's output (the sample's own truths).
@@ -64,11 +59,6 @@ class ProfileE2E : public ScratchTest {
     return rank;
   }
 };
-
-// Bounds on sampled figures are the in the release build. Under a sanitizer the
-// sampler, which shares the processors here, runs several times slower and its snapshots
-// preempt the program more: those runs check the same figures within twice the bound.
-constexpr double kSlack = QUARTZ_SANITIZED ? 2.0 : 1.0;
 
 double value(const std::string& out, const std::string& key) {
   const auto values = printed_values(out);

@@ -27,8 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-const std::string kProgram = std::string(QUARTZ_E2E_DIR) + "/host_effects";
+const std::string kHostEffects = std::string(QUARTZ_E2E_DIR) + "/host_effects";
 
 Launch command(std::vector<std::string> argv) {
   Launch l;
@@ -37,7 +36,7 @@ Launch command(std::vector<std::string> argv) {
 }
 
 std::vector<std::string> program(const std::string& mode, int ms) {
-  return {kProgram, mode, std::to_string(ms)};
+  return {kHostEffects, mode, std::to_string(ms)};
 }
 
 class ReliabilityE2E : public ScratchTest {
@@ -366,7 +365,7 @@ TEST_F(ReliabilityE2E, ProgramNotFoundIs127AndNotExecutableIs126) {
 TEST_F(ReliabilityE2E, BadStoreIsRefusedBeforeTheProgramRuns) {
   std::ofstream(store) << "not a store\n";
   const std::string marker = (dir / "program-ran").string();
-  Launch l = quartz_run({kProgram, "touch", "0", marker}, (dir / "run.qcap").string());
+  Launch l = quartz_run({kHostEffects, "touch", "0", marker}, (dir / "run.qcap").string());
   const CommandResult r = launch(l);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("not a Quartz store"), std::string::npos) << r.err;
@@ -394,7 +393,7 @@ TEST_F(ReliabilityE2E, CapturesGoToTheCacheWhenTheStoresDirectoryIsReadOnly) {
   const std::string read_only = mount_tmpfs("ro-cwd", 1024, /*read_only=*/true);
   if (read_only.empty()) GTEST_SKIP() << "cannot mount a read-only tmpfs here (needs root)";
   const fs::path cache = dir / "cache";
-  Launch l = command({kQuartz, "run", "--no-import", "--", kProgram, "exit", "100"});
+  Launch l = command({kQuartz, "run", "--no-import", "--", kHostEffects, "exit", "100"});
   l.cwd = read_only;  // the default store, ./quartz.db, is in a read-only directory
   l.env["XDG_CACHE_HOME"] = cache.string();
   const CommandResult r = launch(l);
@@ -461,7 +460,7 @@ TEST_F(ReliabilityE2E, ABaselineRunThatFailsRecordsNoBaselineAndSaysSo) {
             std::string::npos)
       << r.err;
   const CommandResult disabled =
-      launch(command({kQuartz, "run", "--baseline", "--disable", "--", kProgram, "exit", "0"}));
+      launch(command({kQuartz, "run", "--baseline", "--disable", "--", kHostEffects, "exit", "0"}));
   EXPECT_EQ(disabled.exit_code, 2);
   EXPECT_NE(disabled.err.find("--baseline needs profiling"), std::string::npos) << disabled.err;
 }

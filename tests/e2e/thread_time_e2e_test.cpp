@@ -18,7 +18,6 @@ namespace {
 
 namespace run_keys = capture::run_keys;
 using nlohmann::json;
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 
 struct Churn {
   int threads;

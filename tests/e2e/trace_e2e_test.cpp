@@ -24,10 +24,6 @@ using nlohmann::json;
 using trace::Type;
 namespace fs = std::filesystem;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
-std::string sample(const std::string& name) {
-  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
-}
 std::string program(const std::string& name) {
   return std::string(QUARTZ_E2E_DIR) + "/" + name;
 }

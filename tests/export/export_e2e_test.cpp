@@ -25,11 +25,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kQuartz = std::string(QUARTZ_BIN_DIR) + "/quartz";
 const std::string kChecks = QUARTZ_EXPORT_TESTS_DIR;
-std::string sample(const std::string& name) {
-  return std::string(QUARTZ_SAMPLES_DIR) + "/" + name;
-}
 
 // A program on PATH, or "" when it is not installed.
 std::string find_program(const std::string& name) {
