@@ -61,6 +61,7 @@ ObjectCountSlot* ObjectCountTable::find_slow(uintptr_t address, bool* inserted) 
       return &s;
     }
   }
+  *inserted = false;  // full: callers read it with the null slot (UBSan: an unset bool)
   return nullptr;
 }
 

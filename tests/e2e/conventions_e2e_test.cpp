@@ -133,27 +133,21 @@ TEST_F(ConventionsE2E, EveryRuntimeOptionIsARunFlag) {
 }
 
 // A program with more locks than the object table grows to (255 x 2^6 = 16,320 from 2^6):
-// the report names the limit and the flag at its top, before any figure, and the flag (or
-// the variable in the environment) raises it.
+// the report names the limit and the flag at its top, before any figure, and the flag
+// raises it, over the variable in the environment. Two runs, as each of the 20,000 first
+// acquisitions walks the stack (four runs took 114 s under ASan, against a 120 s timeout).
 TEST_F(ConventionsE2E, ObjectLimitIsNamedWithItsFlagAndTheFlagRaisesIt) {
-  const std::string limited = report_of_many_locks({"--objects-log2", "6"}, 20000);
+  std::string err;
+  const std::string limited = report_of_many_locks({}, 20000, {{"QUARTZ_OBJECTS_LOG2", "6"}}, &err);
   const size_t limit_line = limited.find("LIMIT REACHED: object table, 3680 objects");
   EXPECT_NE(limit_line, std::string::npos) << limited;
   EXPECT_LT(limit_line, limited.find("Parallelism")) << "not at the top: " << limited;
   EXPECT_NE(limited.find("quartz run --objects-log2"), std::string::npos) << limited;
-
-  const std::string raised = report_of_many_locks({"--objects-log2", "7"}, 20000);
-  EXPECT_EQ(raised.find("LIMIT REACHED"), std::string::npos) << raised;
-
-  std::string err;
-  const std::string from_environment =
-      report_of_many_locks({}, 20000, {{"QUARTZ_OBJECTS_LOG2", "6"}}, &err);
-  EXPECT_NE(from_environment.find("LIMIT REACHED: object table"), std::string::npos);
   EXPECT_NE(err.find("from the environment: QUARTZ_OBJECTS_LOG2=6"), std::string::npos) << err;
 
-  const std::string overridden =
+  const std::string raised =
       report_of_many_locks({"--objects-log2", "7"}, 20000, {{"QUARTZ_OBJECTS_LOG2", "6"}});
-  EXPECT_EQ(overridden.find("LIMIT REACHED"), std::string::npos) << overridden;
+  EXPECT_EQ(raised.find("LIMIT REACHED"), std::string::npos) << raised;
 }
 
 // The table grows with the program: 100,000 locks, each taken once, are all registered
