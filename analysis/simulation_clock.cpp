@@ -184,9 +184,10 @@ bool Simulation::State::force_a_wait() {
     return true;
   }
   auto it = keys.find(t.needs[t.need_index].key);
-  if (it != keys.end()) {
-    auto& waiters = it.value().waiters;
-    waiters.erase(std::remove(waiters.begin(), waiters.end(), chosen), waiters.end());
+  if (it != keys.end() && it->second.waiting != 0) {
+    KeyState& k = it.value();
+    std::erase(wait_lists[k.waiting - 1], chosen);
+    if (wait_lists[k.waiting - 1].empty()) drop_wait_list(k);
   }
   if (t.counted) remove_runnable(t);
   ++t.need_index;

@@ -18,11 +18,31 @@ bool Simulation::State::consumed_once(KeyKind kind) {
          kind == KeyKind::read_release;
 }
 
+// The list of threads waiting for `k`, made if it has none.
+std::vector<uint32_t>& Simulation::State::waiters_of(KeyState& k) {
+  if (k.waiting == 0) {
+    if (free_wait_lists.empty()) {
+      wait_lists.emplace_back();
+      k.waiting = static_cast<uint32_t>(wait_lists.size());
+    } else {
+      k.waiting = free_wait_lists.back() + 1;
+      free_wait_lists.pop_back();
+    }
+  }
+  return wait_lists[k.waiting - 1];
+}
+
+// `k`'s list, empty now, is free for another key.
+void Simulation::State::drop_wait_list(KeyState& k) {
+  free_wait_lists.push_back(k.waiting - 1);
+  k.waiting = 0;
+}
+
 // Forgets a key nobody will need again: one consumed by its only consumer, a barrier
 // generation all its threads left.
 void Simulation::State::collect(KeyTable::iterator it, uint32_t needed) {
   const KeyState& k = it->second;
-  if (!k.waiters.empty()) return;
+  if (k.waiting != 0) return;
   if ((consumed_once(it->first.kind) && k.consumers > 0) ||
       (it->first.kind == KeyKind::arrive && k.consumers >= needed)) {
     keys.erase(it);
@@ -37,13 +57,13 @@ void Simulation::State::consume(SimThread& t, KeyState& k, double since) {
     t.extra_work_ns += k.migrated_ns;
     k.migrated_ns = 0;
   }
-  if (config.critical_path && k.path && k.time > since) t.path = *k.path;
+  if (config.critical_path && k.path != kUnproduced && k.time > since) t.path = k.path;
 }
 
 // Forgets an earlier key of the same object that nobody waits for.
 void Simulation::State::forget(const Key& key) {
   const auto old = keys.find(key);
-  if (old == keys.end() || !old->second.waiters.empty()) return;
+  if (old == keys.end() || old->second.waiting != 0) return;
   if (old->second.consumers == 0) result.migrated_unreceived_ns += old->second.migrated_ns;
   keys.erase(old);
 }
@@ -58,15 +78,16 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
   ++k.count;
   k.migrated_ns += migrated_ns;
   if (config.critical_path) k.path = t.path;
-  if (k.waiters.empty()) return;
-  std::vector<uint32_t> waiters;
-  waiters.swap(k.waiters);
+  if (k.waiting == 0) return;
+  // Waking touches neither the keys nor the lists: the list is kept in place, in order.
+  std::vector<uint32_t>& waiters = wait_lists[k.waiting - 1];
+  size_t still = 0;
   uint32_t needed = 0;
   for (uint32_t index : waiters) {
     SimThread& w = threads[index];
     const uint32_t count = w.needs[w.need_index].count;
     if (k.count < count) {
-      k.waiters.push_back(index);
+      waiters[still++] = index;
       continue;
     }
     needed = std::max(needed, count);
@@ -74,6 +95,8 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
     ++w.need_index;
     wake(w, index);
   }
+  waiters.resize(still);
+  if (still == 0) drop_wait_list(k);
   collect(it, needed);
 }
 
@@ -120,7 +143,7 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
     auto it = keys.find(need.key);
     if (it == keys.end() || it->second.count < need.count) {
       if (it == keys.end()) it = keys.try_emplace(need.key).first;
-      it.value().waiters.push_back(index);
+      waiters_of(it.value()).push_back(index);
       t.mode = SimThread::waiting;
       t.awaiting = true;
       t.wait_began_ns = now;

@@ -60,13 +60,16 @@ struct Simulation::State {
     }
   };
 
+  // Small and plain, as the table moves its entries on every insertion and erasure: the
+  // threads waiting for a key are in a list of their own (a key has none most of the time).
+  static constexpr PathRef kUnproduced = 0xffffffffu;
   struct KeyState {
-    double time = 0;     // when the last producer produced it
-    uint32_t count = 0;  // producers so far (arrivals, read releases)
+    double time = 0;         // when the last producer produced it
+    double migrated_ns = 0;  // moved work for the first consumer
+    uint32_t count = 0;      // producers so far (arrivals, read releases)
     uint32_t consumers = 0;
-    double migrated_ns = 0;       // moved work for the first consumer
-    std::optional<PathRef> path;  // its last producer's, once produced
-    std::vector<uint32_t> waiters;
+    PathRef path = kUnproduced;  // its last producer's, once produced
+    uint32_t waiting = 0;        // its list in wait_lists + 1; 0: nobody waits
   };
 
   struct Need {
@@ -170,6 +173,8 @@ struct Simulation::State {
   // an erasure); node tables took a quarter of a replay of many objects.
   using KeyTable = tsl::robin_map<Key, KeyState, KeyHash>;
   KeyTable keys;
+  std::vector<std::vector<uint32_t>> wait_lists;  // threads waiting for a key, first first
+  std::vector<uint32_t> free_wait_lists;
   tsl::robin_map<uint64_t, Mutex> mutexes;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
@@ -228,6 +233,8 @@ struct Simulation::State {
   // ---- dependencies (simulation_dependencies.cpp) ----------------------------------------
 
   static bool consumed_once(KeyKind kind);
+  std::vector<uint32_t>& waiters_of(KeyState& k);
+  void drop_wait_list(KeyState& k);
   void collect(KeyTable::iterator it, uint32_t needed);
   void consume(SimThread& t, KeyState& k, double since);
   void forget(const Key& key);

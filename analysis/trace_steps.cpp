@@ -318,7 +318,7 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
       Step s;  // a wait replayed as delay
       s.delay_ns = wall;
       s.observed_ns = p.start_ns;
-      log.steps.push_back(s);
+      log.push(s);
     } else if (!p.waiting && wall > 0) {
       Step s;
       const double cpu = std::max(0.0, p.cpu_ns);
@@ -330,9 +330,9 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
                           ? p.attribution
                           : attribution_between(p.context_begin, p.context_end);
       s.observed_ns = p.start_ns;
-      if (s.cpu_ns > 0 || s.delay_ns > 0) log.steps.push_back(s);
+      if (s.cpu_ns > 0 || s.delay_ns > 0) log.push(s);
     }
-    if (p.has_sync) log.steps.push_back(p.sync);
+    if (p.has_sync) log.push(p.sync);
   }
   t.pieces.erase(t.pieces.begin(), t.pieces.begin() + static_cast<std::ptrdiff_t>(count));
   t.cpu_resolved -= count;

@@ -21,8 +21,10 @@ std::vector<std::vector<Step>> whole_graph(const std::vector<unsigned char>& byt
   while (reader.next_chunk(chunk)) assembler.add(chunk);
   assembler.finish();
   std::vector<std::vector<Step>> steps;
-  for (const StepLog& log : assembler.logs())
-    steps.emplace_back(log.steps.begin(), log.steps.end());
+  for (const StepLog& log : assembler.logs()) {
+    steps.emplace_back();
+    for (uint64_t p = log.begin(); p < log.end(); ++p) steps.back().push_back(log.at(p));
+  }
   return steps;
 }
 
