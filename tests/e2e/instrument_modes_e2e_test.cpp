@@ -239,13 +239,9 @@ TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
   // points short beside a CPU-bound process (docs/performance.md, "Turned-off procedures"): at
   // least half of its clock's share.
   const double bound = 3 * std::sqrt(truth * (1 - truth) / reads) + 0.02;
-  // Under ASan the part of a patched call that falls inside the callee is the ASan
-  // runtime's, and depends on the machine (kPatchedCallCalleeShare: 0.25 measured on one;
-  // on a slower one the estimate read 0.58 for 0.50): the upper bound is a release build's.
-  if (!QUARTZ_SANITIZED) {
-    EXPECT_LT(share, truth + bound)
-        << reads << " reads; tiny " << tiny_s << " s, drive " << drive_s;
-  }
+  // Under ASan a quarter of a patched call falls inside the callee (kPatchedCallCalleeShare):
+  // in the -O1 ASan tree 0.476-0.523 for a truth of 0.490-0.502 (5 runs, bound 0.05).
+  EXPECT_LT(share, truth + bound) << reads << " reads; tiny " << tiny_s << " s, drive " << drive_s;
   EXPECT_GT(share, truth / 2) << reads << " reads; tiny " << tiny_s << " s, drive " << drive_s;
 }
 
