@@ -55,7 +55,7 @@ struct Step {
 // simulations, each through its own position; blocks every reader has passed are freed.
 // Blocks of 1024 steps at positions fixed from the start: a step is found by a shift and a
 // mask (a std::deque's blocks of 9 steps made an allocation every 9, millions on a big
-// trace, and its look-up a fifth of the replay's own time).
+// trace).
 class StepLog {
  public:
   bool ended = false;  // no more steps will come
