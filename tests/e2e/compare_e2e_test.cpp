@@ -58,9 +58,6 @@ double centre(std::vector<double> v) {
 }
 
 TEST_F(Compare, FindsAFlagsSlowdownAndNothingInARerun) {
-  // Under a sanitizer the program's speed varies from run to run by more than four runs
-  // can tell a 20% change from (measured: a 49 ms bound on 206 ms).
-  if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer's run-to-run variation";
   // Six runs a side: compare's bound is Student's t at 99.95% over the runs kept (five of
   // six), 3.2 standard deviations of a run here. With four runs a side it was 7.0, which a
   // run-to-run spread of 3% (the clang build's, beside another test) made wider than the
