@@ -2,9 +2,9 @@
 # The clang ASan+UBSan tree, build-asan/: every test but the viewer's, and the readers'
 # fuzz targets (fuzz/, run by scripts/fuzz.sh). One definition for test.sh and fuzz.sh.
 #   QUARTZ_TARGETS="a b" scripts/build-asan.sh      builds only those targets
-# At -O1, as ASan's authors advise: its tests ran 380 s at -O0 and 101 s at -O1 on a slow
-# 2-processor machine, for 100 s more of compile; and -O1 found an unset bool that -O0 read
-# as false.
+# At -O1, as ASan's authors advise: in CI on a slow 2-processor machine its tests ran 380 s
+# at -O0 and 119 s at -O1, for 83 s more of compile; and -O1 found an unset bool that -O0
+# read as false.
 set -eu
 cd "$(dirname "$0")/.."
 CC=clang CXX=clang++ ./scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_UNITY_BUILD=ON \
