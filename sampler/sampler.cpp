@@ -82,8 +82,8 @@ struct Sampler {
   rt::Runtime* runtime = nullptr;
   pthread_t thread{};
   std::atomic<bool> stop_requested{false};
-  std::atomic<bool> calibrated{false};  // start() waits for it (sampler_main)
-  std::atomic<bool> released{false};    // and then starts the run's clock (sampler_main waits)
+  std::atomic<bool> ready{false};     // start() waits for it (sampler_main)
+  std::atomic<bool> released{false};  // and then starts the run's clock (sampler_main waits)
 
   ProfileTables tables;
   Window window;
@@ -615,15 +615,20 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   s.info.hook_pair_ns = rt::g_return_trampoline.load(std::memory_order_relaxed) != 0
                             ? calibrate_patched_call_ns(options.geometry)
                             : calibrate_hook_pair_ns(options.geometry);
-  s.calibrated.store(true, std::memory_order_release);
-  if (!prepare(s)) {
+  // Then the files the sampler starts with (the shared capture's region, the topology, the
+  // machine's load), opened and closed while the program still waits: one starting by
+  // listing its descriptors saw ours (fd 4 once in CI, where the run without Quartz had
+  // none).
+  const bool prepared = prepare(s);
+  if (prepared) read_machine_load(&s.load_at_start, true);  // after placement: its processors
+  s.ready.store(true, std::memory_order_release);
+  if (!prepared) {
     s.runtime->exit_cpu_wanted.store(false, std::memory_order_release);
     s.runtime->threads.detach_reader();
     return nullptr;
   }
-  // The run's clock starts when the program is released (start): read it only then.
+  // The run's clock starts when the program is released (start).
   while (!s.released.load(std::memory_order_acquire)) sched_yield();
-  read_machine_load(&s.load_at_start, true);  // after placement: the program's processors
   const uint64_t period_ns = s.info.period_ns;
   const uint64_t checkpoint_ns = uint64_t{options.checkpoint_ms} * 1000000;
   // The budget turns patched entries off; with the compiler's hooks it has nothing to do.
@@ -647,7 +652,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
 
   uint64_t now = rt::monotonic_ns();
   // The first snapshot covers the run from its start: the program runs while the sampler
-  // places itself and maps its tables, so that is part of the program's elapsed time.
+  // calibrates and opens its trace, so that is part of the program's elapsed time.
   s.last_snapshot_ns = s.runtime->clock.start_ns;
   s.window_start_ns = s.last_checkpoint_ns = now;
   timespec next{};
@@ -721,9 +726,10 @@ bool start(rt::Runtime& runtime) {
     g_sampler = nullptr;
     return false;
   }
-  // The program starts once the calls' cost is measured (a few ms; never more than 50).
+  // The program starts once the calls' cost is measured and the sampler has done with the
+  // files it starts with (a few ms; never more than 50).
   const uint64_t give_up = rt::monotonic_ns() + 50'000'000;
-  while (!s->calibrated.load(std::memory_order_acquire) && rt::monotonic_ns() < give_up) {
+  while (!s->ready.load(std::memory_order_acquire) && rt::monotonic_ns() < give_up) {
     const timespec pause{0, 100'000};
     nanosleep(&pause, nullptr);
   }
