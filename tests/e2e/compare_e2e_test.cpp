@@ -30,9 +30,8 @@ class Compare : public ScratchTest {
     for (int i = 0; i < n; ++i) {
       for (size_t k = 0; k < unit_ms.size(); ++k) {
         const CommandResult r =
-            run_command({kQuartz, "run", "-q", "--store", store, "--",
-                         std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads", "2",
-                         "--unit-ms", std::to_string(unit_ms[k])});
+            run_command({kQuartz, "run", "-q", "--store", store, "--", sample("imbalance"),
+                         "--threads", "2", "--unit-ms", std::to_string(unit_ms[k])});
         EXPECT_EQ(r.exit_code, 0) << r.err;
         out[k].own_s.push_back(std::stod(printed_values(r.out).at("elapsed_s")));
         out[k].runs += (out[k].runs.empty() ? "" : ",") + std::to_string(++stored_);

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kSample = std::string(QUARTZ_SAMPLES_DIR) + "/omp_phases";
+const std::string kSample = sample("omp_phases");
 
 struct OmpRun {
   std::map<std::string, std::string> printed;

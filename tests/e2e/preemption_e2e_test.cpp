@@ -21,8 +21,7 @@ class Preemption : public ScratchTest {};
 TEST_F(Preemption, ComputeThreadsOffTheProcessorAreReadyNotBlocked) {
   Competitors competitors;
   const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--",
-                                       std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads",
-                                       "2", "--unit-ms", "150"});
+                                       sample("imbalance"), "--threads", "2", "--unit-ms", "150"});
   competitors.stop();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto printed = printed_values(r.out);

@@ -177,8 +177,7 @@ TEST_F(ReliabilityE2E, ReadOnlyFileSystemLeavesTheProgramAloneAndIsReported) {
 // unharmed and `quartz predict` (the trace's consumer) still reads what was recorded.
 TEST_F(ReliabilityE2E, TraceCutShortByTheFileSizeLimitStaysReadable) {
   const std::string capture = (dir / "traced.qcap").string();
-  Launch l = quartz_run({std::string(QUARTZ_SAMPLES_DIR) + "/lock_contention"}, capture,
-                        {"--trace", "--no-import"});
+  Launch l = quartz_run({sample("lock_contention")}, capture, {"--trace", "--no-import"});
   l.file_size_limit = 64 * 1024;  // above the capture, below the trace (and SQLite's files)
   const CommandResult r = launch(l);
   EXPECT_EQ(r.signal, 0) << r.err;

@@ -56,9 +56,9 @@ class Scale : public ScratchTest {};
 
 TEST_F(Scale, SpeedupAndLostTimeAreWhatTheProgramsClocksSay) {
   if (allowed_processors() < 2) GTEST_SKIP() << "one processor: nothing to scale";
-  const CommandResult r = run_command(
-      {kQuartz, "scale", "--store", store, "--json", "--processors", "1,2", "--repeat", "2", "--",
-       std::string(QUARTZ_SAMPLES_DIR) + "/imbalance", "--threads", "2", "--unit-ms", "100"});
+  const CommandResult r =
+      run_command({kQuartz, "scale", "--store", store, "--json", "--processors", "1,2", "--repeat",
+                   "2", "--", sample("imbalance"), "--threads", "2", "--unit-ms", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json scaling = json::parse(r.out);
   const std::vector<Printed> printed = printed_runs(r.err);
