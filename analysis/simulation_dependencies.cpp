@@ -8,8 +8,12 @@ namespace quartz::analysis {
 
 namespace {
 
-// Signals kept for late wakes; older ones are forgotten.
+// Signals kept as keys for late wakes (the work a moved procedure hands over); older ones
+// are forgotten, and signals_made still knows they came.
 constexpr uint32_t kSignalsKept = 64;
+// Signals produced after a gap, beyond which the gap's are taken as lost (a trace with
+// dropped events): a waker needing one is not held back for good.
+constexpr size_t kSignalsAheadMax = 4096;
 
 }  // namespace
 
@@ -68,9 +72,39 @@ void Simulation::State::forget(const Key& key) {
   keys.erase(old);
 }
 
+void Simulation::State::note_signal(const Key& key) {
+  SignalsMade& made = signals_made[key.object];
+  if (key.sequence <= made.through) return;
+  if (key.sequence != made.through + 1) {
+    made.ahead.push_back(key.sequence);
+    if (made.ahead.size() <= kSignalsAheadMax) return;
+    made.through = *std::min_element(made.ahead.begin(), made.ahead.end()) - 1;
+  }
+  ++made.through;
+  for (auto it = std::find(made.ahead.begin(), made.ahead.end(), made.through + 1);
+       it != made.ahead.end();
+       it = std::find(made.ahead.begin(), made.ahead.end(), made.through + 1)) {
+    *it = made.ahead.back();
+    made.ahead.pop_back();
+    ++made.through;
+  }
+  std::erase_if(made.ahead, [&](uint32_t s) { return s <= made.through; });
+}
+
+bool Simulation::State::signal_made(const Key& key) const {
+  const auto it = signals_made.find(key.object);
+  if (it == signals_made.end()) return false;
+  const SignalsMade& made = it->second;
+  return key.sequence <= made.through ||
+         std::find(made.ahead.begin(), made.ahead.end(), key.sequence) != made.ahead.end();
+}
+
 void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns) {
-  if (key.kind == KeyKind::signal && key.sequence > kSignalsKept) {
-    forget(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
+  if (key.kind == KeyKind::signal) {
+    note_signal(key);
+    if (key.sequence > kSignalsKept) {
+      forget(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
+    }
   }
   auto it = keys.try_emplace(key).first;
   KeyState& k = it.value();
@@ -141,6 +175,10 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
   while (t.need_index < t.need_count) {
     const Need& need = t.needs[t.need_index];
     auto it = keys.find(need.key);
+    if (it == keys.end() && need.key.kind == KeyKind::signal && signal_made(need.key)) {
+      ++t.need_index;  // produced and forgotten long ago
+      continue;
+    }
     if (it == keys.end() || it->second.count < need.count) {
       if (it == keys.end()) it = keys.try_emplace(need.key).first;
       waiters_of(it.value()).push_back(index);

@@ -176,6 +176,14 @@ struct Simulation::State {
   std::vector<std::vector<uint32_t>> wait_lists;  // threads waiting for a key, first first
   std::vector<uint32_t> free_wait_lists;
   tsl::robin_map<uint64_t, Mutex> mutexes;
+  // Which signals of each condition were produced: a wake needing one that is no longer
+  // a key (kept for the last kSignalsKept) must still see it was produced, however far a
+  // replay lets the wakers fall behind the signallers.
+  struct SignalsMade {
+    uint32_t through = 0;         // every signal up to this one
+    std::vector<uint32_t> ahead;  // produced after a gap: a few, another thread's are late
+  };
+  tsl::robin_map<uint64_t, SignalsMade> signals_made;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
   double now = 0;
@@ -238,6 +246,8 @@ struct Simulation::State {
   void collect(KeyTable::iterator it, uint32_t needed);
   void consume(SimThread& t, KeyState& k, double since);
   void forget(const Key& key);
+  void note_signal(const Key& key);
+  bool signal_made(const Key& key) const;
   void produce(SimThread& t, const Key& key, double migrated_ns);
   uint32_t idle_lane_for(const SimThread& t) const;
   void wake(SimThread& w, uint32_t index);

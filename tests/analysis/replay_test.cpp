@@ -240,6 +240,32 @@ TEST(Replay, ConditionHandOff) {
   EXPECT_NEAR(ms[3], 15, 1e-6);
 }
 
+// A waiter that falls far behind the thread signalling still goes on: its signal was
+// produced, long before (the replay keeps the last 64 as keys; CI's faster machine once
+// replayed a queue's consumer 25 times past them, each wait forced).
+TEST(Replay, AWakerFarBehindItsSignalStillFindsIt) {
+  constexpr uint64_t kSignals = 200;
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 20}, {2, 11}, {3, 30}}, 30);
+  Timeline signaller(1, r);
+  signaller.event(Type::thread_start, 0, 0);
+  for (uint32_t s = 1; s <= kSignals; ++s) {
+    signaller.work(0.1).event(Type::cond_signal, capture::kCondition, kCond, s);
+  }
+  signaller.exit();
+  Timeline waiter(2, r);  // woken by signal 100, at 10 ms
+  waiter.event(Type::thread_start, 0, 0).work(9.95);
+  waiter.event(Type::cond_wait, capture::kCondition, kCond, 99);
+  waiter.until(10).event(Type::cond_wake, capture::kCondition, kCond, 100).work(1).exit();
+  Timeline hog(3, r);
+  hog.event(Type::thread_start, 0, 0).work(30).exit();
+  // The waiter shares a processor with the hog: it waits at 19.9 ms, when signal 199 is
+  // out, and ends at 21.9; the hog has had 10.95 ms of its 30 by then and ends at 40.95.
+  const auto ms = replay_ms(r, 4, {apart(4), groups({0, 0, 1, 1})});
+  EXPECT_NEAR(ms[0], 30, 1e-6);
+  EXPECT_NEAR(ms[1], 40.95, 1e-6);
+}
+
 // Waking a thread onto an idle processor takes the machine's wake-up latency (here 1 ms);
 // onto one still running (its thread blocks or ends after the wake-up) it does not.
 TEST(Replay, WakingAnIdleProcessorTakesTheWakeUpLatency) {
