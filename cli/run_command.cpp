@@ -345,9 +345,11 @@ std::string describe_end(int status) {
 }
 
 // Writes the capture the program last published to `path` (through `<path>.tmp`, as the
-// runtime does); false, with the reason, when it cannot.
+// runtime does), sealed: the runtime leaves that to us. False, with the reason, when it
+// cannot.
 bool write_published(const SharedCapture::Published& capture, const std::string& path,
                      std::string* error) {
+  capture::seal_capture(capture.data, capture.bytes);
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

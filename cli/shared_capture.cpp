@@ -48,7 +48,7 @@ std::optional<SharedCapture::Published> SharedCapture::latest() const {
   if (published != 1 && published != 2) return std::nullopt;
   const capture::SharedSlot& slot = header_->slots[published - 1];
   if (slot.bytes == 0 || slot.bytes > capture::kSlotBytes) return std::nullopt;
-  const auto* base = reinterpret_cast<const unsigned char*>(header_);
+  auto* base = reinterpret_cast<unsigned char*>(header_);
   return Published{std::string(slot.path, strnlen(slot.path, sizeof slot.path)),
                    base + capture::slot_offset(published - 1), slot.bytes};
 }

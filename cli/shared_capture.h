@@ -30,8 +30,8 @@ class SharedCapture {
 
   // The last capture the program published, once it has ended.
   struct Published {
-    std::string path;  // where the runtime was writing it
-    const unsigned char* data;
+    std::string path;     // where the runtime was writing it
+    unsigned char* data;  // unsealed (capture::seal_capture)
     size_t bytes;
   };
   std::optional<Published> latest() const;

@@ -12,27 +12,10 @@
 
 namespace quartz::fuzz {
 
-// Sets the CRC of every section whose payload lies inside the file, and the footer's size and
-// CRC; the magic numbers and lengths are left as the input has them.
+// The capture sealed as the runtime seals it (the magic numbers and lengths left as the
+// input has them).
 inline void fix_capture_checksums(std::vector<unsigned char>& bytes) {
-  using namespace quartz::capture;
-  if (bytes.size() < sizeof(FileHeader) + sizeof(FileFooter)) return;
-  const size_t footer_at = bytes.size() - sizeof(FileFooter);
-  size_t at = sizeof(FileHeader);
-  while (footer_at - at >= sizeof(SectionHeader)) {
-    SectionHeader section;
-    std::memcpy(&section, bytes.data() + at, sizeof section);
-    const size_t payload = at + sizeof section;
-    if (section.bytes > footer_at - payload) break;
-    section.crc32 = crc32_update(0, bytes.data() + payload, section.bytes);
-    std::memcpy(bytes.data() + at, &section, sizeof section);
-    at = payload + section.bytes;
-  }
-  FileFooter footer;
-  std::memcpy(&footer, bytes.data() + footer_at, sizeof footer);
-  footer.file_bytes = bytes.size();
-  footer.crc32 = crc32_update(0, bytes.data(), footer_at);
-  std::memcpy(bytes.data() + footer_at, &footer, sizeof footer);
+  capture::seal_capture(bytes.data(), bytes.size());
 }
 
 // Sets the CRC of every whole chunk.

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/capture_format.h"
 #include "runtime/safe_file.h"
 
 namespace quartz::sampler {
@@ -61,8 +62,9 @@ void CaptureBuffer::write_previous_image(const char* output) {
   if (!slot.path[0] || strcmp(slot.path, output) == 0 || slot.bytes > capture::kSlotBytes) return;
   // The program this process was before an exec (--follow-exec): its image ended without
   // writing a final capture, and this one is about to publish over it.
-  const unsigned char* bytes =
+  unsigned char* bytes =
       reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(published - 1);
+  capture::seal_capture(bytes, slot.bytes);  // published unsealed
   if (const int error = rt::replace_file(slot.path, bytes, slot.bytes)) {
     rt::note_write_failed(rt::RunFile::capture, slot.path, error);
   }

@@ -62,8 +62,7 @@ class Out {
     SectionHeader h;
     memcpy(&h, &bytes_[section_start_], sizeof h);
     const size_t payload = section_start_ + sizeof(SectionHeader);
-    h.bytes = bytes_.size() - payload;
-    h.crc32 = crc32_update(0, &bytes_[payload], h.bytes);
+    h.bytes = bytes_.size() - payload;  // its CRC: seal_capture's
     memcpy(&bytes_[section_start_], &h, sizeof h);
   }
   // A section whose payload starts with its item count, known only at its end: begin it,
@@ -468,8 +467,9 @@ bool CaptureWriter::init(const rt::Runtime& runtime) {
   return bytes_.init(runtime.options.output) && counts_.reserve(runtime);
 }
 
-bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTotals& totals,
-                          ProfileTables& tables, rt::Runtime& runtime) {
+bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
+                          const AttributionTotals& totals, ProfileTables& tables,
+                          rt::Runtime& runtime) {
   bytes_.begin();
   Out out(bytes_);
   FileHeader header{};
@@ -502,21 +502,21 @@ bool CaptureWriter::build(bool final, const RunInfo& info, const AttributionTota
   FileFooter footer{};
   memcpy(footer.magic, kFooterMagic, sizeof footer.magic);
   footer.file_bytes = bytes_.size() + sizeof footer;
-  footer.crc32 = crc32_update(0, bytes_.data(), bytes_.size());
   out.raw(&footer, sizeof footer);
   if (!out.ok()) return false;
+  if (seal) seal_capture(bytes_.data(), bytes_.size());
   bytes_.publish(runtime.options.output, rt::monotonic_ns());
   return true;
 }
 
 bool CaptureWriter::publish(const RunInfo& info, const AttributionTotals& totals,
                             ProfileTables& tables, rt::Runtime& runtime) {
-  return bytes_.shared() && build(false, info, totals, tables, runtime);
+  return bytes_.shared() && build(false, /*seal=*/false, info, totals, tables, runtime);
 }
 
 bool CaptureWriter::write(bool final, const RunInfo& info, const AttributionTotals& totals,
                           ProfileTables& tables, rt::Runtime& runtime) {
-  if (!build(final, info, totals, tables, runtime)) return false;
+  if (!build(final, /*seal=*/true, info, totals, tables, runtime)) return false;
   const char* path = runtime.options.output;
   if (const int error = rt::replace_file(path, bytes_.data(), bytes_.size())) {
     rt::note_write_failed(rt::RunFile::capture, path, error);

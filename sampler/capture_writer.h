@@ -68,15 +68,17 @@ class CaptureWriter {
   // written.
   QUARTZ_NOINSTR bool write(bool final, const RunInfo& info, const AttributionTotals& totals,
                             ProfileTables& tables, rt::Runtime& runtime);
-  // Gives `quartz run` everything sampled so far, without writing a file; false when no
-  // parent shares memory with this process.
+  // Gives `quartz run` everything sampled so far, without writing a file and unsealed
+  // (capture::seal_capture: whoever writes it out seals it); false when no parent shares
+  // memory with this process.
   QUARTZ_NOINSTR bool publish(const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime);
   QUARTZ_NOINSTR bool shared() const { return bytes_.shared(); }
 
  private:
-  QUARTZ_NOINSTR bool build(bool final, const RunInfo& info, const AttributionTotals& totals,
-                            ProfileTables& tables, rt::Runtime& runtime);
+  QUARTZ_NOINSTR bool build(bool final, bool seal, const RunInfo& info,
+                            const AttributionTotals& totals, ProfileTables& tables,
+                            rt::Runtime& runtime);
 
   CaptureBuffer bytes_;
   rt::MergedCounts counts_;

@@ -42,11 +42,12 @@ constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a
 constexpr uint64_t kCallShareWindows = 10;
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
 constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
-// Publishing the figures to `quartz run` (each snapshot) takes at most 4% of a processor,
-// by the sampler's own clock: 32 us a time for the samples' captures on one machine, 45-90
-// us on a slower one (docs/performance.md), so every 2 ms snapshot on both; at 2% the
-// slower one published every 4 ms, and a killed run lost that much.
-constexpr uint64_t kPublishCostShare = 25;
+// Publishing the figures to `quartz run` (each snapshot) takes at most 2.5% of a
+// processor, by the sampler's own clock: 50-60 us a time for the samples' captures on the
+// slower machine (unsealed: docs/performance.md), so every 2 ms snapshot there; real
+// programs' captures of 60-140 KB take 90-150 us, published every 2-3 snapshots. At 4%,
+// with every byte checksummed twice, minimap2's sampler spent 4.3% of a processor on them.
+constexpr uint64_t kPublishCostShare = 40;
 // Snapshots on one processor before the next, when the sampler shares them
 // (sampler_placement.h): each program thread pays alike over 10 ms, for a move every 10 ms.
 constexpr uint64_t kSnapshotsPerTurn = 5;
