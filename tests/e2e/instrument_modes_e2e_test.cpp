@@ -245,6 +245,62 @@ TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
   EXPECT_GT(share, truth / 2) << reads << " reads; tiny " << tiny_s << " s, drive " << drive_s;
 }
 
+// Entries pages apart are switched together in the windows (one mprotect pair over the pages
+// of their code segment between them): three procedures 16 KB apart, each turned off by the
+// budget, each found again in the windows. Their bodies are the same steps, so each has a
+// third of their time, by construction; one whose entry stayed off in the windows would
+// keep only what it had before its decision (~1%).
+constexpr const char* kApartSource =
+    "#include <pthread.h>\n"
+    "#include <stdio.h>\n"
+    "#define STEPS(a) for (int j = 0; j < 200; j++) a = a * 0.9999999 + 1.0\n"
+    "#define APART __attribute__((noipa, aligned(16384)))\n"
+    "static volatile double sink;\n"
+    "APART double step_a(double a) { STEPS(a); return a; }\n"
+    "APART double step_b(double a) { STEPS(a); return a; }\n"
+    "APART double step_c(double a) { STEPS(a); return a; }\n"
+    "__attribute__((noipa)) void* drive(void* unused) {\n"
+    "  double a = 0;\n"
+    "  for (long i = 0; i < 800000; i++) a = step_c(step_b(step_a(a)));\n"
+    "  sink = a;\n"
+    "  return unused;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  pthread_t threads[2];\n"
+    "  for (int i = 0; i < 2; i++) pthread_create(&threads[i], 0, drive, 0);\n"
+    "  for (int i = 0; i < 2; i++) pthread_join(threads[i], 0);\n"
+    "  printf(\"steps=%d\\n\", 3 * 2 * 800000);\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
+  const std::string program = (dir / "apart").string();
+  std::ofstream(program + ".c") << kApartSource;
+  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
+                                        "-pthread", "-o", program, program + ".c"});
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  const std::string store = (dir / "apart.db").string();
+  const CommandResult run =
+      run_command({kQuartz, "run", "-q", "--budget", "1", "--store", store, "--", program});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(printed_values(run.out)["steps"], "4800000");
+  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+  const json r = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(r.is_discarded()) << report.err;
+  ASSERT_EQ(r["sampling"]["unpatched"].size(), 3u) << r["sampling"]["unpatched"];
+  double total_s = 0;
+  std::map<std::string, double> self_s;
+  for (const char* name : {"step_a", "step_b", "step_c"}) {
+    const json* p = procedure(r, name);
+    ASSERT_NE(p, nullptr) << name;
+    self_s[name] = (*p)["processor_self_s"];
+    total_s += self_s[name];
+  }
+  for (const auto& [name, seconds] : self_s) {
+    EXPECT_GT(seconds, total_s / 6) << name << ": " << seconds << " s of " << total_s;
+  }
+}
+
 // --procedures: only the entries of the functions it names are patched; the others are not
 // seen, and their time is their callers'.
 TEST_F(Budget, ProceduresSelectsTheEntriesToPatchByName) {
