@@ -172,25 +172,58 @@ void spin_waste(const ProfileView& view, double overhead, std::vector<Finding>& 
   out.push_back(f);
 }
 
-// Load imbalance (JavaPSL): threads of one routine, busy for their mean against their
+// Threads of one routine that lived at the same time, as a team does: the threads of a
+// routine by creation, a team ending where the next thread starts after all of them ended
+// (a program that makes a team per phase, as minimap2's kt_for does, has several; their
+// imbalance is each team's, never one phase's threads against another's).
+struct Team {
+  std::string name;  // "N threads ROUTINE", with its start when the routine had several
+  std::vector<const ThreadRow*> threads;
+};
+
+std::vector<Team> teams_of(const ProfileView& view) {
+  std::map<std::string, std::vector<const ThreadRow*>> routines;
+  for (const ThreadRow& t : view.threads) {
+    if (t.index != 0) routines[routine_of(t.name)].push_back(&t);
+  }
+  std::vector<Team> teams;
+  for (auto& [routine, threads] : routines) {
+    std::stable_sort(threads.begin(), threads.end(), [](const ThreadRow* a, const ThreadRow* b) {
+      return a->start_s < b->start_s;
+    });
+    const size_t first = teams.size();
+    double end_s = 0;
+    for (const ThreadRow* t : threads) {
+      if (teams.size() == first || t->start_s >= end_s) teams.push_back(Team{routine, {}});
+      teams.back().threads.push_back(t);
+      end_s = std::max(end_s, t->start_s + t->lifetime_s);
+    }
+    for (size_t i = first; i < teams.size(); ++i) {
+      Team& team = teams[i];
+      team.name = std::to_string(team.threads.size()) + " threads " + routine;
+      if (teams.size() - first > 1) team.name += " from " + seconds(team.threads[0]->start_s);
+    }
+  }
+  return teams;
+}
+
+// Load imbalance (JavaPSL): threads of one team, busy for their mean against their
 // maximum; the slowest sets the end: severity = (max - mean) / elapsed.
 void load_imbalance(const ProfileView& view, double overhead, std::vector<Finding>& out) {
-  std::map<std::string, std::vector<double>> busy;
-  for (const ThreadRow& t : view.threads) {
-    if (t.index != 0) busy[routine_of(t.name)].push_back(t.busy_s);
-  }
-  for (const auto& [routine, times] : busy) {
-    if (times.size() < 2) continue;
-    const double max = *std::max_element(times.begin(), times.end());
-    double mean = 0;
-    for (double t : times) mean += t;
-    mean /= static_cast<double>(times.size());
+  for (const Team& team : teams_of(view)) {
+    if (team.threads.size() < 2) continue;
+    double max = 0, mean = 0;
+    for (const ThreadRow* t : team.threads) {
+      max = std::max(max, t->busy_s);
+      mean += t->busy_s;
+    }
+    mean /= static_cast<double>(team.threads.size());
     if (!(max > 0)) continue;
     Finding f;
     f.property = Property::load_imbalance;
     f.severity = clamp01((max - mean) / view.elapsed_s);
     f.confidence = confidence(view, max - mean, overhead);
-    f.subject = std::to_string(times.size()) + " threads " + routine;
+    f.subject = team.name;
     f.evidence = "busy " + seconds(mean) + " on average, " + seconds(max) + " at most (mean/max " +
                  text::format("%.2f", mean / max) + ")";
     f.advice =
@@ -235,16 +268,15 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
   const Starvation& s = view.starvation;
   const uint32_t p = view.processors;
   if (!s.measured || p < 2) return;
-  std::map<std::string, std::vector<const ThreadRow*>> routines;  // as load_imbalance groups
-  std::map<uint32_t, double> charged_s;                           // what is left, by thread
+  std::map<uint32_t, double> charged_s;  // what is left, by thread
   for (const ThreadRow& t : view.threads) {
-    if (t.index != 0) routines[routine_of(t.name)].push_back(&t);
     charged_s[t.index] = t.starved_startup_s + t.starved_later_s;
   }
   double imbalance_s = 0;
-  std::string imbalanced;  // the routine whose threads' ends took the most
+  std::string imbalanced;  // the team whose threads' ends took the most
   double imbalanced_s = 0;
-  for (const auto& [routine, threads] : routines) {
+  for (const Team& team : teams_of(view)) {
+    const std::vector<const ThreadRow*>& threads = team.threads;
     if (threads.size() < 2) continue;
     double later = 0, max = 0, mean = 0;
     for (const ThreadRow* t : threads) {
@@ -258,7 +290,7 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
     imbalance_s += taken;
     if (taken > imbalanced_s) {
       imbalanced_s = taken;
-      imbalanced = std::to_string(threads.size()) + " threads " + routine;
+      imbalanced = team.name;
     }
     for (const ThreadRow* t : threads) charged_s[t->index] -= t->starved_later_s * taken / later;
   }
@@ -392,9 +424,12 @@ void profiler_intrusion(const ProfileView& view, double overhead, std::vector<Fi
   f.evidence = seconds(view.quality.dilation_removed_s) + " of hook cost taken out, " +
                seconds(view.quality.sampler_cpu_s) + " of sampler time, over " +
                seconds(view.elapsed_s * view.processors) + " of processor capacity";
-  f.advice =
-      "the other figures are less exact: build with clang (hooks after inlining), or "
-      "leave small hot functions uninstrumented";
+  // Patched entries: what the run's own options change. The compiler's hooks: the build.
+  f.advice = view.quality.patched_entries > 0
+                 ? "the other figures are less exact: a smaller --budget turns off more of the "
+                   "entries that cost the most, or --procedures patches only those named"
+                 : "the other figures are less exact: build with clang (hooks after inlining), "
+                   "or leave small hot functions uninstrumented";
   out.push_back(f);
 }
 

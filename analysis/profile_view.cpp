@@ -417,7 +417,8 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     row.blocked_s = row.totals.state_s[capture::kBlocked];
     row.ready_s = row.totals.state_s[capture::kReady];
     const double end_s = t.exited_ns ? t.exited_ns * 1e-9 : run.elapsed_s();
-    row.lifetime_s = std::max(0.0, end_s - t.created_ns * 1e-9);
+    row.start_s = t.created_ns * 1e-9;
+    row.lifetime_s = std::max(0.0, end_s - row.start_s);
     row.cpu_s = t.cpu_ns * 1e-9;
     row.calls = t.calls;
     row.starved_startup_s = t.starved_startup_s;

@@ -90,6 +90,7 @@ struct ThreadRow {
   uint64_t routine_address = 0;  // its address; 0 when none is known
 
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
+  double start_s = 0;     // its creation, since the run's start
   double lifetime_s = 0;  // from its creation to its end, or to the run's
   double cpu_s = 0;
   uint64_t calls = 0;

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "analysis/profile_view.h"
+#include "analysis/text_format.h"
 
 namespace quartz::analysis {
 namespace {
@@ -144,6 +146,53 @@ TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsItsLoadImbalance) {
   EXPECT_NE(starved->evidence.find("2 threads share ending apart"), std::string::npos)
       << starved->evidence;
   EXPECT_EQ(findings[0].property, Property::load_imbalance);
+}
+
+// A routine that makes a team per phase (minimap2's kt_for: two workers for 80 ms while it
+// indexes, two for 4.4 s while it maps): each team is weighed on its own. Here the first
+// team, at 0-0.1 s, is busy 0.05 s each; the second, at 0.2-1.0 s, 0.8 and 0.6 s: its
+// imbalance is (0.8 - 0.7) / 1 s. All four as one would say (0.8 - 0.375) / 1 s.
+TEST(Diagnosis, EachTeamOfARoutineIsWeighedOnItsOwn) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = {0.1, 0.3, 0.6};
+  view.program_totals.processor_s = 1.5;
+  view.quality.period_s = 0.002;
+  view.threads = {thread_row(0, "main", 0), thread_row(1, "ktf_worker", 0.05, 0.1),
+                  thread_row(2, "ktf_worker", 0.05, 0.1), thread_row(3, "ktf_worker", 0.8, 0.8),
+                  thread_row(4, "ktf_worker", 0.6, 0.8)};
+  view.threads[3].start_s = view.threads[4].start_s = 0.2;
+  std::vector<const Finding*> imbalances;
+  const std::vector<Finding> findings = diagnose(view, 0.0);
+  for (const Finding& f : findings) {
+    if (f.property == Property::load_imbalance) imbalances.push_back(&f);
+  }
+  ASSERT_EQ(imbalances.size(), 2u);
+  std::sort(imbalances.begin(), imbalances.end(),
+            [](const Finding* a, const Finding* b) { return a->severity > b->severity; });
+  EXPECT_NEAR(imbalances[0]->severity, 0.1, 1e-12);
+  EXPECT_EQ(imbalances[0]->subject, "2 threads ktf_worker from " + text::seconds(0.2));
+  EXPECT_DOUBLE_EQ(imbalances[1]->severity, 0.0);
+  EXPECT_EQ(imbalances[1]->subject, "2 threads ktf_worker from " + text::seconds(0.0));
+}
+
+// The profiler's intrusion says what would lower it: with patched entries, the run's own
+// options; with the compiler's hooks, the build.
+TEST(Diagnosis, TheIntrusionsAdviceIsTheWayProceduresWereSeen) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.quality.period_s = 0.002;
+  view.quality.dilation_removed_s = 0.2;
+  auto advice = [&] {
+    const std::vector<Finding> findings = diagnose(view, 0.0);
+    const Finding* f = finding_of(findings, Property::profiler_intrusion);
+    return f ? f->advice : std::string("(none)");
+  };
+  EXPECT_NE(advice().find("build with clang"), std::string::npos) << advice();
+  view.quality.patched_entries = 205;
+  EXPECT_NE(advice().find("a smaller --budget"), std::string::npos) << advice();
 }
 
 // The same, with equal work: the second thread ended later because other processes took
