@@ -411,6 +411,11 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     row.named = t.named;
     row.routine_address = thread_routine(run, t);
     if (row.routine_address) row.routine = display_name(run, row.routine_address);
+    const auto at = std::find(t.routines.begin(), t.routines.end(), row.routine_address);
+    if (row.routine_address && at != t.routines.end() && at + 1 != t.routines.end()) {
+      row.role_address = *(at + 1);
+      row.role = display_name(run, row.role_address);
+    }
     row.totals = totals_of(t.record);
     row.busy_s = row.totals.state_s[capture::kBusy];
     row.spinning_s = row.totals.state_s[capture::kSpinning];

@@ -88,6 +88,11 @@ struct ThreadRow {
   bool named = false;            // the program named it
   std::string routine;           // the program's own procedure it started in (full name), or ""
   uint64_t routine_address = 0;  // its address; 0 when none is known
+  // The first of the program's procedures it entered below its routine (its role, where one
+  // routine starts threads that do different work: lbzip2's thread_entry a worker or the
+  // muxer, zstd's POOL_thread a compression or an I/O job); "" and 0 when none is known.
+  std::string role;
+  uint64_t role_address = 0;
 
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
   double start_s = 0;     // its creation, since the run's start

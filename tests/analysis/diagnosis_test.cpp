@@ -177,6 +177,38 @@ TEST(Diagnosis, EachTeamOfARoutineIsWeighedOnItsOwn) {
   EXPECT_EQ(imbalances[1]->subject, "2 threads ktf_worker from " + text::seconds(0.0));
 }
 
+// One routine starting threads that do different work (lbzip2's thread_entry: two workers
+// busy 0.9 s, a splitter and a muxer busy 0.01 and 0.02 s): the workers are a team, the
+// others each their own; no imbalance between a worker and the muxer. As one team the four
+// would say (0.9 - 0.4575) / 1 s.
+TEST(Diagnosis, ThreadsOfOneRoutineDoingDifferentWorkAreNotOneTeam) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = {0, 0.2, 0.8};
+  view.program_totals.processor_s = 1.83;
+  view.quality.period_s = 0.002;
+  view.threads = {thread_row(0, "main", 0), thread_row(1, "thread_entry", 0.9, 1.0),
+                  thread_row(2, "thread_entry", 0.01, 1.0),
+                  thread_row(3, "thread_entry", 0.02, 1.0),
+                  thread_row(4, "thread_entry", 0.9, 1.0)};
+  const char* roles[] = {"", "worker", "splitter", "muxer", "worker"};
+  for (ThreadRow& t : view.threads) {
+    t.role = roles[t.index];
+    t.role_address = 0x1000 * t.role.size();  // one address per role
+  }
+  const std::vector<Finding> findings = diagnose(view, 0.0);
+  const Finding* imbalance = finding_of(findings, Property::load_imbalance);
+  ASSERT_NE(imbalance, nullptr);
+  EXPECT_EQ(imbalance->subject, "2 threads thread_entry (worker)");
+  EXPECT_DOUBLE_EQ(imbalance->severity, 0.0);
+  for (const Finding& f : findings) {
+    if (f.property == Property::load_imbalance) {
+      EXPECT_EQ(f.subject, imbalance->subject);
+    }
+  }
+}
+
 // The profiler's intrusion says what would lower it: with patched entries, the run's own
 // options; with the compiler's hooks, the build.
 TEST(Diagnosis, TheIntrusionsAdviceIsTheWayProceduresWereSeen) {
