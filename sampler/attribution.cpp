@@ -300,9 +300,6 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
   if (sample.context == kNone) return;
   add_context(shape, tables.context_record(sample.context), c);
 
-  const ContextNode& leaf = tables.context_node(sample.context);
-  // A condition wait leaves its mutex released right below it.
-  const bool condition_wait = leaf.kind == capture::kCondition && sample.top_role == kRoleWaiting;
   for (uint32_t id = sample.context; id != kNone; id = tables.context_node(id).parent) {
     const ContextNode& node = tables.context_node(id);
     const bool self = id == sample.context;
@@ -332,7 +329,7 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
                               : 0.0;
       o.wait_spinning_s += spun;
       o.wait_blocked_s += duration_s - spun;
-    } else if (!(condition_wait && id == leaf.parent)) {
+    } else if (id != sample.released) {  // a condition wait's mutex is not held
       o.hold_s += duration_s;
     }
   }

@@ -61,6 +61,8 @@ struct ThreadSample {
   uint32_t ran_context = kNone;
   uint8_t ran_state = 0;
   uint8_t ran_role = kRoleNone;
+  // The mutex its wait released (StackRead::released): not held while it waits.
+  uint32_t released = kNone;
 };
 
 struct SnapshotRecord {

@@ -464,6 +464,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
                         read.context,  read.state,
                         read.top_role, 0,
                         run,           presence(*s.runtime, index, fresh, now - duration_ns, now)};
+    sample.released = read.released;
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
       track.active_duration_ns = duration_ns;

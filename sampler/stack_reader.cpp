@@ -29,7 +29,7 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
   for (int attempt = 0; attempt < 4 && !copied; ++attempt) {
     copied = block.stack.read(scratch_.data(), capacity_, &depth, &true_depth);
   }
-  StackRead result{memory.leaf, capture::kBusy, 0, !copied};
+  StackRead result{memory.leaf, capture::kBusy, 0, !copied, kNone};
   if (runtime_state == ThreadState::spinning) result.state = capture::kSpinning;
   if (runtime_state == ThreadState::blocked) result.state = capture::kBlocked;
   if (!copied) return result;
@@ -60,6 +60,12 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
     // on top says it waits.
     if (result.top_role == kRoleWaiting && result.state == capture::kBusy) {
       result.state = capture::kBlocked;
+    }
+    for (uint32_t i = depth - 1; result.top_role == kRoleWaiting && i-- > 0;) {
+      if (rt::tag_role(scratch_[i].tag) == EntryRole::released) {
+        result.released = ids[i];
+        break;
+      }
     }
   }
   return result;

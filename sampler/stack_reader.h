@@ -19,6 +19,9 @@ struct StackRead {
   uint8_t state;     // capture::ThreadState the runtime reports (a lock wait counts blocked)
   uint8_t top_role;  // TopRole of the leaf entry
   bool torn;         // the copy kept tearing: the previous context was reused
+  // Under a wait on top, the context of the mutex it released (a condition wait's, however
+  // many procedures lie between them: pbzip2 waits in a wrapper of its own); else kNone.
+  uint32_t released;
 };
 
 class StackReader {

@@ -33,6 +33,7 @@ class AttributionTest : public ::testing::Test {
     float run = -1;                // the sample's own CPU clock share; < 0: none
     float present = 1;             // the share of the interval the thread existed
     uint32_t ran_context = kNone;  // blocked: where it ran before its wait (`run` of it)
+    uint32_t released = kNone;     // waiting: the mutex its wait released (a condition's)
   };
   void snapshot(uint64_t duration_ns, std::vector<T> threads) {
     ASSERT_TRUE(window.begin_snapshot(duration_ns));
@@ -44,6 +45,7 @@ class AttributionTest : public ::testing::Test {
       ThreadSample sample{t.thread, position, t.context, t.state, t.role, 0, t.run, t.present};
       sample.ran_context = t.ran_context;
       sample.ran_state = capture::kBusy;
+      sample.released = t.released;
       ASSERT_TRUE(window.add_sample(sample));
     }
   }
@@ -324,15 +326,25 @@ TEST_F(AttributionTest, HookOverheadIsRemovedAndReported) {
   EXPECT_NEAR(normalized(procedure(kF), false), 0.8 / 1.8, 1e-9);
 }
 
+// The mutex a condition wait released is not held while the thread waits, right below the
+// condition or with the program's procedures between them (a wrapper of its own); the one
+// still held further down is.
 TEST_F(AttributionTest, ConditionWaitReleasesItsMutex) {
   const uint32_t held = tables.context(main_ctx, kLock, capture::kMutex);
   const uint32_t cond = tables.context(held, 0xA000, capture::kCondition);
-  snapshot(kSecond, {{0, cond, capture::kBlocked, kRoleWaiting}, {1, f, capture::kBusy}});
+  snapshot(kSecond, {{0, cond, capture::kBlocked, kRoleWaiting, -1, 1, kNone, held},
+                     {1, f, capture::kBusy}});
   measured(1, 1.0);
+  const uint32_t outer = tables.context(f, 0xB000, capture::kMutex);
+  const uint32_t inner = tables.context(outer, kLock, capture::kMutex);
+  const uint32_t wrapper = tables.context(inner, kG, capture::kProcedure);
+  const uint32_t wrapped = tables.context(wrapper, 0xA000, capture::kCondition);
+  snapshot(kSecond, {{1, wrapped, capture::kBlocked, kRoleWaiting, -1, 1, kNone, inner}});
   attribute_window(window, tables, config, totals);
   const ObjectEntry& mutex = tables.object_entry(tables.find_object(kLock));
   EXPECT_DOUBLE_EQ(mutex.hold_s, 0.0);
-  EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 1.0);
+  EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xB000)).hold_s, 1.0);
+  EXPECT_DOUBLE_EQ(tables.object_entry(tables.find_object(0xA000)).wait_blocked_s, 2.0);
 }
 
 // Start-up and wind-down starvation (Starvation in attribution.h), on 2 processors: main
