@@ -34,6 +34,19 @@ ThreadRow thread_row(uint32_t index, const std::string& name, double busy_s,
   return t;
 }
 
+// A run of 1 s on 2 processors, sampled every 2 ms: its time with 0, 1 and 2 processors
+// busy, and its processor time.
+ProfileView one_second_on_two_processors(const std::vector<double>& parallelism_s,
+                                         double processor_s) {
+  ProfileView view;
+  view.processors = 2;
+  view.elapsed_s = 1.0;
+  view.parallelism_s = parallelism_s;
+  view.program_totals.processor_s = processor_s;
+  view.quality.period_s = 0.002;
+  return view;
+}
+
 // A procedure running alone (one processor busy) for `one_busy_s`, `starved_s` of it while
 // the other processor had no thread at work.
 void add_alone(ProfileView& view, uint64_t address, const std::string& name, double one_busy_s,
@@ -153,12 +166,7 @@ TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsItsLoadImbalance) {
 // team, at 0-0.1 s, is busy 0.05 s each; the second, at 0.2-1.0 s, 0.8 and 0.6 s: its
 // imbalance is (0.8 - 0.7) / 1 s. All four as one would say (0.8 - 0.375) / 1 s.
 TEST(Diagnosis, EachTeamOfARoutineIsWeighedOnItsOwn) {
-  ProfileView view;
-  view.processors = 2;
-  view.elapsed_s = 1.0;
-  view.parallelism_s = {0.1, 0.3, 0.6};
-  view.program_totals.processor_s = 1.5;
-  view.quality.period_s = 0.002;
+  ProfileView view = one_second_on_two_processors({0.1, 0.3, 0.6}, 1.5);
   view.threads = {thread_row(0, "main", 0), thread_row(1, "ktf_worker", 0.05, 0.1),
                   thread_row(2, "ktf_worker", 0.05, 0.1), thread_row(3, "ktf_worker", 0.8, 0.8),
                   thread_row(4, "ktf_worker", 0.6, 0.8)};
@@ -182,12 +190,7 @@ TEST(Diagnosis, EachTeamOfARoutineIsWeighedOnItsOwn) {
 // others each their own; no imbalance between a worker and the muxer. As one team the four
 // would say (0.9 - 0.4575) / 1 s.
 TEST(Diagnosis, ThreadsOfOneRoutineDoingDifferentWorkAreNotOneTeam) {
-  ProfileView view;
-  view.processors = 2;
-  view.elapsed_s = 1.0;
-  view.parallelism_s = {0, 0.2, 0.8};
-  view.program_totals.processor_s = 1.83;
-  view.quality.period_s = 0.002;
+  ProfileView view = one_second_on_two_processors({0, 0.2, 0.8}, 1.83);
   view.threads = {thread_row(0, "main", 0), thread_row(1, "thread_entry", 0.9, 1.0),
                   thread_row(2, "thread_entry", 0.01, 1.0),
                   thread_row(3, "thread_entry", 0.02, 1.0),

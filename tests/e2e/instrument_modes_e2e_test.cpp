@@ -136,6 +136,21 @@ class Budget : public ScratchTest {
   json profile(const std::vector<std::string>& run_flags) {
     return build_and_profile(dir, "hot", kHotSource, {}, run_flags, "20000000");
   }
+  // `source` built with quartz-cc -O2 -pthread and run under `quartz run --budget 1`: the
+  // program's own output (its truths), and the report (discarded when a step failed).
+  json run_with_budget_1(const std::string& name, const char* source, CommandResult* run) {
+    const std::string program = (dir / name).string();
+    std::ofstream(program + ".c") << source;
+    const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
+                                          "-pthread", "-o", program, program + ".c"});
+    EXPECT_EQ(cc.exit_code, 0) << cc.err;
+    const std::string store = program + ".db";
+    *run = run_command({kQuartz, "run", "-q", "--budget", "1", "--store", store, "--", program});
+    EXPECT_EQ(run->exit_code, 0) << run->err;
+    const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    return json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  }
 };
 
 TEST_F(Budget, TheDefaultBudgetTurnsTheCostliestEntryOffAndSaysSo) {
@@ -159,6 +174,12 @@ TEST_F(Budget, TheDefaultBudgetTurnsTheCostliestEntryOffAndSaysSo) {
   ASSERT_NE(hot_loop, nullptr);
   EXPECT_EQ((*hot_loop)["calls"], 1);
 }
+
+// main's start in the budget's programs: two threads run `drive` to their end.
+#define TWO_DRIVERS                                                           \
+  "  pthread_t threads[2];\n"                                                 \
+  "  for (int i = 0; i < 2; i++) pthread_create(&threads[i], 0, drive, 0);\n" \
+  "  for (int i = 0; i < 2; i++) pthread_join(threads[i], 0);\n"
 
 // A procedure whose entry the budget turned off keeps its time (issue 13 item 3): windows
 // with its entry on find how much of its caller's time is its own. Two threads call `tiny`
@@ -197,29 +218,17 @@ constexpr const char* kHiddenSource =
     "  for (long i = 0; i < kCalls / 8; i++) STEPS(a);\n"
     "  sink = a; return cpu_s() - t;\n"
     "}\n"
-    "int main(void) {\n"
-    "  pthread_t threads[2];\n"
-    "  for (int i = 0; i < 2; i++) pthread_create(&threads[i], 0, drive, 0);\n"
-    "  for (int i = 0; i < 2; i++) pthread_join(threads[i], 0);\n"
+    "int main(void) {\n" TWO_DRIVERS
     "  const double tiny_s = time_tiny(), own_s = time_own();\n"
     "  printf(\"tiny_calls=%ld\\ntiny_share=%.4f\\n\", 2 * kCalls, tiny_s / (tiny_s + own_s));\n"
     "  return 0;\n"
     "}\n";
 
 TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
-  const std::string program = (dir / "hidden").string();
-  std::ofstream(program + ".c") << kHiddenSource;
-  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
-                                        "-pthread", "-o", program, program + ".c"});
-  ASSERT_EQ(cc.exit_code, 0) << cc.err;
-  const std::string store = (dir / "hidden.db").string();
-  const CommandResult run =
-      run_command({kQuartz, "run", "-q", "--budget", "1", "--store", store, "--", program});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CommandResult run;
+  const json r = run_with_budget_1("hidden", kHiddenSource, &run);
+  ASSERT_FALSE(r.is_discarded());
   const double truth = std::stod(printed_values(run.out)["tiny_share"]);
-  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
-  const json r = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(r.is_discarded()) << report.err;
   const json& unpatched = r["sampling"]["unpatched"];
   ASSERT_EQ(unpatched.size(), 1u);
   ASSERT_EQ(unpatched[0]["name"], "tiny");
@@ -265,28 +274,16 @@ constexpr const char* kApartSource =
     "  sink = a;\n"
     "  return unused;\n"
     "}\n"
-    "int main(void) {\n"
-    "  pthread_t threads[2];\n"
-    "  for (int i = 0; i < 2; i++) pthread_create(&threads[i], 0, drive, 0);\n"
-    "  for (int i = 0; i < 2; i++) pthread_join(threads[i], 0);\n"
+    "int main(void) {\n" TWO_DRIVERS
     "  printf(\"steps=%d\\n\", 3 * 2 * 800000);\n"
     "  return 0;\n"
     "}\n";
 
 TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
-  const std::string program = (dir / "apart").string();
-  std::ofstream(program + ".c") << kApartSource;
-  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
-                                        "-pthread", "-o", program, program + ".c"});
-  ASSERT_EQ(cc.exit_code, 0) << cc.err;
-  const std::string store = (dir / "apart.db").string();
-  const CommandResult run =
-      run_command({kQuartz, "run", "-q", "--budget", "1", "--store", store, "--", program});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CommandResult run;
+  const json r = run_with_budget_1("apart", kApartSource, &run);
+  ASSERT_FALSE(r.is_discarded());
   EXPECT_EQ(printed_values(run.out)["steps"], "4800000");
-  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
-  const json r = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(r.is_discarded()) << report.err;
   ASSERT_EQ(r["sampling"]["unpatched"].size(), 3u) << r["sampling"]["unpatched"];
   double total_s = 0;
   std::map<std::string, double> self_s;
