@@ -369,8 +369,9 @@ size_t switch_entries(const uintptr_t* sleds, size_t count, bool on) {
   size_t switched = 0;
   // A head never crosses a page (patching refused entries whose head crosses a line); the
   // pages of one executable segment are code alike: one mprotect pair for a run of them.
-  // Each call interrupts every processor running the program to flush the range (15 us a
-  // call by the sampler's clock here; a window switched xz's 5 entries with 8 before).
+  // Each call interrupts every processor running the program to flush the range (15-25 us
+  // a call by the sampler's clock here; xz's 7 turned-off entries took 8 calls a switch
+  // when each run of pages had its own pair, 2 now).
   for (size_t first = 0; first < count;) {
     const uintptr_t start = sleds[first] & ~(page - 1);
     const CodeSegment* segment = nullptr;
