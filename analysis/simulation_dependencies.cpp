@@ -75,12 +75,11 @@ void Simulation::State::forget(const Key& key) {
 void Simulation::State::note_signal(const Key& key) {
   SignalsMade& made = signals_made[key.object];
   if (key.sequence <= made.through) return;
-  if (key.sequence != made.through + 1) {
-    made.ahead.push_back(key.sequence);
-    if (made.ahead.size() <= kSignalsAheadMax) return;
+  made.ahead.push_back(key.sequence);
+  if (made.ahead.size() > kSignalsAheadMax) {
     made.through = *std::min_element(made.ahead.begin(), made.ahead.end()) - 1;
   }
-  ++made.through;
+  // Every signal that now follows on from `through` joins it.
   for (auto it = std::find(made.ahead.begin(), made.ahead.end(), made.through + 1);
        it != made.ahead.end();
        it = std::find(made.ahead.begin(), made.ahead.end(), made.through + 1)) {
@@ -88,7 +87,6 @@ void Simulation::State::note_signal(const Key& key) {
     made.ahead.pop_back();
     ++made.through;
   }
-  std::erase_if(made.ahead, [&](uint32_t s) { return s <= made.through; });
 }
 
 bool Simulation::State::signal_made(const Key& key) const {

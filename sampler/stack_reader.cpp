@@ -61,10 +61,9 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
     if (result.top_role == kRoleWaiting && result.state == capture::kBusy) {
       result.state = capture::kBlocked;
     }
-    for (uint32_t i = depth - 1; result.top_role == kRoleWaiting && i-- > 0;) {
-      if (rt::tag_role(scratch_[i].tag) == EntryRole::released) {
-        result.released = ids[i];
-        break;
+    if (result.top_role == kRoleWaiting) {  // the mutex a condition wait released, if any
+      for (uint32_t i = depth - 1; i-- > 0 && result.released == kNone;) {
+        if (rt::tag_role(scratch_[i].tag) == EntryRole::released) result.released = ids[i];
       }
     }
   }
