@@ -464,10 +464,12 @@ std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   std::string item;
   while (std::getline(list, item, ';')) {
     std::istringstream fields(item);
-    uint64_t address = 0, calls = 0, at_ns = 0;
+    uint64_t address = 0, calls = 0, at_ns = 0, call_ns = 0;
     int off = 0;
     if (!(fields >> std::hex >> address >> std::dec >> calls >> at_ns >> off) || !off) continue;
-    out.push_back({display_name(run, address), calls, static_cast<double>(at_ns) * 1e-9});
+    if (!(fields >> call_ns)) call_ns = 0;  // a capture from before trials
+    out.push_back({display_name(run, address), calls, static_cast<double>(at_ns) * 1e-9,
+                   static_cast<double>(call_ns)});
   }
   return out;
 }
@@ -500,6 +502,7 @@ Quality quality_of(const Run& run) {
   q.procedure_patterns = run.text(kProcedurePatterns);
   q.budget_percent = static_cast<uint32_t>(run.number(kBudgetPercent));
   q.unpatched = unpatched_procedures(run);
+  q.cost_trials = static_cast<uint64_t>(run.number(kCostTrials));
   q.entry_windows = static_cast<uint64_t>(run.number(kEntryWindows));
   q.window_reads = static_cast<uint64_t>(run.number(kWindowReads));
   q.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;

@@ -132,6 +132,7 @@ struct UnpatchedProcedure {
   std::string name;
   uint64_t calls = 0;  // counted until then
   double at_s = 0;     // into the run
+  double call_ns = 0;  // what a call cost the program, as a trial measured it; 0: not measured
 };
 
 // One run of the program without the profiler (`quartz run --baseline`), beside this one.
@@ -156,6 +157,7 @@ struct Quality {
   std::vector<UnpatchedProcedure> unpatched;
   // Windows in which those entries were on again, and the stack reads made in them: the
   // turned-off procedures' time since is estimated from those reads (0: not estimated).
+  uint64_t cost_trials = 0;  // entries the budget switched off and on to measure their cost
   uint64_t entry_windows = 0;
   uint64_t window_reads = 0;
   double sampler_cpu_s = 0;

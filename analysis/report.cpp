@@ -186,8 +186,14 @@ void print_instrumentation(std::ostream& out, const Quality& q) {
     out << " (those --procedures '" << q.procedure_patterns << "' matches)";
   out << "; overhead budget "
       << (q.budget_percent ? std::to_string(q.budget_percent) + "%" : std::string("none"));
+  auto print_trials = [&] {
+    if (q.cost_trials == 0) return;
+    out << "  " << q.cost_trials << (q.cost_trials == 1 ? " entry" : " entries")
+        << " tried: turned off and on to measure what their calls cost the program\n";
+  };
   if (q.unpatched.empty()) {
     out << ", no entry turned off\n";
+    print_trials();
     return;
   }
   out << ", " << q.unpatched.size() << (q.unpatched.size() == 1 ? " entry" : " entries");
@@ -199,8 +205,11 @@ void print_instrumentation(std::ostream& out, const Quality& q) {
         << " stack reads in them):\n";
   }
   for (const UnpatchedProcedure& u : q.unpatched) {
-    out << "    " << u.name << " after " << u.calls << " calls at " << seconds(u.at_s) << "\n";
+    out << "    " << u.name << " after " << u.calls << " calls at " << seconds(u.at_s);
+    if (u.call_ns > 0) out << " (a call cost the program " << format("%.0f", u.call_ns) << " ns)";
+    out << "\n";
   }
+  print_trials();
 }
 
 void print_quality(std::ostream& out, const ProfileView& v) {
@@ -351,6 +360,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"patched_entries", q.patched_entries},
       {"procedure_patterns", q.procedure_patterns},
       {"budget_percent", q.budget_percent},
+      {"cost_trials", q.cost_trials},
       {"entry_windows", q.entry_windows},
       {"window_reads", q.window_reads},
       {"sampler_cpu_s", q.sampler_cpu_s},
@@ -369,7 +379,9 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   }
   auto& unpatched = j["sampling"]["unpatched"] = nlohmann::json::array();
   for (const UnpatchedProcedure& u : q.unpatched) {
-    unpatched.push_back({{"name", u.name}, {"calls", u.calls}, {"at_s", u.at_s}});
+    nlohmann::json entry{{"name", u.name}, {"calls", u.calls}, {"at_s", u.at_s}};
+    if (u.call_ns > 0) entry["measured_call_ns"] = u.call_ns;
+    unpatched.push_back(std::move(entry));
   }
   auto& limits = j["sampling"]["limits_reached"] = nlohmann::json::array();
   for (const LimitReached& l : q.limits_reached) {

@@ -144,6 +144,9 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     key_text(out, &n, run_keys::kProcedurePatterns, runtime.options.procedures);
   }
   key_number(out, &n, run_keys::kBudgetPercent, info.budget_percent);
+  if (info.budget && info.budget->trials() != 0) {
+    key_number(out, &n, run_keys::kCostTrials, info.budget->trials());
+  }
   if (runtime.options.baseline_elapsed_ns != 0) {
     key_number(out, &n, run_keys::kBaselineCpuNs, runtime.options.baseline_cpu_ns);
     key_number(out, &n, run_keys::kBaselineElapsedNs, runtime.options.baseline_elapsed_ns);
@@ -153,10 +156,11 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     size_t used = 0;
     const auto& decided = info.budget->unpatched();
     for (size_t i = 0; i < decided.size(); ++i) {
-      const int w = snprintf(unpatched + used, sizeof unpatched - used, "%s%lx %lu %lu %d",
+      const int w = snprintf(unpatched + used, sizeof unpatched - used, "%s%lx %lu %lu %d %lu",
                              i ? ";" : "", static_cast<unsigned long>(decided[i].procedure),
                              static_cast<unsigned long>(decided[i].calls),
-                             static_cast<unsigned long>(decided[i].at_ns), decided[i].off ? 1 : 0);
+                             static_cast<unsigned long>(decided[i].at_ns), decided[i].off ? 1 : 0,
+                             static_cast<unsigned long>(decided[i].call_ns + 0.5));
       if (w < 0 || used + static_cast<size_t>(w) >= sizeof unpatched) break;
       used += static_cast<size_t>(w);
     }

@@ -14,6 +14,11 @@ namespace {
 constexpr uint32_t kCallsLog2 = 16;
 constexpr uint32_t kMaxUnpatched = 4096;
 constexpr uint64_t kCallShareSamples = 10;  // periods of own time before call_share is told
+// A trial: each of its phases lasts this many snapshots (10 ms at the default period), and
+// it starts on an entry whose calibrated cost is this share of the budget or more.
+constexpr uint32_t kTrialPhaseSnapshots = 5;
+constexpr double kTrialShareOfBudget = 0.25;
+constexpr uint32_t kMaxTrials = 16;
 // Into the run, ms: the first decisions, then one a second.
 constexpr uint64_t kEarlyDecisionsMs[] = {20, 50, 100, 200, 500};
 
@@ -21,6 +26,12 @@ QUARTZ_NOINSTR uint64_t clock_ns(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The program's processor time: the process's, less this thread's.
+QUARTZ_NOINSTR double program_cpu_ns() {
+  return static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
+         static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
 }
 
 QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
@@ -95,7 +106,7 @@ double OverheadBudget::ratio(const Calls& c) const {
   // A procedure no snapshot has seen yet took less than a period, not nothing: a rarely
   // called one must not go first for want of samples.
   const double own_ns = static_cast<double>(std::max(c.own_ns, period_ns_));
-  return static_cast<double>(c.calls) * call_ns_ / own_ns;
+  return static_cast<double>(c.calls) * call_ns(c) / own_ns;
 }
 
 void OverheadBudget::count_calls(rt::Runtime& runtime) {
@@ -121,6 +132,7 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
     Calls* own = find(own_, c.procedure);
     if (!own) continue;
     c.own_ns = own->own_ns;
+    c.measured_ns = own->measured_ns;
     if (own->window_samples >= kCallShareSamples && own->window_ns > 0) {
       const uint64_t to_off =
           c.calls_to_off > own->off_before ? c.calls_to_off - own->off_before : 0;
@@ -139,23 +151,23 @@ double OverheadBudget::call_share(uintptr_t procedure) const {
 }
 
 bool OverheadBudget::due(uint64_t run_ns) const {
-  return percent_ != 0 && call_ns_ > 0 && run_ns >= due_ns(decisions_);
+  return active() && !trial_.running() && (decide_now_ || run_ns >= due_ns(decisions_));
 }
 
 void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   if (!due(run_ns)) return;
+  decide_now_ = false;
   while (run_ns >= due_ns(decisions_)) ++decisions_;
   count_calls(runtime);
   // The program's own processor time: the process's, less this thread's and the calls'.
   double all_calls_ns = 0, patched_calls_ns = 0;
   for (size_t i = 0; i < claimed_.size(); ++i) {
     const Calls& c = calls_[claimed_[i]];
-    const double cost = static_cast<double>(c.calls) * call_ns_;
+    const double cost = static_cast<double>(c.calls) * call_ns(c);
     all_calls_ns += cost;
     if (!c.decided) patched_calls_ns += cost;
   }
-  const double process_ns = static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
-                            static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
+  const double process_ns = program_cpu_ns();
   // A calibration run on a loaded machine overstates the calls' cost: the program's own time
   // is never taken for less than half its processor time (else a negative budget would turn
   // every entry off).
@@ -182,12 +194,75 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     // count) stays counted: noted, so that it is not tried again.
     const bool off = hooks::unpatch_entry(c.procedure);
     c.newly_off = off;
-    if (off) patched_calls_ns -= static_cast<double>(c.calls) * call_ns_;
-    *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off};
+    if (off) patched_calls_ns -= static_cast<double>(c.calls) * call_ns(c);
+    *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off, c.measured_ns};
     any_off |= off;
     entries_off_ += off ? 1 : 0;
   }
   if (any_off) note_calls_before(runtime);
+  if (trials_ < kMaxTrials) start_trial(runtime, allowed_ns);
+}
+
+void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_ns) {
+  Calls* costliest = nullptr;
+  Calls* own = nullptr;
+  for (size_t i = 0; i < claimed_.size(); ++i) {
+    Calls& c = calls_[claimed_[i]];
+    if (c.decided || c.measured_ns > 0 || (costliest && c.calls <= costliest->calls)) continue;
+    Calls* o = find(own_, c.procedure);
+    if (o && !o->tried) {
+      costliest = &c;
+      own = o;
+    }
+  }
+  if (!costliest ||
+      static_cast<double>(costliest->calls) * call_ns_ < allowed_ns * kTrialShareOfBudget) {
+    return;
+  }
+  own->tried = true;
+  trial_entry_ = hooks::entry_of(costliest->procedure);
+  if (trial_entry_ == 0) return;  // no entry to switch (a hook's, OpenMP's)
+  ++trials_;
+  trial_snapshots_ = 0;
+  trial_.start(costliest->procedure);
+  trial_.begin(read_pace(runtime));
+}
+
+PaceReading OverheadBudget::read_pace(rt::Runtime& runtime) {
+  PaceReading r;
+  const uintptr_t tried = trial_.procedure();
+  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
+    if (callee == tried) {
+      r.tried_calls += calls;
+      return;
+    }
+    // Entries turned off are on in the windows only: their calls say nothing of the pace.
+    const Calls* c = slot_of(calls_, callee);
+    if (!c || c->procedure != callee || !c->decided) r.other_calls += calls;
+  });
+  r.cpu_ns = static_cast<uint64_t>(program_cpu_ns());
+  return r;
+}
+
+void OverheadBudget::step_trial(rt::Runtime& runtime) {
+  if (!trial_.running() || ++trial_snapshots_ < kTrialPhaseSnapshots) return;
+  trial_snapshots_ = 0;
+  const bool was_on = CostTrial::entry_on(trial_.phase());
+  if (!trial_.end_phase(read_pace(runtime))) {
+    const bool on = CostTrial::entry_on(trial_.phase());
+    if (on != was_on) hooks::switch_entries(&trial_entry_, 1, on);
+    return;
+  }
+  // The last phase had the entry on, as it is left.
+  const double measured = trial_.call_ns();
+  if (Calls* own = find(own_, trial_.procedure()); own && measured > 0) own->measured_ns = measured;
+  decide_now_ = true;
+}
+
+void OverheadBudget::stop_trial() {
+  if (trial_.running() && !CostTrial::entry_on(trial_.phase())) {
+    hooks::switch_entries(&trial_entry_, 1, true);
+  }
 }
 
 void OverheadBudget::note_calls_before(rt::Runtime& runtime) {

@@ -3,14 +3,16 @@
 // off the entries of the procedures that cost the most, early in the run and from the
 // runtime's own counts.
 //
-// A patched call costs a calibrated c ns (calibrate_patched_call_ns). At each decision the
-// calls counted so far per procedure give each one's cost, n * c; the program's own time
-// is its processor time less those costs. While the costs of the entries still on exceed
-// the budget's share of the program's own time, the costliest entry is turned off: its
-// procedure is called as often as ever but costs no call from then on, and its time goes
-// to its caller. Ranking by calls is ranking by cost: every call costs the same c, and a
-// procedure called that often does little per call. Decisions come at 20, 50, 100, 200 and
-// 500 ms into the run and every second after; each is one pass over the call edges.
+// A patched call costs a calibrated c ns (calibrate_patched_call_ns), or what a trial
+// measured for its entry (cost_trial.h). At each decision the calls counted so far per
+// procedure give each one's cost, n * c; the program's own time is its processor time less
+// those costs. While the costs of the entries still on exceed the budget's share of the
+// program's own time, the entry that costs most against its procedure's own time is turned
+// off: its procedure is called as often as ever but costs no call from then on, and its time
+// goes to its caller. Decisions come at 20, 50, 100, 200 and 500 ms into the run, every
+// second after, and as soon as a trial ends; each is one pass over the call edges. After a
+// decision, the entry left on that costs most by the calibrated figure, if that is a quarter
+// of the budget or more, is tried: its real cost may be several times that.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "runtime/attributes.h"
 #include "runtime/mapped_vector.h"
 #include "runtime/runtime.h"
+#include "sampler/cost_trial.h"
 
 namespace quartz::sampler {
 
@@ -27,6 +30,7 @@ struct UnpatchedProcedure {
   uint64_t calls;  // counted until then
   uint64_t at_ns;  // into the run
   bool off;        // false: it had no entry to turn off (a hook's, OpenMP's); left counted
+  double call_ns;  // what a call cost the program, as a trial measured it; 0: not measured
 };
 
 class OverheadBudget {
@@ -46,10 +50,16 @@ class OverheadBudget {
     if (active()) count_calls(runtime);
   }
   QUARTZ_NOINSTR bool active() const { return percent_ != 0 && call_ns_ > 0; }
-  // True when a decision is due `run_ns` into the run.
+  // True when a decision is due `run_ns` into the run (none while a trial runs).
   QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
   // Decides, as the registry's attached reader.
   QUARTZ_NOINSTR void decide(rt::Runtime& runtime, uint64_t run_ns);
+  // After each snapshot, as the registry's attached reader: moves a trial on, a phase every
+  // kTrialPhaseSnapshots.
+  QUARTZ_NOINSTR void step_trial(rt::Runtime& runtime);
+  // At the run's end: an entry a trial left off goes back on.
+  QUARTZ_NOINSTR void stop_trial();
+  QUARTZ_NOINSTR uint32_t trials() const { return trials_; }
 
   QUARTZ_NOINSTR const rt::MappedVector<UnpatchedProcedure>& unpatched() const {
     return unpatched_;
@@ -76,6 +86,8 @@ class OverheadBudget {
     uint64_t window_samples;  // own_: how many reads
     uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
     double call_share;        // own_: call_share()
+    double measured_ns;       // own_, and calls_ from it: a call's cost as its trial measured
+    bool tried;               // own_: its entry was tried (or had none to try)
     bool decided;             // calls_: its entry was turned off, or could not be
     bool off;                 // calls_: its entry is off
     bool newly_off;           // calls_: turned off at this decision
@@ -87,14 +99,26 @@ class OverheadBudget {
   QUARTZ_NOINSTR static Calls* find(rt::MappedVector<Calls>& table, uintptr_t procedure);
   // find() in calls_, noting a slot it claims: a decision clears and scans only those.
   QUARTZ_NOINSTR Calls* find_call(uintptr_t procedure);
+  // What a call through its entry costs: measured, else calibrated.
+  QUARTZ_NOINSTR double call_ns(const Calls& c) const {
+    return c.measured_ns > 0 ? c.measured_ns : call_ns_;
+  }
   // Cost against what it tells: its calls' cost over its own time (at least a period).
   QUARTZ_NOINSTR double ratio(const Calls& c) const;
+  // Tries the costliest entry left on, when it may cost a share of `allowed_ns` or more.
+  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_ns);
+  QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime);
 
   uint32_t percent_ = 0;
   double call_ns_ = 0;
   uint64_t period_ns_ = 0;
   uint32_t decisions_ = 0;
   uint32_t entries_off_ = 0;
+  bool decide_now_ = false;  // a trial has ended
+  CostTrial trial_;
+  uintptr_t trial_entry_ = 0;     // the tried procedure's patched entry
+  uint32_t trial_snapshots_ = 0;  // into the phase under way
+  uint32_t trials_ = 0;
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each
   // count took 3-4 ms, a third of the sampler's time in a short run.

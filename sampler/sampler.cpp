@@ -677,6 +677,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
       s.config.hidden = s.windows.parts();
     }
     // The sampler is the registry's attached reader for the whole run.
+    s.budget.step_trial(*s.runtime);
     s.budget.decide(*s.runtime, now - s.runtime->clock.start_ns);
     if (s.snapshots % kSnapshotsPerTurn == 0) take_next_turn(s.turns);
     // Every thread has ended, the main thread through pthread_exit: the process ends when
@@ -694,6 +695,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
       publish_capture(s, now);
     }
   }
+  s.budget.stop_trial();
   take_snapshot(s, snapshot_time(s, rt::monotonic_ns()), /*last=*/true);
   close_window(s, /*last=*/true);
   write_capture(s, true);

@@ -298,6 +298,107 @@ TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
   }
 }
 
+// An entry can cost its program far more than a patched call's calibrated cost: `lookup` is
+// a load from a 128 MB table, and without calls around it the processor overlaps the loads
+// of many look-ups; with them, hardly any. By the calibrated cost its calls are well under a
+// budget of 20%, so only a trial (sampler/cost_trial.h) finds what they cost and turns the
+// entry off. The truth is the program's own clock: its threads' processor time in two more
+// runs, every entry on (`--budget 0`) and `lookup`'s never patched (`--procedures`).
+constexpr const char* kLookupSource =
+    "#include <pthread.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <time.h>\n"
+    "#define SLOTS (1u << 24)\n"
+    "static const long kBatches = 60000, kPerBatch = 64;\n"
+    "static uint64_t* table;\n"
+    "static volatile uint64_t sink;\n"
+    "static volatile double dsink;\n"
+    "static double work_s[2];\n"
+    "static double cpu_s(void) {\n"
+    "  struct timespec t;\n"
+    "  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+    "  return t.tv_sec + t.tv_nsec * 1e-9;\n"
+    "}\n"
+    "__attribute__((noipa)) uint64_t lookup(uint64_t key) {\n"
+    "  return table[(key * 0x9E3779B97F4A7C15ull) >> 40];\n"
+    "}\n"
+    "__attribute__((noipa)) uint64_t batch(uint64_t first) {\n"
+    "  uint64_t s = 0;\n"
+    "  for (uint64_t k = first; k < first + kPerBatch; k++) s += lookup(k);\n"
+    "  return s;\n"
+    "}\n"
+    "__attribute__((noipa)) double compute(double a) {\n"
+    "  for (int j = 0; j < 4000; j++) a = a * 0.9999999 + 1.0;\n"
+    "  return a;\n"
+    "}\n"
+    "__attribute__((noipa)) void* drive(void* arg) {\n"
+    "  const double start = cpu_s();\n"
+    "  uint64_t s = 0, base = (uintptr_t)arg << 40;\n"
+    "  double a = 0;\n"
+    "  for (long i = 0; i < kBatches; i++) { s += batch(base + i * kPerBatch); a = compute(a); }\n"
+    "  sink = s; dsink = a;\n"
+    "  work_s[(uintptr_t)arg] = cpu_s() - start;\n"
+    "  return 0;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  table = malloc(sizeof(uint64_t) * SLOTS);\n"
+    "  for (uint64_t i = 0; i < SLOTS; i++) table[i] = i;\n"
+    "  pthread_t threads[2];\n"
+    "  for (long i = 0; i < 2; i++) pthread_create(&threads[i], 0, drive, (void*)i);\n"
+    "  for (int i = 0; i < 2; i++) pthread_join(threads[i], 0);\n"
+    "  printf(\"lookups=%ld\\nwork_s=%.4f\\n\", 2 * kBatches * kPerBatch, work_s[0] + work_s[1]);\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
+  const std::string program = (dir / "lookup").string();
+  std::ofstream(program + ".c") << kLookupSource;
+  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
+                                        "-pthread", "-o", program, program + ".c"});
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  auto work_s = [&](const std::vector<std::string>& flags) {
+    std::vector<std::string> run{kQuartz,       "run", "-q",
+                                 "--no-import", "-o",  (dir / "truth.qcap").string()};
+    run.insert(run.end(), flags.begin(), flags.end());
+    run.insert(run.end(), {"--", program});
+    const CommandResult r = run_command(run);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::stod(printed_values(r.out)["work_s"]);
+  };
+  const double every_call_s = work_s({"--budget", "0"});
+  const double without_lookup_s =
+      work_s({"--budget", "0", "--procedures", "main,drive,batch,compute"});
+  const std::string store = program + ".db";
+  const CommandResult run =
+      run_command({kQuartz, "run", "-q", "--budget", "20", "--store", store, "--", program});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const double lookups = std::stod(printed_values(run.out)["lookups"]);
+  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json r = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(r.is_discarded());
+
+  const double truth_ns = (every_call_s - without_lookup_s) / lookups * 1e9;
+  const double calibrated_ns = r["sampling"]["hook_pair_ns"];
+  // What the test is about: calls that cost the program several times their calibrated
+  // cost, over the budget, where the calibrated cost is well under it.
+  ASSERT_GT(truth_ns, 2 * calibrated_ns)
+      << every_call_s << " s with every entry, " << without_lookup_s << " s without lookup's";
+  ASSERT_LT(lookups * calibrated_ns * 1e-9, 0.15 * every_call_s);
+  ASSERT_GT(every_call_s - without_lookup_s, 0.25 * without_lookup_s);
+
+  EXPECT_GE(r["sampling"]["cost_trials"].get<int>(), 1);
+  const json& unpatched = r["sampling"]["unpatched"];
+  ASSERT_EQ(unpatched.size(), 1u) << unpatched;
+  EXPECT_EQ(unpatched[0]["name"], "lookup");
+  ASSERT_TRUE(unpatched[0].contains("measured_call_ns")) << unpatched;
+  const double measured_ns = unpatched[0]["measured_call_ns"];
+  EXPECT_GT(measured_ns, truth_ns / 2) << "by the program's clock " << truth_ns << " ns a call";
+  EXPECT_LT(measured_ns, truth_ns * 2) << "by the program's clock " << truth_ns << " ns a call";
+}
+
 // --procedures: only the entries of the functions it names are patched; the others are not
 // seen, and their time is their callers'.
 TEST_F(Budget, ProceduresSelectsTheEntriesToPatchByName) {

@@ -85,6 +85,7 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
     for (const analysis::UnpatchedProcedure& u : q.unpatched) {
       if (!off.isEmpty()) off += ", ";
       off += QString::fromStdString(u.name);
+      if (u.call_ns > 0) off += QString::asprintf(" (%.0f ns a call, measured)", u.call_ns);
     }
     add("Entries turned off", static_cast<qulonglong>(q.unpatched.size()),
         off.isEmpty() ? QString("none") : off,

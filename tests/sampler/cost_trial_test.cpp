@@ -1,0 +1,76 @@
+// sampler/cost_trial.h on hand-built phases whose answers are worked out by hand.
+#include "sampler/cost_trial.h"
+
+#include <gtest/gtest.h>
+
+namespace quartz::sampler {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+
+// Runs a trial through its eight phases of 10 ms of processor time each: the other entries
+// get `pace_on` calls a ms with the entry on (and it `tried_on`), `pace_off` with it off.
+double trial(uint64_t pace_on, uint64_t pace_off, uint64_t tried_on) {
+  CostTrial t;
+  t.start(0x1000);
+  PaceReading now{5000, 70000, 300 * kMs};  // counts before the trial
+  t.begin(now);
+  for (uint32_t p = 0; p < CostTrial::kPhases; ++p) {
+    EXPECT_TRUE(t.running());
+    const bool on = CostTrial::entry_on(p);
+    now.other_calls += 10 * (on ? pace_on : pace_off);
+    now.tried_calls += on ? tried_on : 0;
+    now.cpu_ns += 10 * kMs;
+    EXPECT_EQ(t.end_phase(now), p + 1 == CostTrial::kPhases);
+  }
+  EXPECT_FALSE(t.running());
+  return t.call_ns();
+}
+
+TEST(CostTrial, PhasesGoOnOffOffOnOnOffOffOn) {
+  const bool expected[] = {true, false, false, true, true, false, false, true};
+  for (uint32_t p = 0; p < CostTrial::kPhases; ++p) EXPECT_EQ(CostTrial::entry_on(p), expected[p]);
+}
+
+TEST(CostTrial, TheTimeTheProgramLosesWithTheEntryOnIsItsCallsCost) {
+  // Off: 200 calls a ms. On: 100 a ms, so in 40 ms on the program did what takes 20 ms off;
+  // the other 20 ms went to 4 x 50,000 calls: 100 ns a call.
+  EXPECT_DOUBLE_EQ(trial(100, 200, 50'000), 100.0);
+}
+
+TEST(CostTrial, NoDifferenceInPaceTellsNothing) {
+  EXPECT_LT(trial(150, 150, 50'000), 0);
+}
+
+TEST(CostTrial, PhasesThatDisagreeTellNothing) {
+  CostTrial t;
+  t.start(0x1000);
+  PaceReading now{};
+  t.begin(now);
+  // Off faster in every phase but one: the one on phase as fast as the off ones.
+  const uint64_t paces[] = {100, 200, 200, 100, 210, 200, 200, 100};
+  for (uint32_t p = 0; p < CostTrial::kPhases; ++p) {
+    now.other_calls += 10 * paces[p];
+    now.tried_calls += CostTrial::entry_on(p) ? 50'000 : 0;
+    now.cpu_ns += 10 * kMs;
+    t.end_phase(now);
+  }
+  EXPECT_LT(t.call_ns(), 0);
+}
+
+TEST(CostTrial, TooFewCallsToReadThePaceTellNothing) {
+  // 9 calls a ms: 90 a phase, under kMinPhaseCalls.
+  EXPECT_LT(trial(9, 18, 50'000), 0);
+}
+
+TEST(CostTrial, AnUnfinishedTrialTellsNothing) {
+  CostTrial t;
+  t.start(0x1000);
+  t.begin(PaceReading{});
+  t.end_phase(PaceReading{1000, 0, 10 * kMs});
+  EXPECT_TRUE(t.running());
+  EXPECT_LT(t.call_ns(), 0);
+}
+
+}  // namespace
+}  // namespace quartz::sampler
