@@ -5,10 +5,12 @@ namespace quartz::sampler {
 bool CostTrial::end_phase(const PaceReading& now) {
   if (!running()) return false;
   // Counts only grow; a reading taken out of order counts nothing.
-  auto since = [](uint64_t now_count, uint64_t last) { return now_count > last ? now_count - last : 0; };
-  phases_[phase_] = PaceReading{since(now.other_calls, last_.other_calls),
-                                since(now.tried_calls, last_.tried_calls),
-                                since(now.cpu_ns, last_.cpu_ns)};
+  auto since = [](uint64_t now_count, uint64_t last) {
+    return now_count > last ? now_count - last : 0;
+  };
+  phases_[phase_] =
+      PaceReading{since(now.other_calls, last_.other_calls),
+                  since(now.tried_calls, last_.tried_calls), since(now.cpu_ns, last_.cpu_ns)};
   last_ = now;
   return ++phase_ == kPhases;
 }

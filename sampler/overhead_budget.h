@@ -55,7 +55,7 @@ class OverheadBudget {
   // Decides, as the registry's attached reader.
   QUARTZ_NOINSTR void decide(rt::Runtime& runtime, uint64_t run_ns);
   // After each snapshot, as the registry's attached reader: moves a trial on, a phase every
-  // kTrialPhaseSnapshots.
+  // few snapshots.
   QUARTZ_NOINSTR void step_trial(rt::Runtime& runtime);
   // At the run's end: an entry a trial left off goes back on.
   QUARTZ_NOINSTR void stop_trial();
@@ -87,7 +87,7 @@ class OverheadBudget {
     uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
     double call_share;        // own_: call_share()
     double measured_ns;       // own_, and calls_ from it: a call's cost as its trial measured
-    bool tried;               // own_: its entry was tried (or had none to try)
+    uint8_t tries;            // own_: trials of its entry (the most, if it had none to try)
     bool decided;             // calls_: its entry was turned off, or could not be
     bool off;                 // calls_: its entry is off
     bool newly_off;           // calls_: turned off at this decision
@@ -118,6 +118,7 @@ class OverheadBudget {
   CostTrial trial_;
   uintptr_t trial_entry_ = 0;     // the tried procedure's patched entry
   uint32_t trial_snapshots_ = 0;  // into the phase under way
+  uint32_t trial_phase_snapshots_ = 0;
   uint32_t trials_ = 0;
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each

@@ -353,6 +353,9 @@ constexpr const char* kLookupSource =
     "}\n";
 
 TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
+  // Under a sanitizer the runtime's own code is what a patched call costs (~150 ns
+  // calibrated): the look-ups' loss is no longer several times that.
+  if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer's patched call costs what the look-ups lose";
   const std::string program = (dir / "lookup").string();
   std::ofstream(program + ".c") << kLookupSource;
   const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
