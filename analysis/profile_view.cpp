@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -432,6 +434,15 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
   }
   std::sort(rows.begin(), rows.end(),
             [](const ThreadRow& a, const ThreadRow& b) { return a.index < b.index; });
+  std::map<uint64_t, std::set<uint64_t>> roles;  // by routine
+  for (const ThreadRow& row : rows) {
+    if (row.index != 0 && row.routine_address) roles[row.routine_address].insert(row.role_address);
+  }
+  for (ThreadRow& row : rows) {
+    const bool role_tells = !row.named && !row.role.empty() && row.index != 0 &&
+                            row.routine_address && roles[row.routine_address].size() > 1;
+    row.label = role_tells ? row.name + " (" + row.role + ")" : row.name;
+  }
   return rows;
 }
 

@@ -93,6 +93,9 @@ struct ThreadRow {
   // muxer, zstd's POOL_thread a compression or an I/O job); "" and 0 when none is known.
   std::string role;
   uint64_t role_address = 0;
+  // What tables show: the name, and the role where the program did not name the thread and
+  // another thread of its routine has another role ("thread_entry (worker)").
+  std::string label;
 
   double busy_s = 0, spinning_s = 0, blocked_s = 0, ready_s = 0;
   double start_s = 0;     // its creation, since the run's start

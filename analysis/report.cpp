@@ -162,7 +162,7 @@ void print_threads(std::ostream& out, const ProfileView& v, size_t top) {
     out << "  " << pad(std::to_string(t.index), 5) << pad(seconds(t.totals.normalized_s), 12)
         << pad(seconds(t.busy_s), 12) << pad(seconds(t.spinning_s), 12)
         << pad(seconds(t.blocked_s), 12) << pad(seconds(t.ready_s), 12) << "  "
-        << fit_name(t.name, kColumns - 69) << "\n";
+        << fit_name(t.label, kColumns - 69) << "\n";
   }
 }
 
@@ -341,6 +341,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     row["name"] = t.name;
     row["named"] = t.named;
     row["routine"] = t.routine;
+    row["role"] = t.role;
     row["busy_s"] = t.busy_s;
     row["spin_s"] = t.spinning_s;
     row["blocked_s"] = t.blocked_s;

@@ -61,5 +61,40 @@ TEST(ProfileView, ObjectsNeverAcquiredAreNotListed) {
   EXPECT_EQ(view.locks[0].id + view.locks[1].id, 1u + 4u);
 }
 
+// Threads of one routine that do different work are told apart by their role (the first
+// procedure they entered below it), and only then: three unnamed threads of `entry`, two
+// workers and a muxer; two of `pool`, both workers; one named thread of `entry`.
+TEST(ProfileView, ThreadsOfOneRoutineWithDifferentRolesAreLabelledByRole) {
+  profile::Run run;
+  run.processors = 2;
+  constexpr uint64_t kEntry = 0x1000, kPool = 0x2000, kWorker = 0x3000, kMuxer = 0x4000;
+  for (auto [address, name] : {std::pair{kEntry, "entry"}, std::pair{kPool, "pool"},
+                               std::pair{kWorker, "worker"}, std::pair{kMuxer, "muxer"}}) {
+    run.symbols[address].function = name;
+  }
+  auto thread = [&](uint32_t index, uint64_t routine, uint64_t role, const char* name) {
+    profile::ThreadInfo t;
+    t.index = index;
+    t.parent = 0;
+    t.start_routine = routine;
+    t.routines = {routine, role};
+    t.named = name != nullptr;
+    if (name) t.name = name;
+    t.record.normalized_self = t.record.normalized_behalf = t.record.processor_self =
+        t.record.processor_behalf = {0, 0, 0};
+    for (auto& bins : t.record.runnable) bins.assign(run.runnable_bins, 0);
+    return t;
+  };
+  run.threads = {thread(0, 0, 0, "program"),          thread(1, kEntry, kWorker, nullptr),
+                 thread(2, kEntry, kWorker, nullptr), thread(3, kEntry, kMuxer, nullptr),
+                 thread(4, kPool, kWorker, nullptr),  thread(5, kPool, kWorker, nullptr),
+                 thread(6, kEntry, kMuxer, "writer")};
+  const ProfileView view = analyze(run);
+  ASSERT_EQ(view.threads.size(), 7u);
+  const char* labels[] = {"program", "entry (worker)", "entry (worker)", "entry (muxer)",
+                          "pool",    "pool",           "writer"};
+  for (const ThreadRow& t : view.threads) EXPECT_EQ(t.label, labels[t.index]) << t.index;
+}
+
 }  // namespace
 }  // namespace quartz::analysis

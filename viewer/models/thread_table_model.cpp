@@ -11,7 +11,7 @@ ThreadTableModel::ThreadTableModel(std::shared_ptr<const RunData> run, QObject* 
       {"#", "The thread's index (0: the main thread)", Format::Count,
        [=](int row) { return t(row).index; }},
       {"Thread", "Its name (pthread_setname_np or quartz_name_thread)", Format::Text,
-       [=](int row) { return QString::fromStdString(t(row).name); }},
+       [=](int row) { return QString::fromStdString(t(row).label); }},
       {"Parent", "The thread that created it", Format::Count,
        [=](int row) {
          return t(row).parent == capture::kNoParent ? QVariant() : QVariant(t(row).parent);
