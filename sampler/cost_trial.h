@@ -50,6 +50,9 @@ class CostTrial {
   // the trial tells nothing (the pace did not differ the same way in every phase, or too few
   // calls were counted).
   QUARTZ_NOINSTR double call_ns() const;
+  // The same figure from all the phases together, whether or not every one agreed; 0 before
+  // the last phase or without calls.
+  QUARTZ_NOINSTR double mean_call_ns() const;
 
  private:
   uintptr_t procedure_ = 0;

@@ -17,9 +17,11 @@ constexpr uint64_t kCallShareSamples = 10;  // periods of own time before call_s
 // A trial: each of its phases lasts this many snapshots (10 ms at the default period), twice
 // as many at each try after one that told nothing (the pace of a program whose calls vary
 // in cost varies from phase to phase: minimap2's mm_idx_get told nothing 1 time in 5 at
-// 10 ms); it starts on an entry whose calibrated cost is this share of the budget or more.
+// 10 ms) where the phases together said it cost more than calibrated; it starts on an
+// entry whose calibrated cost is this share of the budget or more.
 constexpr uint32_t kTrialPhaseSnapshots = 5;
 constexpr uint8_t kTriesPerEntry = 3;
+constexpr double kRetryOverCalibrated = 1.5;
 constexpr double kTrialShareOfBudget = 0.25;
 constexpr uint32_t kMaxTrials = 16;
 // Into the run, ms: the first decisions, then one a second.
@@ -207,23 +209,33 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     entries_off_ += off ? 1 : 0;
   }
   if (any_off) note_calls_before(runtime);
-  if (trials_ < kMaxTrials) start_trial(runtime, allowed_ns);
+  // What changed since the last decision: a trial goes to what the program does now.
+  for (size_t i = 0; i < claimed_.size(); ++i) {
+    const Calls& c = calls_[claimed_[i]];
+    if (Calls* own = find(own_, c.procedure)) {
+      own->calls_recent = c.calls > own->calls_decided ? c.calls - own->calls_decided : 0;
+      own->calls_decided = c.calls;
+    }
+  }
+  const double recent_ns = process_ns - cpu_decided_ns_;
+  cpu_decided_ns_ = process_ns;
+  if (trials_ < kMaxTrials) start_trial(runtime, recent_ns * percent_ / 100.0);
 }
 
-void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_ns) {
+void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns) {
   Calls* costliest = nullptr;
   Calls* own = nullptr;
   for (size_t i = 0; i < claimed_.size(); ++i) {
     Calls& c = calls_[claimed_[i]];
-    if (c.decided || c.measured_ns > 0 || (costliest && c.calls <= costliest->calls)) continue;
+    if (c.decided || c.measured_ns > 0) continue;
     Calls* o = find(own_, c.procedure);
-    if (o && o->tries < kTriesPerEntry) {
+    if (o && o->tries < kTriesPerEntry && (!own || o->calls_recent > own->calls_recent)) {
       costliest = &c;
       own = o;
     }
   }
   if (!costliest ||
-      static_cast<double>(costliest->calls) * call_ns_ < allowed_ns * kTrialShareOfBudget) {
+      static_cast<double>(own->calls_recent) * call_ns_ < allowed_recent_ns * kTrialShareOfBudget) {
     return;
   }
   trial_entry_ = hooks::entry_of(costliest->procedure);
@@ -263,9 +275,15 @@ void OverheadBudget::step_trial(rt::Runtime& runtime) {
     if (on != was_on) hooks::switch_entries(&trial_entry_, 1, on);
     return;
   }
-  // The last phase had the entry on, as it is left.
+  // The last phase had the entry on, as it is left. A trial that told nothing is tried
+  // again only where its phases, taken together, say the calls cost more than calibrated.
   const double measured = trial_.call_ns();
-  if (Calls* own = find(own_, trial_.procedure()); own && measured > 0) own->measured_ns = measured;
+  if (Calls* own = find(own_, trial_.procedure())) {
+    if (measured > 0) own->measured_ns = measured;
+    if (measured <= 0 && !(trial_.mean_call_ns() > kRetryOverCalibrated * call_ns_)) {
+      own->tries = kTriesPerEntry;
+    }
+  }
   decide_now_ = true;
 }
 

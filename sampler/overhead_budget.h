@@ -88,6 +88,8 @@ class OverheadBudget {
     double call_share;        // own_: call_share()
     double measured_ns;       // own_, and calls_ from it: a call's cost as its trial measured
     uint8_t tries;            // own_: trials of its entry (the most, if it had none to try)
+    uint64_t calls_decided;   // own_: its calls at the last decision
+    uint64_t calls_recent;    // own_: its calls between the last two decisions
     bool decided;             // calls_: its entry was turned off, or could not be
     bool off;                 // calls_: its entry is off
     bool newly_off;           // calls_: turned off at this decision
@@ -105,8 +107,9 @@ class OverheadBudget {
   }
   // Cost against what it tells: its calls' cost over its own time (at least a period).
   QUARTZ_NOINSTR double ratio(const Calls& c) const;
-  // Tries the costliest entry left on, when it may cost a share of `allowed_ns` or more.
-  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_ns);
+  // Tries the entry left on called most since the last decision, when its calls then may
+  // have cost a share of what the budget allowed then or more.
+  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_recent_ns);
   QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime);
 
   uint32_t percent_ = 0;
@@ -120,6 +123,7 @@ class OverheadBudget {
   uint32_t trial_snapshots_ = 0;  // into the phase under way
   uint32_t trial_phase_snapshots_ = 0;
   uint32_t trials_ = 0;
+  double cpu_decided_ns_ = 0;      // the program's processor time at the last decision
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each
   // count took 3-4 ms, a third of the sampler's time in a short run.
