@@ -2,8 +2,8 @@
 // calibrated cost of a patched call is what the call costs alone; beside a program's own
 // memory-bound work it can cost several times more: the calls' instructions fill the window
 // in which the processor would overlap the program's loads (minimap2's mm_idx_get, a look-up
-// in a hash table: 45 ns calibrated, ~190 ns measured). Nothing the entry reports shows
-// that; only the program's pace with the entry off does.
+// in a hash table: 45 ns calibrated, 210-420 ns by its trials). Nothing the entry reports
+// shows that; only the program's pace with the entry off does.
 //
 // A trial switches one entry off and on over eight phases of equal length, in the order on,
 // off, off, on, on, off, off, on (a steady drift in the program's pace weighs both states

@@ -11,8 +11,9 @@
 // off: its procedure is called as often as ever but costs no call from then on, and its time
 // goes to its caller. Decisions come at 20, 50, 100, 200 and 500 ms into the run, every
 // second after, and as soon as a trial ends; each is one pass over the call edges. After a
-// decision, the entry left on that costs most by the calibrated figure, if that is a quarter
-// of the budget or more, is tried: its real cost may be several times that.
+// decision, the entry left on that was called most since the decision before is tried, if
+// those calls cost a quarter of what the budget allowed then or more by the calibrated
+// figure: its real cost may be several times that.
 #pragma once
 
 #include <cstdint>
@@ -119,9 +120,9 @@ class OverheadBudget {
   uint32_t entries_off_ = 0;
   bool decide_now_ = false;  // a trial has ended
   CostTrial trial_;
-  uintptr_t trial_entry_ = 0;     // the tried procedure's patched entry
-  uint32_t trial_snapshots_ = 0;  // into the phase under way
-  uint32_t trial_phase_snapshots_ = 0;
+  uintptr_t trial_entry_ = 0;           // the tried procedure's patched entry
+  uint32_t trial_snapshots_ = 0;        // into the phase under way
+  uint32_t trial_phase_snapshots_ = 0;  // its phases' length: longer at each try
   uint32_t trials_ = 0;
   double cpu_decided_ns_ = 0;      // the program's processor time at the last decision
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
