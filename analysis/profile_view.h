@@ -158,9 +158,9 @@ struct Quality {
   std::string procedure_patterns;  // --procedures: only the entries of these were patched
   uint32_t budget_percent = 0;
   std::vector<UnpatchedProcedure> unpatched;
+  uint64_t cost_trials = 0;  // entries the budget switched off and on to measure their cost
   // Windows in which those entries were on again, and the stack reads made in them: the
   // turned-off procedures' time since is estimated from those reads (0: not estimated).
-  uint64_t cost_trials = 0;  // entries the budget switched off and on to measure their cost
   uint64_t entry_windows = 0;
   uint64_t window_reads = 0;
   double sampler_cpu_s = 0;

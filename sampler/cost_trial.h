@@ -35,12 +35,12 @@ class CostTrial {
   // Whether the entry is on in `phase` (on, off, off, on, on, off, off, on).
   QUARTZ_NOINSTR static constexpr bool entry_on(uint32_t phase) { return (phase + 1) / 2 % 2 == 0; }
 
-  // Starts a trial of `procedure`'s entry (on); `begin` then gives the counts now.
-  QUARTZ_NOINSTR void start(uintptr_t procedure) {
+  // Starts a trial of `procedure`'s entry (on), with the counts now.
+  QUARTZ_NOINSTR void start(uintptr_t procedure, const PaceReading& now) {
     procedure_ = procedure;
     phase_ = 0;
+    last_ = now;
   }
-  QUARTZ_NOINSTR void begin(const PaceReading& now) { last_ = now; }
   QUARTZ_NOINSTR bool running() const { return procedure_ != 0 && phase_ < kPhases; }
   QUARTZ_NOINSTR uintptr_t procedure() const { return procedure_; }
   QUARTZ_NOINSTR uint32_t phase() const { return phase_; }

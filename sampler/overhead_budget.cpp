@@ -223,22 +223,18 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
 }
 
 void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns) {
-  Calls* costliest = nullptr;
-  Calls* own = nullptr;
+  Calls* own = nullptr;  // the most called of late, in own_
   for (size_t i = 0; i < claimed_.size(); ++i) {
-    Calls& c = calls_[claimed_[i]];
+    const Calls& c = calls_[claimed_[i]];
     if (c.decided || c.measured_ns > 0) continue;
     Calls* o = find(own_, c.procedure);
-    if (o && o->tries < kTriesPerEntry && (!own || o->calls_recent > own->calls_recent)) {
-      costliest = &c;
-      own = o;
-    }
+    if (o && o->tries < kTriesPerEntry && (!own || o->calls_recent > own->calls_recent)) own = o;
   }
-  if (!costliest ||
+  if (!own ||
       static_cast<double>(own->calls_recent) * call_ns_ < allowed_recent_ns * kTrialShareOfBudget) {
     return;
   }
-  trial_entry_ = hooks::entry_of(costliest->procedure);
+  trial_entry_ = hooks::entry_of(own->procedure);
   if (trial_entry_ == 0) {  // no entry to switch (a hook's, OpenMP's)
     own->tries = kTriesPerEntry;
     return;
@@ -246,13 +242,11 @@ void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns)
   trial_phase_snapshots_ = kTrialPhaseSnapshots << own->tries++;
   ++trials_;
   trial_snapshots_ = 0;
-  trial_.start(costliest->procedure);
-  trial_.begin(read_pace(runtime));
+  trial_.start(own->procedure, read_pace(runtime, own->procedure));
 }
 
-PaceReading OverheadBudget::read_pace(rt::Runtime& runtime) {
+PaceReading OverheadBudget::read_pace(rt::Runtime& runtime, uintptr_t tried) {
   PaceReading r;
-  const uintptr_t tried = trial_.procedure();
   rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
     if (callee == tried) {
       r.tried_calls += calls;
@@ -270,7 +264,7 @@ void OverheadBudget::step_trial(rt::Runtime& runtime) {
   if (!trial_.running() || ++trial_snapshots_ < trial_phase_snapshots_) return;
   trial_snapshots_ = 0;
   const bool was_on = CostTrial::entry_on(trial_.phase());
-  if (!trial_.end_phase(read_pace(runtime))) {
+  if (!trial_.end_phase(read_pace(runtime, trial_.procedure()))) {
     const bool on = CostTrial::entry_on(trial_.phase());
     if (on != was_on) hooks::switch_entries(&trial_entry_, 1, on);
     return;

@@ -111,7 +111,8 @@ class OverheadBudget {
   // Tries the entry left on called most since the last decision, when its calls then may
   // have cost a share of what the budget allowed then or more.
   QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_recent_ns);
-  QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime);
+  // The counts a trial of `tried`'s entry reads at a phase's end.
+  QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime, uintptr_t tried);
 
   uint32_t percent_ = 0;
   double call_ns_ = 0;

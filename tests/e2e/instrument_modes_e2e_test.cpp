@@ -136,16 +136,21 @@ class Budget : public ScratchTest {
   json profile(const std::vector<std::string>& run_flags) {
     return build_and_profile(dir, "hot", kHotSource, {}, run_flags, "20000000");
   }
-  // `source` built with quartz-cc -O2 -pthread and run under `quartz run --budget 1`: the
-  // program's own output (its truths), and the report (discarded when a step failed).
-  json run_with_budget_1(const std::string& name, const char* source, CommandResult* run) {
+  // `source` built with quartz-cc -O2 -pthread as `name`: the program's path.
+  std::string build(const std::string& name, const char* source) {
     const std::string program = (dir / name).string();
     std::ofstream(program + ".c") << source;
     const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
                                           "-pthread", "-o", program, program + ".c"});
     EXPECT_EQ(cc.exit_code, 0) << cc.err;
+    return program;
+  }
+  // `program` run under `quartz run --budget PERCENT`: the program's own output (its
+  // truths), and the report (discarded when a step failed).
+  json run_with_budget(const std::string& program, const char* percent, CommandResult* run) {
     const std::string store = program + ".db";
-    *run = run_command({kQuartz, "run", "-q", "--budget", "1", "--store", store, "--", program});
+    *run =
+        run_command({kQuartz, "run", "-q", "--budget", percent, "--store", store, "--", program});
     EXPECT_EQ(run->exit_code, 0) << run->err;
     const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
     EXPECT_EQ(report.exit_code, 0) << report.err;
@@ -226,7 +231,7 @@ constexpr const char* kHiddenSource =
 
 TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
   CommandResult run;
-  const json r = run_with_budget_1("hidden", kHiddenSource, &run);
+  const json r = run_with_budget(build("hidden", kHiddenSource), "1", &run);
   ASSERT_FALSE(r.is_discarded());
   const double truth = std::stod(printed_values(run.out)["tiny_share"]);
   const json& unpatched = r["sampling"]["unpatched"];
@@ -281,7 +286,7 @@ constexpr const char* kApartSource =
 
 TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
   CommandResult run;
-  const json r = run_with_budget_1("apart", kApartSource, &run);
+  const json r = run_with_budget(build("apart", kApartSource), "1", &run);
   ASSERT_FALSE(r.is_discarded());
   EXPECT_EQ(printed_values(run.out)["steps"], "4800000");
   ASSERT_EQ(r["sampling"]["unpatched"].size(), 3u) << r["sampling"]["unpatched"];
@@ -356,11 +361,7 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
   // Under a sanitizer the runtime's own code is what a patched call costs (~150 ns
   // calibrated): the look-ups' loss is no longer several times that.
   if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer's patched call costs what the look-ups lose";
-  const std::string program = (dir / "lookup").string();
-  std::ofstream(program + ".c") << kLookupSource;
-  const CommandResult cc = run_command({std::string(QUARTZ_BIN_DIR) + "/quartz-cc", "-O2",
-                                        "-pthread", "-o", program, program + ".c"});
-  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  const std::string program = build("lookup", kLookupSource);
   auto work_s = [&](const std::vector<std::string>& flags) {
     std::vector<std::string> run{kQuartz,       "run", "-q",
                                  "--no-import", "-o",  (dir / "truth.qcap").string()};
@@ -373,15 +374,11 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
   const double every_call_s = work_s({"--budget", "0"});
   const double without_lookup_s =
       work_s({"--budget", "0", "--procedures", "main,drive,batch,compute"});
-  const std::string store = program + ".db";
-  const CommandResult run =
-      run_command({kQuartz, "run", "-q", "--budget", "20", "--store", store, "--", program});
+  CommandResult run;
+  const json r = run_with_budget(program, "20", &run);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const double lookups = std::stod(printed_values(run.out)["lookups"]);
-  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
-  ASSERT_EQ(report.exit_code, 0) << report.err;
-  const json r = json::parse(report.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(r.is_discarded());
+  const double lookups = std::stod(printed_values(run.out)["lookups"]);
 
   const double truth_ns = (every_call_s - without_lookup_s) / lookups * 1e9;
   const double calibrated_ns = r["sampling"]["hook_pair_ns"];

@@ -12,9 +12,8 @@ constexpr uint64_t kMs = 1'000'000;
 // get `pace_on` calls a ms with the entry on (and it `tried_on`), `pace_off` with it off.
 double trial(uint64_t pace_on, uint64_t pace_off, uint64_t tried_on) {
   CostTrial t;
-  t.start(0x1000);
   PaceReading now{5000, 70000, 300 * kMs};  // counts before the trial
-  t.begin(now);
+  t.start(0x1000, now);
   for (uint32_t p = 0; p < CostTrial::kPhases; ++p) {
     EXPECT_TRUE(t.running());
     const bool on = CostTrial::entry_on(p);
@@ -44,9 +43,8 @@ TEST(CostTrial, NoDifferenceInPaceTellsNothing) {
 
 TEST(CostTrial, PhasesThatDisagreeTellNothing) {
   CostTrial t;
-  t.start(0x1000);
   PaceReading now{};
-  t.begin(now);
+  t.start(0x1000, now);
   // Off faster in every phase but one: the one on phase as fast as the off ones.
   const uint64_t paces[] = {100, 200, 200, 100, 210, 200, 200, 100};
   for (uint32_t p = 0; p < CostTrial::kPhases; ++p) {
@@ -68,8 +66,7 @@ TEST(CostTrial, TooFewCallsToReadThePaceTellNothing) {
 
 TEST(CostTrial, AnUnfinishedTrialTellsNothing) {
   CostTrial t;
-  t.start(0x1000);
-  t.begin(PaceReading{});
+  t.start(0x1000, PaceReading{});
   t.end_phase(PaceReading{1000, 0, 10 * kMs});
   EXPECT_TRUE(t.running());
   EXPECT_LT(t.call_ns(), 0);
