@@ -75,7 +75,7 @@ Selection lock_selection(const RunData& run, const analysis::LockRow& lock) {
 
 Selection thread_selection(const RunData& run, const analysis::ThreadRow& thread) {
   return of_totals(
-      run, QObject::tr("thread #%1 %2").arg(thread.index).arg(QString::fromStdString(thread.name)),
+      run, QObject::tr("thread #%1 %2").arg(thread.index).arg(QString::fromStdString(thread.label)),
       thread.totals);
 }
 
