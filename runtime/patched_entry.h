@@ -8,15 +8,17 @@
 // trampoline with the function's body in r11; turned off, they cost one short jump:
 //
 //   off:  eb 0d                    jmp over the rest
-//   on:   49 bb <8 bytes>          movabs $body, %r11   (body: the entry's end)
-//         e9 <4 bytes>             jmp stub             (a page of stubs near the object
-//                                                        jumps on to the trampoline)
+//   on:   eb 00                    jmp to the next instruction
+//         4c 8d 1d 06 00 00 00     lea body(%rip), %r11   (body: the entry's end)
+//         e9 <4 bytes>             jmp stub               (a page of stubs near the object
+//         cc                                                jumps on to the trampoline)
 //
 // A jump, not a call: the trampoline calls the body itself, so that the processor's return
 // stack predicts the body's return, and the trampoline's own return to the caller
-// (compiler_hooks/patched_entries.cpp). The first two bytes change with one atomic store,
-// so a thread running through the entry meanwhile sees it either on or off (as XRay's sleds
-// do).
+// (compiler_hooks/patched_entries.cpp). On and off differ in one byte, the short jump's
+// displacement: a thread running through the entry sees it either on or off, however the
+// byte is written (the sampler writes it through /proc/self/mem, which changes no page's
+// protection: entry_sleds.cpp).
 #pragma once
 
 #include <cstdint>
@@ -28,9 +30,12 @@ namespace quartz::rt {
 
 inline constexpr uint32_t kEntryBytes = 15;
 inline constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-inline constexpr uint16_t kEntryOff = 0x0deb;  // eb 0d, little-endian
-inline constexpr uint16_t kEntryOn = 0xbb49;   // 49 bb: movabs $..., %r11
-inline constexpr uint32_t kEntryJump = 10;     // where the jmp is
+inline constexpr uint8_t kShortJump = 0xeb;
+inline constexpr uint32_t kEntrySwitch = 1;  // the byte that turns an entry on or off
+inline constexpr uint8_t kEntryOff = 0x0d;   // over the rest, to the body
+inline constexpr uint8_t kEntryOn = 0x00;    // on, to the lea
+inline constexpr uint8_t kLoadBody[7] = {0x4c, 0x8d, 0x1d, 6, 0, 0, 0};  // lea 6(%rip), %r11
+inline constexpr uint32_t kEntryJump = 9;  // where the jmp to the stub is
 inline constexpr uint8_t kJumpRel32 = 0xe9;
 
 // Where the time of a call through the trampolines falls, as a sampler sees it: almost all
@@ -59,9 +64,8 @@ inline constexpr double kPatchedCallCalleeShare = 0.0;
 QUARTZ_ALWAYS_INLINE bool entry_is_on(uintptr_t function) {
   auto* code = reinterpret_cast<const uint8_t*>(function);
   if (memcmp(code, kEndbr64, sizeof kEndbr64) == 0) code += sizeof kEndbr64;
-  uint16_t head;
-  memcpy(&head, code, sizeof head);
-  return head == kEntryOn && code[kEntryJump] == kJumpRel32;
+  return code[0] == kShortJump && code[kEntrySwitch] == kEntryOn &&
+         memcmp(code + 2, kLoadBody, sizeof kLoadBody) == 0 && code[kEntryJump] == kJumpRel32;
 }
 
 }  // namespace quartz::rt
