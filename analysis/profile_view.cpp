@@ -162,6 +162,14 @@ std::string kind_name(uint32_t kind) {
   return capture::kind_name(kind);
 }
 
+std::string Quality::seen_through() const {
+  if (patched_entries != 0) return std::to_string(patched_entries) + " patched entries";
+  if (!procedure_patterns.empty()) {
+    return "no patched entry: --procedures '" + procedure_patterns + "' matches none";
+  }
+  return "the compiler's hooks";
+}
+
 std::optional<double> share(double part, double whole) {
   if (!(whole > 0)) return std::nullopt;
   return part / whole;

@@ -175,6 +175,10 @@ struct Quality {
   bool traced = false;   // recorded with --trace (quartz predict can use it)
   uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
   std::vector<LimitReached> limits_reached;  // the one list of them: report and viewer
+
+  // How procedures were seen, for report and viewer: "N patched entries", none when
+  // --procedures matched no entry, else the compiler's hooks.
+  std::string seen_through() const;
 };
 
 struct ProfileView {

@@ -177,11 +177,11 @@ void print_limits(std::ostream& out, const ProfileView& v) {
 
 // How procedures were seen, and what the overhead budget stopped measuring.
 void print_instrumentation(std::ostream& out, const Quality& q) {
+  out << "Procedures seen through " << q.seen_through();
   if (q.patched_entries == 0) {
-    out << "Procedures seen through the compiler's hooks\n";
+    out << "\n";
     return;
   }
-  out << "Procedures seen through " << q.patched_entries << " patched entries";
   if (!q.procedure_patterns.empty())
     out << " (those --procedures '" << q.procedure_patterns << "' matches)";
   out << "; overhead budget "

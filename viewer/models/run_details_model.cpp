@@ -68,12 +68,8 @@ RunDetailsModel::RunDetailsModel(std::shared_ptr<const RunData> run, QObject* pa
       "Stack copies torn by the thread changing its stack while read, per thread sample");
   seconds("Dilation removed", q.dilation_removed_s,
           "Processor time taken out as the instrumentation's own cost");
-  add("Procedures seen through",
-      q.patched_entries
-          ? QString::fromStdString(std::to_string(q.patched_entries) + " patched entries")
-          : QString("the compiler's hooks"),
-      q.patched_entries ? QString::number(q.patched_entries) + " patched entries"
-                        : QString("the compiler's hooks"),
+  add("Procedures seen through", QString::fromStdString(q.seen_through()),
+      QString::fromStdString(q.seen_through()),
       "How the program was built (quartz-cc's QUARTZ_INSTRUMENT, quartz_instrument's MODE)");
   add("Cost per call", q.hook_pair_ns, QString::asprintf("%.1f ns", q.hook_pair_ns),
       "Calibrated cost of one call through a patched entry, or of one enter/exit hook pair");
