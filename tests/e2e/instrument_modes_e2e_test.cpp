@@ -259,35 +259,64 @@ TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
   EXPECT_GT(share, truth / 2) << reads << " reads; tiny " << tiny_s << " s, drive " << drive_s;
 }
 
-// Entries pages apart are switched together in the windows (one mprotect pair over the pages
-// of their code segment between them): three procedures 16 KB apart, each turned off by the
-// budget, each found again in the windows. Their bodies are the same steps, so each has a
-// third of their time, by construction; one whose entry stayed off in the windows would
-// keep only what it had before its decision (~1%).
-constexpr const char* kApartSource =
-    "#include <pthread.h>\n"
-    "#include <stdio.h>\n"
-    "#define STEPS(a) for (int j = 0; j < 200; j++) a = a * 0.9999999 + 1.0\n"
-    "#define APART __attribute__((noipa, aligned(16384)))\n"
-    "static volatile double sink;\n"
-    "APART double step_a(double a) { STEPS(a); return a; }\n"
-    "APART double step_b(double a) { STEPS(a); return a; }\n"
-    "APART double step_c(double a) { STEPS(a); return a; }\n"
-    "__attribute__((noipa)) void* drive(void* unused) {\n"
-    "  double a = 0;\n"
-    "  for (long i = 0; i < 800000; i++) a = step_c(step_b(step_a(a)));\n"
-    "  sink = a;\n"
-    "  return unused;\n"
-    "}\n"
-    "int main(void) {\n" TWO_DRIVERS
-    "  printf(\"steps=%d\\n\", 3 * 2 * 800000);\n"
-    "  return 0;\n"
-    "}\n";
+// Entries pages apart are all on in the windows: three procedures 16 KB apart, each turned
+// off by the budget, each found again in the windows. Their bodies are the same steps, so
+// each has a third of their time, by construction; one whose entry stayed off in the windows
+// would keep only what it had before its decision (~1%).
+#define APART_PROCEDURES                                                     \
+  "#include <pthread.h>\n"                                                   \
+  "#include <stdio.h>\n"                                                     \
+  "#define STEPS(a) for (int j = 0; j < 200; j++) a = a * 0.9999999 + 1.0\n" \
+  "#define APART __attribute__((noipa, aligned(16384)))\n"                   \
+  "static volatile double sink;\n"                                           \
+  "APART double step_a(double a) { STEPS(a); return a; }\n"                  \
+  "APART double step_b(double a) { STEPS(a); return a; }\n"                  \
+  "APART double step_c(double a) { STEPS(a); return a; }\n"                  \
+  "__attribute__((noipa)) void* drive(void* unused) {\n"                     \
+  "  double a = 0;\n"                                                        \
+  "  for (long i = 0; i < 800000; i++) a = step_c(step_b(step_a(a)));\n"     \
+  "  sink = a;\n"                                                            \
+  "  return unused;\n"                                                       \
+  "}\n"
+#define APART_MAIN_BODY TWO_DRIVERS "  printf(\"steps=%d\\n\", 3 * 2 * 800000);\n  return 0;\n}\n"
 
-TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
-  CommandResult run;
-  const json r = run_with_budget(build("apart", kApartSource), "1", &run);
-  ASSERT_FALSE(r.is_discarded());
+constexpr const char* kApartSource = APART_PROCEDURES "int main(void) {\n" APART_MAIN_BODY;
+
+// The same where the kernel refuses writes through /proc/self/mem (proc_mem.force_override=
+// never, a security module): a seccomp filter of the program's own, in every thread (the
+// sampler's too), fails writes at offsets above 4 GB (code addresses; a capture's are
+// smaller) as that kernel does. The sampler then switches entries by mprotect pairs, one
+// over the pages of their code segment between them.
+constexpr const char* kApartRefusedSource =
+    "#include <errno.h>\n"
+    "#include <linux/filter.h>\n"
+    "#include <linux/seccomp.h>\n"
+    "#include <stddef.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <sys/prctl.h>\n"
+    "#include <sys/syscall.h>\n"
+    "#include <unistd.h>\n" APART_PROCEDURES
+    "static void refuse_memory_writes(void) {\n"
+    "  struct sock_filter f[] = {\n"
+    "    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),\n"
+    "    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwrite64, 0, 3),\n"
+    "    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3]) + 4),\n"
+    "    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),\n"
+    "    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),\n"
+    "    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),\n"
+    "  };\n"
+    "  struct sock_fprog filter = {sizeof f / sizeof f[0], f};\n"
+    "  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||\n"
+    "      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &filter)) {\n"
+    "    perror(\"seccomp\");\n"
+    "    exit(2);\n"
+    "  }\n"
+    "}\n"
+    "int main(void) {\n"
+    "  refuse_memory_writes();\n" APART_MAIN_BODY;
+
+// Each of the three has a third of their time, give or take the windows' sampling.
+void expect_apart_procedures_found(const json& r, const CommandResult& run) {
   EXPECT_EQ(printed_values(run.out)["steps"], "4800000");
   ASSERT_EQ(r["sampling"]["unpatched"].size(), 3u) << r["sampling"]["unpatched"];
   double total_s = 0;
@@ -301,6 +330,20 @@ TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
   for (const auto& [name, seconds] : self_s) {
     EXPECT_GT(seconds, total_s / 6) << name << ": " << seconds << " s of " << total_s;
   }
+}
+
+TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
+  CommandResult run;
+  const json r = run_with_budget(build("apart", kApartSource), "1", &run);
+  ASSERT_FALSE(r.is_discarded());
+  expect_apart_procedures_found(r, run);
+}
+
+TEST_F(Budget, WhereTheKernelRefusesWritesToTheProgramsMemoryEntriesAreSwitchedByMprotect) {
+  CommandResult run;
+  const json r = run_with_budget(build("apart_refused", kApartRefusedSource), "1", &run);
+  ASSERT_FALSE(r.is_discarded());
+  expect_apart_procedures_found(r, run);
 }
 
 // An entry can cost its program far more than a patched call's calibrated cost: `lookup` is
