@@ -1,5 +1,7 @@
 #include "sampler/cost_trial.h"
 
+#include <algorithm>
+
 namespace quartz::sampler {
 
 bool CostTrial::end_phase(const PaceReading& now) {
@@ -30,18 +32,39 @@ double CostTrial::mean_call_ns() const {
   return (on_cpu - on_calls * off_cpu / off_calls) / tried_on;
 }
 
+double CostTrial::pace(uint32_t phase) const {
+  const PaceReading& r = phases_[phase];
+  if (r.other_calls < kMinPhaseCalls || r.cpu_ns == 0) return 0;
+  return static_cast<double>(r.other_calls) / static_cast<double>(r.cpu_ns);
+}
+
 double CostTrial::call_ns() const {
   if (procedure_ == 0 || phase_ < kPhases) return -1;
   double slowest_off = 0, fastest_on = 0;
   for (uint32_t p = 0; p < kPhases; ++p) {
-    const PaceReading& r = phases_[p];
-    if (r.other_calls < kMinPhaseCalls || r.cpu_ns == 0) return -1;
-    const double pace = static_cast<double>(r.other_calls) / static_cast<double>(r.cpu_ns);
+    const double phase_pace = pace(p);
+    if (phase_pace == 0) return -1;
     double& bound = entry_on(p) ? fastest_on : slowest_off;
-    if (bound == 0 || (entry_on(p) ? pace > bound : pace < bound)) bound = pace;
+    if (bound == 0 || (entry_on(p) ? phase_pace > bound : phase_pace < bound)) bound = phase_pace;
   }
   const double cost = mean_call_ns();
   return slowest_off > fastest_on && cost > 0 ? cost : -1;
+}
+
+bool CostTrial::steady() const {
+  if (procedure_ == 0 || phase_ < kPhases) return false;
+  for (const bool on : {true, false}) {
+    double slowest = 0, fastest = 0;
+    for (uint32_t p = 0; p < kPhases; ++p) {
+      if (entry_on(p) != on) continue;
+      const double phase_pace = pace(p);
+      if (phase_pace == 0) return false;
+      slowest = slowest == 0 ? phase_pace : std::min(slowest, phase_pace);
+      fastest = std::max(fastest, phase_pace);
+    }
+    if (fastest > kSteadySpread * slowest) return false;
+  }
+  return true;
 }
 
 }  // namespace quartz::sampler

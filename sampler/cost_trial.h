@@ -11,6 +11,11 @@
 // on, per ns of the program's processor time. It tells a cost only when every phase with
 // the entry off went faster than every phase with it on (by chance, 1 time in 70): the
 // share of the processor time the entry cost while on, over its calls then.
+//
+// A trial is steady when the program kept one pace in each state: the phases of a state
+// within a factor of kSteadySpread of each other. One that is not ran across a change in
+// what the program does (minimap2 indexing, then mapping: paces of 0.0001 and 1.5 calls a
+// us in one trial), and tells nothing of the entry either way.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +36,8 @@ class CostTrial {
   static constexpr uint32_t kPhases = 8;
   // A phase with fewer calls into the other entries says too little of the pace.
   static constexpr uint64_t kMinPhaseCalls = 100;
+  // Steady trials here: the phases of a state within 1.03-1.12 of each other (minimap2).
+  static constexpr double kSteadySpread = 1.5;
 
   // Whether the entry is on in `phase` (on, off, off, on, on, off, off, on).
   QUARTZ_NOINSTR static constexpr bool entry_on(uint32_t phase) { return (phase + 1) / 2 % 2 == 0; }
@@ -53,8 +60,13 @@ class CostTrial {
   // The same figure from all the phases together, whether or not every one agreed; 0 before
   // the last phase or without calls.
   QUARTZ_NOINSTR double mean_call_ns() const;
+  // After the last phase: whether the program kept one pace in each state (above).
+  QUARTZ_NOINSTR bool steady() const;
 
  private:
+  // A phase's pace: calls into the other entries per ns; 0 with too few to tell.
+  QUARTZ_NOINSTR double pace(uint32_t phase) const;
+
   uintptr_t procedure_ = 0;
   uint32_t phase_ = 0;
   PaceReading last_{};

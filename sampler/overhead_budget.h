@@ -89,6 +89,7 @@ class OverheadBudget {
     double call_share;        // own_: call_share()
     double measured_ns;       // own_, and calls_ from it: a call's cost as its trial measured
     uint8_t tries;            // own_: trials of its entry (the most, if it had none to try)
+    uint8_t unsteady;         // own_: trials of it that were not steady, not counted in tries
     uint64_t calls_decided;   // own_: its calls at the last decision
     uint64_t calls_recent;    // own_: its calls between the last two decisions
     bool decided;             // calls_: its entry was turned off, or could not be

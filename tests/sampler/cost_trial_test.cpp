@@ -41,22 +41,46 @@ TEST(CostTrial, NoDifferenceInPaceTellsNothing) {
   EXPECT_LT(trial(150, 150, 50'000), 0);
 }
 
-TEST(CostTrial, PhasesThatDisagreeTellNothing) {
+// A trial through its eight phases of 10 ms of processor time each, the other entries
+// getting `paces[p]` calls a ms in phase p, the entry tried 50,000 calls a phase it is on.
+CostTrial trial_of(const uint64_t (&paces)[CostTrial::kPhases]) {
   CostTrial t;
   PaceReading now{};
   t.start(0x1000, now);
-  // Off faster in every phase but one: the one on phase as fast as the off ones.
-  const uint64_t paces[] = {100, 200, 200, 100, 210, 200, 200, 100};
   for (uint32_t p = 0; p < CostTrial::kPhases; ++p) {
     now.other_calls += 10 * paces[p];
     now.tried_calls += CostTrial::entry_on(p) ? 50'000 : 0;
     now.cpu_ns += 10 * kMs;
     t.end_phase(now);
   }
+  return t;
+}
+
+TEST(CostTrial, PhasesThatDisagreeTellNothing) {
+  // Off faster in every phase but one: the one on phase as fast as the off ones.
+  const CostTrial t = trial_of({100, 200, 200, 100, 210, 200, 200, 100});
   EXPECT_LT(t.call_ns(), 0);
   // Taken together: on, 5100 calls in 40 ms; off, 8000 in 40 ms. At the off pace the on
   // phases' work takes 25.5 ms; the other 14.5 ms went to 200,000 calls: 72.5 ns a call.
   EXPECT_DOUBLE_EQ(t.mean_call_ns(), 72.5);
+  // Each state kept its pace within 2.1 (on: 100 to 210), over kSteadySpread.
+  EXPECT_FALSE(t.steady());
+}
+
+TEST(CostTrial, OnePaceInEachStateIsSteady) {
+  // minimap2's mm_idx_get, as its trial read it: on 0.51-0.53 calls a us, off 0.59-0.60.
+  const CostTrial t = trial_of({522, 596, 586, 533, 523, 604, 599, 508});
+  EXPECT_TRUE(t.steady());
+  EXPECT_GT(t.call_ns(), 0);
+}
+
+TEST(CostTrial, ATrialAcrossAChangeInWhatTheProgramDoesIsNotSteady) {
+  // minimap2 going from indexing to mapping in the middle of a trial: no calls into the
+  // other entries, then 1.5 to 8 a us. The off phases of the second half are slower than
+  // the on ones of the first: nothing is told, and nothing of the entry either.
+  const CostTrial t = trial_of({0, 0, 0, 0, 1550, 5478, 7178, 8192});
+  EXPECT_LT(t.call_ns(), 0);
+  EXPECT_FALSE(t.steady());
 }
 
 TEST(CostTrial, TooFewCallsToReadThePaceTellNothing) {
