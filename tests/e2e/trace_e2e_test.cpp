@@ -194,6 +194,12 @@ int main(int argc, char** argv) {
 )";
 
 TEST_F(TraceE2E, ACallHeavyProgramIsPredictedAsThePlainProgramRuns) {
+  // Under a sanitizer the unprofiled run of --baseline carries the sanitizer's runtime,
+  // preloaded with ours (disabled): 0.47-0.48 s of processor time against the plain
+  // program's 0.42-0.44 (AddressSanitizer's start and interceptors, measured), so the
+  // measured correction is 9% long before any noise (0.481 s once in a CI rehearsal); and
+  // the calibrated one is the sanitizer's (150 ns a call), not the users'.
+  if (QUARTZ_SANITIZED) GTEST_SKIP() << "the baseline run would carry the sanitizer's runtime";
   const std::string source = (dir / "calls.c").string();
   std::ofstream(source) << kCallHeavySource;
   const std::string plain = (dir / "plain").string(), profiled = (dir / "profiled").string();
@@ -214,11 +220,8 @@ TEST_F(TraceE2E, ACallHeavyProgramIsPredictedAsThePlainProgramRuns) {
   // With the default budget the leaf's entry is turned off 20 ms into the run: the
   // calibrated costs are enough. With every call counted they are not (calls that cost 4 ns
   // each, calibrated at 13: 25% short), and --baseline measures what they cost.
-  // (Under a sanitizer the runtime's calls cost 150 ns, and the calibrated costs leave the
-  // defaults' prediction 9-13% long: there only the measured correction is the users'.)
   for (const std::vector<std::string>& flags :
        {std::vector<std::string>{}, std::vector<std::string>{"--budget", "0", "--baseline"}}) {
-    if (QUARTZ_SANITIZED && flags.empty()) continue;
     store = (dir / ("calls" + std::to_string(flags.size()) + ".db")).string();
     std::vector<std::string> argv{kQuartz, "run", "-q", "--trace", "--store", store};
     argv.insert(argv.end(), flags.begin(), flags.end());
