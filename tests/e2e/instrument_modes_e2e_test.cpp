@@ -262,26 +262,27 @@ TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
 // Entries pages apart are all on in the windows: three procedures 16 KB apart, each turned
 // off by the budget, each found again in the windows. Their bodies are the same steps, so
 // each has a third of their time, by construction; one whose entry stayed off in the windows
-// would keep only what it had before its decision (~1%). A call does ~70 ns of work, so that
-// each entry costs several times the 1% budget: at 270 ns (200 steps) one entry's calls were
+// would keep only what it had before its decision (~1%). A call does ~135 ns of work, so that
+// each entry costs 2-4 times the 1% budget: at 270 ns (200 steps) one entry's calls were
 // ~1.9% by a 15 ns calibration, and the third was left on in a CI run whose calls measured
-// less.
-#define APART_PROCEDURES                                                    \
-  "#include <pthread.h>\n"                                                  \
-  "#include <stdio.h>\n"                                                    \
-  "#define STEPS(a) for (int j = 0; j < 50; j++) a = a * 0.9999999 + 1.0\n" \
-  "#define APART __attribute__((noipa, aligned(16384)))\n"                  \
-  "static volatile double sink;\n"                                          \
-  "APART double step_a(double a) { STEPS(a); return a; }\n"                 \
-  "APART double step_b(double a) { STEPS(a); return a; }\n"                 \
-  "APART double step_c(double a) { STEPS(a); return a; }\n"                 \
-  "__attribute__((noipa)) void* drive(void* unused) {\n"                    \
-  "  double a = 0;\n"                                                       \
-  "  for (long i = 0; i < 2400000; i++) a = step_c(step_b(step_a(a)));\n"   \
-  "  sink = a;\n"                                                           \
-  "  return unused;\n"                                                      \
+// less; at 70 ns the calls made in the windows (their cost falls in `drive`) gave `drive` a
+// third of the time in a clang CI run.
+#define APART_PROCEDURES                                                     \
+  "#include <pthread.h>\n"                                                   \
+  "#include <stdio.h>\n"                                                     \
+  "#define STEPS(a) for (int j = 0; j < 100; j++) a = a * 0.9999999 + 1.0\n" \
+  "#define APART __attribute__((noipa, aligned(16384)))\n"                   \
+  "static volatile double sink;\n"                                           \
+  "APART double step_a(double a) { STEPS(a); return a; }\n"                  \
+  "APART double step_b(double a) { STEPS(a); return a; }\n"                  \
+  "APART double step_c(double a) { STEPS(a); return a; }\n"                  \
+  "__attribute__((noipa)) void* drive(void* unused) {\n"                     \
+  "  double a = 0;\n"                                                        \
+  "  for (long i = 0; i < 1200000; i++) a = step_c(step_b(step_a(a)));\n"    \
+  "  sink = a;\n"                                                            \
+  "  return unused;\n"                                                       \
   "}\n"
-#define APART_MAIN_BODY TWO_DRIVERS "  printf(\"steps=%d\\n\", 3 * 2 * 2400000);\n  return 0;\n}\n"
+#define APART_MAIN_BODY TWO_DRIVERS "  printf(\"steps=%d\\n\", 3 * 2 * 1200000);\n  return 0;\n}\n"
 
 constexpr const char* kApartSource = APART_PROCEDURES "int main(void) {\n" APART_MAIN_BODY;
 
@@ -320,7 +321,7 @@ constexpr const char* kApartRefusedSource =
 
 // Each of the three has a third of their time, give or take the windows' sampling.
 void expect_apart_procedures_found(const json& r, const CommandResult& run) {
-  EXPECT_EQ(printed_values(run.out)["steps"], "14400000");
+  EXPECT_EQ(printed_values(run.out)["steps"], "7200000");
   ASSERT_EQ(r["sampling"]["unpatched"].size(), 3u) << r["sampling"]["unpatched"];
   double total_s = 0;
   std::map<std::string, double> self_s;
@@ -333,11 +334,12 @@ void expect_apart_procedures_found(const json& r, const CommandResult& run) {
   for (const auto& [name, seconds] : self_s) {
     EXPECT_GT(seconds, total_s / 6) << name << ": " << seconds << " s of " << total_s;
   }
-  // And the steps are nearly all of the work: with no window found, all three would leave
-  // their time to `drive`, whose own work is its loop.
+  // And the steps hold most of the work: with no window found, all three would leave their
+  // time to `drive`, whose own work is its loop (0.03 s in the steps of ~0.9 s, with the
+  // switching broken).
   const json* drive = procedure(r, "drive");
   ASSERT_NE(drive, nullptr);
-  EXPECT_GT(total_s, 2 * (*drive)["processor_self_s"].get<double>()) << total_s << " s in steps";
+  EXPECT_GT(total_s, (*drive)["processor_self_s"].get<double>()) << total_s << " s in steps";
 }
 
 TEST_F(Budget, EntriesPagesApartAreAllOnInTheWindows) {
