@@ -9,9 +9,9 @@
 // those costs. While the costs of the entries still on exceed the budget's share of the
 // program's own time, the entry that costs most against its procedure's own time is turned
 // off: its procedure is called as often as ever but costs no call from then on, and its time
-// goes to its caller. An entry whose trial measured calls well beyond the calibrated
-// cost is turned off whatever the budget: what they cost beyond it falls in the procedure
-// itself, whose time it inflates. Decisions come at 20, 50, 100, 200 and 500 ms into the run, every
+// goes to its caller. An entry whose trial measured calls well beyond the calibrated cost
+// is turned off whatever the budget: what they cost beyond it falls in the procedure itself,
+// whose time it inflates. Decisions come at 20, 50, 100, 200 and 500 ms into the run, every
 // second after, and as soon as a trial ends; each is one pass over the call edges. After a
 // decision, the entry left on that was called most since the decision before is tried, if
 // those calls cost a quarter of what the budget allowed then or more by the calibrated
