@@ -338,7 +338,7 @@ QUARTZ_NOINSTR bool is_patched_sled(uintptr_t address) {
 }  // namespace
 
 bool write_entry(uint8_t* sled, const uint8_t* stub) {
-  const auto after_jump = reinterpret_cast<intptr_t>(sled + rt::kEntryJump + 5);
+  const auto after_jump = reinterpret_cast<intptr_t>(sled + rt::kEntryJumpEnd);
   const int64_t distance = reinterpret_cast<intptr_t>(stub) - after_jump;
   if (distance != static_cast<int32_t>(distance)) return false;
   const auto rel32 = static_cast<int32_t>(distance);

@@ -37,6 +37,7 @@ inline constexpr uint8_t kEntryOn = 0x00;    // on, to the lea
 inline constexpr uint8_t kLoadBody[7] = {0x4c, 0x8d, 0x1d, 6, 0, 0, 0};  // lea 6(%rip), %r11
 inline constexpr uint32_t kEntryJump = 9;  // where the jmp to the stub is
 inline constexpr uint8_t kJumpRel32 = 0xe9;
+inline constexpr uint32_t kEntryJumpEnd = kEntryJump + 5;  // what its rel32 counts from
 
 // Where the time of a call through the trampolines falls, as a sampler sees it: almost all
 // of it in the caller (registers are saved before the procedure is pushed, and restored
