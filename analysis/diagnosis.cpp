@@ -74,10 +74,11 @@ bool is_lock(uint32_t kind) {
 
 // Serial bottleneck: a procedure's own time with exactly one processor busy, outside any
 // lock (time under a held object is the object's contention), and with the idle processors
-// waiting for it rather than without a thread to run (that part is start-up or wind-down
-// starvation). Spread over P processors it would take 1/P of it: severity =
-// t1 (1 - 1/P) / elapsed, less the share of the others' idleness that was blocking in the
-// kernel (then the waits are the problem, not the work).
+// waiting for it: not without a thread to run (that part is start-up or wind-down
+// starvation), nor while the program's other threads were ready for them (taken by other
+// processes, or being woken: the ready time's findings). Spread over P processors it would take 1/P
+// of it: severity = t1 (1 - 1/P) / elapsed, less the share of the others' idleness that was
+// blocking in the kernel (then the waits are the problem, not the work).
 void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const uint32_t p = view.processors;
   if (p < 2) return;
@@ -86,7 +87,7 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   // children (profile_view.h), so a parent's answer is known when its child's is asked.
   std::unordered_map<uint32_t, bool> under_object;  // by context id
   under_object.reserve(view.contexts.size());
-  std::unordered_map<uint64_t, double> serial_s, starved_s;  // by procedure address
+  std::unordered_map<uint64_t, double> serial_s, starved_s, taken_s;  // by procedure address
   for (const ContextRow& c : view.contexts) {
     bool under = false;
     if (c.parent != capture::kNoParent) {
@@ -96,12 +97,15 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
     under_object[c.id] = under || c.kind != capture::kProcedure;
     if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2 || under) continue;
     const double starved = std::clamp(c.one_busy_starved_s, 0.0, c.histogram_self_s[1]);
-    serial_s[c.address] += c.histogram_self_s[1] - starved;
+    const double taken = std::clamp(c.one_busy_taken_s, 0.0, c.histogram_self_s[1] - starved);
+    serial_s[c.address] += c.histogram_self_s[1] - starved - taken;
     starved_s[c.address] += starved;
+    taken_s[c.address] += taken;
   }
   for (const ProcedureRow& row : view.procedures) {
     const double t1 = serial_s[row.address];
     const double starved = starved_s[row.address];
+    const double taken = taken_s[row.address];
     Finding f;
     f.property = Property::serial_bottleneck;
     f.severity = clamp01(t1 * (1 - 1.0 / p) * (1 - kernel_share) / view.elapsed_s);
@@ -113,7 +117,11 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
                  " of elapsed); " + seconds(row.totals.processor_self_s) + " of processor time" +
                  (starved > 0 ? "; " + seconds(starved) +
                                     " more alone for want of other threads at work (starvation)"
-                              : "");
+                              : "") +
+                 (taken > 0 ? "; " + seconds(taken) +
+                                  " more alone while its other threads were ready for processors"
+                                  " (taken by other processes, or being woken)"
+                            : "");
     f.advice = "parallelize it, or overlap it with other work: spread over " + std::to_string(p) +
                " processors it would take " + seconds(t1 / p);
     out.push_back(f);

@@ -119,12 +119,12 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.real(c.record.normalized, name + " normalized");
     check.real(c.record.state, name + " state");
     check.normalized_within_processor(c.record.normalized, c.record.processor, name);
-    // Its starved part is a part of its time with one processor busy.
+    // Its starved and taken parts are parts of its time with one processor busy.
     const double one_busy = c.record.normalized.size() > 1 ? c.record.normalized[1] : 0.0;
-    if (!(c.record.one_busy_starved >= 0 &&
-          c.record.one_busy_starved <= one_busy * (1 + 1e-9) + 1e-12)) {
-      check.fail(name + ": " + number(c.record.one_busy_starved) +
-                 " s starved with one processor busy, of " + number(one_busy) + " s");
+    const double starved = c.record.one_busy_starved, taken = c.record.one_busy_taken;
+    if (!(starved >= 0 && taken >= 0 && starved + taken <= one_busy * (1 + 1e-9) + 1e-12)) {
+      check.fail(name + ": " + number(starved) + " s starved and " + number(taken) +
+                 " s taken with one processor busy, of " + number(one_busy) + " s");
     }
   }
   // Start-up and wind-down starvation: processor time, within the processors' time; what

@@ -352,6 +352,7 @@ std::vector<ContextRow> context_rows(const Run& run) {
     row.processor_s = row.processor_self_s;
     row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
     row.one_busy_starved_s = c.record.one_busy_starved;
+    row.one_busy_taken_s = c.record.one_busy_taken;
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {

@@ -77,6 +77,9 @@ struct ContextRow {
   // Of histogram_self_s[1], the part whose other processors had no thread at work to run:
   // start-up or wind-down starvation rather than a serial bottleneck (diagnosis.h).
   double one_busy_starved_s = 0;
+  // Of the rest, the part whose other processors the program's other threads were ready
+  // for (taken by other processes, or being woken): not a serial bottleneck either.
+  double one_busy_taken_s = 0;
 };
 
 struct ThreadRow {

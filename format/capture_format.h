@@ -77,8 +77,15 @@ enum class SectionType : uint32_t {
   // snapshot's share: min(1, starved processors / (P - 1))): u32 n, then n: u32 context
   // id, f64 seconds. Contexts not listed have none.
   context_starvation = 12,
+  // Added later; readers before it skip it. Of a calling context's own normalized time with
+  // one processor busy (bin 1), the part whose other processors the program's other threads
+  // were ready for (runnable, not running: the processors were taken by other processes, or
+  // being woken), of what starvation left (each snapshot's share: min(1 - starved share,
+  // min(idle - starved, others' ready) / (P - 1))): u32 n, then n: u32 context id,
+  // f64 seconds. Contexts not listed have none.
+  context_taken = 13,
 };
-inline constexpr uint32_t kSectionTypeCount = 12;
+inline constexpr uint32_t kSectionTypeCount = 13;
 
 struct SectionHeader {
   uint32_t type;

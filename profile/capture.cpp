@@ -126,11 +126,20 @@ ContextRecord read_context(Cursor& c, uint32_t processors) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"unknown",           "run",           "modules",
-                                       "threads",           "objects",       "procedures",
-                                       "contexts",          "edges",         "program",
-                                       "thread routines",   "object frames", "thread starvation",
-                                       "context starvation"};
+  static const char* const kNames[] = {"unknown",
+                                       "run",
+                                       "modules",
+                                       "threads",
+                                       "objects",
+                                       "procedures",
+                                       "contexts",
+                                       "edges",
+                                       "program",
+                                       "thread routines",
+                                       "object frames",
+                                       "thread starvation",
+                                       "context starvation",
+                                       "context taken"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -307,6 +316,16 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         const uint32_t id = c.u32();
         if (id >= run.contexts.size()) c.fail_at(item, "starvation of a context not listed");
         run.contexts[id].record.one_busy_starved = c.f64();
+      }
+      break;
+    }
+    case SectionType::context_taken: {
+      const uint32_t n = c.count(12);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t id = c.u32();
+        if (id >= run.contexts.size()) c.fail_at(item, "taken processors of a context not listed");
+        run.contexts[id].record.one_busy_taken = c.f64();
       }
       break;
     }

@@ -33,6 +33,9 @@ struct ContextRecord {
   // Of normalized[1], the part whose other processors had no thread at work to run
   // (capture_format.h, context_starvation): starvation, not a serial bottleneck.
   double one_busy_starved = 0;
+  // Of the rest of normalized[1], the part whose other processors the program's other
+  // threads were ready for (context_taken): taken by other processes, or being woken.
+  double one_busy_taken = 0;
 };
 
 // Adds `values` into `into`, element by element (`into` grows to fit).
@@ -61,6 +64,7 @@ inline void add_record(ContextRecord& into, const ContextRecord& r) {
     into.runnable_sum[s] += r.runnable_sum[s];
   }
   into.one_busy_starved += r.one_busy_starved;
+  into.one_busy_taken += r.one_busy_taken;
 }
 
 struct Module {

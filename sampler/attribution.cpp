@@ -393,13 +393,14 @@ QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) 
          tables.context_node(s.context).kind == capture::kJoin;
 }
 
-// Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), after the
-// first pass has found e. `start_s`: the snapshot's start since the run's.
+// Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), and with
+// one processor busy, the parts of the others that were not waiting for it, after the first
+// pass has found e. `start_s`: the snapshot's start since the run's.
 QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const SnapshotRecord& snap,
                                double processors, double model_run, double e,
                                const ProcessorsBusy& busy_bins, double delta, double start_s,
                                Starvation& totals) {
-  double at_work = 0, spinning = 0;
+  double at_work = 0, spinning = 0, ready_all = 0;
   bool section = false;  // a thread other than the first is at work and has worked
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
     const ThreadSample& s = window.sample(i);
@@ -407,6 +408,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     if (s.state != kBlocked) {
       double processor;
       shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
+      ready_all += ready;
     } else if (s.ran_state == kSpinning) {
       spinning += ran_before_wait(s, window.thread_at(s.window_thread));
     }
@@ -422,24 +424,24 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     at_work += s.present;
     section |= s.thread != 0 && s.present > 0 && entry.worked;
   }
-  if (!section) return;
-  if (at_work >= processors) {
+  const double idle = std::fmax(0.0, processors - e - spinning);
+  double starved = 0;
+  if (section && at_work >= processors) {
     if (!totals.full_seen) totals.first_full_s = start_s;
     totals.full_seen = true;
     totals.last_full_s = start_s + delta;
     totals.between_s += totals.winddown_s;
     totals.winddown_s = 0;
-    return;
+  } else if (section) {
+    starved = std::fmin(idle, processors - at_work);
   }
-  const double idle = std::fmax(0.0, processors - e - spinning);
-  const double starved = std::fmin(idle, processors - at_work);
-  if (!(starved > 0)) return;
   const bool startup = !totals.full_seen;
-  (startup ? totals.startup_s : totals.winddown_s) += starved * delta;
-  if (!(e > 0)) return;
+  if (starved > 0) (startup ? totals.startup_s : totals.winddown_s) += starved * delta;
+  const bool alone = busy_bins.bin == 1 && processors > 1;
+  if (!(e > 0) || !(starved > 0 || (alone && ready_all > 0))) return;
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
     const ThreadSample& s = window.sample(i);
-    double run = 0, ready, processor, busy;
+    double run = 0, ready = 0, processor, busy;
     uint32_t context = s.context;
     if (s.state == kBusy) {
       shares(s, window.thread_at(s.window_thread), model_run, &run, &ready, &processor, &busy);
@@ -449,17 +451,23 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     }
     if (!(run > 0)) continue;
     const uint32_t t = tables.thread(s.thread);
-    if (t != kNone) {
+    if (t != kNone && starved > 0) {
       ThreadEntry& entry = tables.thread_entry(t);
       (startup ? entry.starved_startup_s : entry.starved_later_s) += starved * delta * run / e;
     }
     // With one processor busy, a serial bottleneck would claim the other P - 1: those
-    // without a thread are this starvation's (for the share of the interval in bin 1).
-    if (busy_bins.bin == 1 && context != kNone && processors > 1) {
-      tables.context_starved(context) += run * delta / std::fmax(1.0, e) *
-                                         std::fmin(1.0, starved / (processors - 1)) *
-                                         (1 - busy_bins.upper);
-    }
+    // without a thread are this starvation's, and those the program's other threads were
+    // ready for were taken (by other processes, or while being woken), for the share of
+    // the interval in bin 1.
+    if (!alone || context == kNone) continue;
+    const double others = processors - 1;
+    const double starved_share = std::fmin(1.0, starved / others);
+    const double taken = std::fmin(idle - starved, ready_all - ready);
+    const double taken_share = taken > 0 ? std::fmin(1.0 - starved_share, taken / others) : 0.0;
+    const double alone_s = run * delta / std::fmax(1.0, e) * (1 - busy_bins.upper);
+    OneBusyApart& apart = tables.context_apart(context);
+    apart.starved += alone_s * starved_share;
+    apart.taken += alone_s * taken_share;
   }
 }
 

@@ -170,7 +170,10 @@ struct AttributionConfig {
 // threads in proportion to their running shares (ThreadEntry) and, with one processor busy,
 // to their contexts: the context's normalized time times the share of the other P - 1
 // processors that had no thread (min(1, starved / (P - 1))), the part a serial bottleneck
-// must not claim (ProfileTables::context_starved).
+// must not claim (ProfileTables::context_apart). With one processor busy, the other P - 1
+// that the program's other threads were ready for (runnable, not running: taken by other
+// processes, or being woken) did not wait for it either: their share of what starvation
+// left, min(idle - starved, the others' ready) / (P - 1), is charged the same way (taken).
 struct Starvation {
   double startup_s = 0;   // before the program first had P threads at work (processor-s)
   double between_s = 0;   // between the first and the last time it had

@@ -325,6 +325,21 @@ QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
   out.end_counted(n);
 }
 
+// One part of the contexts' time alone (OneBusyApart), only the contexts that have some.
+QUARTZ_NOINSTR void write_context_apart(Out& out, ProfileTables& tables, SectionType type,
+                                        double OneBusyApart::*part) {
+  out.begin_counted(type);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < tables.context_count(); ++i) {
+    const double seconds = tables.context_apart(i).*part;
+    if (seconds <= 0) continue;
+    out.u32(i);
+    out.f64(seconds);
+    ++n;
+  }
+  out.end_counted(n);
+}
+
 // Only the threads and contexts that have some: most runs starve little.
 QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtime& runtime) {
   out.begin_counted(SectionType::thread_starvation);
@@ -341,15 +356,8 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
     ++n;
   }
   out.end_counted(n);
-  out.begin_counted(SectionType::context_starvation);
-  n = 0;
-  for (uint32_t i = 0; i < tables.context_count(); ++i) {
-    if (tables.context_starved(i) <= 0) continue;
-    out.u32(i);
-    out.f64(tables.context_starved(i));
-    ++n;
-  }
-  out.end_counted(n);
+  write_context_apart(out, tables, SectionType::context_starvation, &OneBusyApart::starved);
+  write_context_apart(out, tables, SectionType::context_taken, &OneBusyApart::taken);
 }
 
 QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,

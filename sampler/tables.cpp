@@ -85,7 +85,7 @@ bool ProfileTables::init(const RecordShape& shape, const Limits& limits) {
   limits_ = limits;
   return contexts_.reserve(limits.contexts) &&
          context_records_.reserve(size_t{limits.contexts} * shape.context_size()) &&
-         context_starved_.reserve(limits.contexts) && context_ids_.init(12) &&
+         context_apart_.reserve(limits.contexts) && context_ids_.init(12) &&
          procedures_.reserve(limits.procedures) &&
          procedure_records_.reserve(size_t{limits.procedures} * shape.full_size()) &&
          procedure_ids_.init(10) && objects_.reserve(limits.objects) &&
@@ -103,8 +103,8 @@ bool ProfileTables::assign(const ProfileTables& other) {
   dropped_contexts_ = other.dropped_contexts_;
   dropped_entities_ = other.dropped_entities_;
   return contexts_.assign(other.contexts_) && context_records_.assign(other.context_records_) &&
-         context_starved_.assign(other.context_starved_) &&
-         context_ids_.assign(other.context_ids_) && procedures_.assign(other.procedures_) &&
+         context_apart_.assign(other.context_apart_) && context_ids_.assign(other.context_ids_) &&
+         procedures_.assign(other.procedures_) &&
          procedure_records_.assign(other.procedure_records_) &&
          procedure_ids_.assign(other.procedure_ids_) && objects_.assign(other.objects_) &&
          object_records_.assign(other.object_records_) &&
@@ -161,7 +161,7 @@ uint32_t ProfileTables::context(uint32_t parent, uint64_t address, uint32_t kind
         if (entity == kNone) return kNone;
         ContextNode* n = contexts_.append();
         if (!n || !context_records_.resize_at_least(contexts_.size() * shape_.context_size()) ||
-            !context_starved_.resize_at_least(contexts_.size())) {
+            !context_apart_.resize_at_least(contexts_.size())) {
           return kNone;
         }
         *n = ContextNode{parent, entity, address, kind, 0};

@@ -85,6 +85,14 @@ struct ThreadEntry {
   double starved_later_s;
 };
 
+// Of a context's own normalized time with one processor busy, the parts whose other
+// processors were not waiting for it (attribution.h Starvation): a serial bottleneck must
+// not claim them.
+struct OneBusyApart {
+  double starved;  // no thread at work to run (capture_format.h, context_starvation)
+  double taken;    // the program's threads were ready for them (capture_format.h, context_taken)
+};
+
 class ProfileTables {
  public:
   struct Limits {
@@ -120,9 +128,7 @@ class ProfileTables {
   QUARTZ_ALWAYS_INLINE double* context_record(uint32_t i) {
     return &context_records_[size_t{i} * shape_.context_size()];
   }
-  // Of the context's own normalized time with one processor busy, the part whose other
-  // processors had no thread at work to run (capture_format.h, context_starvation).
-  QUARTZ_ALWAYS_INLINE double& context_starved(uint32_t i) { return context_starved_[i]; }
+  QUARTZ_ALWAYS_INLINE OneBusyApart& context_apart(uint32_t i) { return context_apart_[i]; }
   QUARTZ_ALWAYS_INLINE double* procedure_record(uint32_t i) {
     return &procedure_records_[size_t{i} * shape_.full_size()];
   }
@@ -177,7 +183,7 @@ class ProfileTables {
   Limits limits_{};
   MappedVector<ContextNode> contexts_;
   MappedVector<double> context_records_;
-  MappedVector<double> context_starved_;
+  MappedVector<OneBusyApart> context_apart_;
   IdTable context_ids_;
   MappedVector<ProcedureEntry> procedures_;
   MappedVector<double> procedure_records_;

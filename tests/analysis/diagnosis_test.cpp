@@ -133,6 +133,26 @@ TEST(Diagnosis, AProcedureAloneWithOthersWaitingStaysASerialBottleneck) {
   EXPECT_DOUBLE_EQ(starved->severity, 0.4 / 2.0);
 }
 
+// A procedure alone while the program's other threads were ready for the other processor
+// (taken by another process, or being woken) did not make that processor wait: of its
+// 0.3 s alone, 0.1 s starved and 0.15 s taken, so 0.05 s is serial, and the evidence says
+// where the rest went.
+TEST(Diagnosis, AProcedureAloneWhileOthersWereReadyIsNotSerialForThatPart) {
+  ProfileView view = stages();
+  view.contexts[1].one_busy_starved_s = 0.1;
+  view.contexts[1].one_busy_taken_s = 0.15;
+  view.starvation.startup_s = 0.1;
+  view.threads[1].starved_startup_s = 0.1;
+  const std::vector<Finding> findings = diagnose(view, 0.0);
+  const Finding* serial = finding_of(findings, Property::serial_bottleneck);
+  ASSERT_NE(serial, nullptr);
+  EXPECT_EQ(serial->subject, "load_input");
+  EXPECT_DOUBLE_EQ(serial->severity, 0.05 * (1 - 1.0 / 2) / 1.0);
+  EXPECT_NE(serial->evidence.find("150.00 ms more alone while its other threads were ready"),
+            std::string::npos)
+      << serial->evidence;
+}
+
 // Two threads of one routine, busy 0.5 s and 1 s from the start, on 2 processors: the
 // second runs its last 0.5 s alone. That is the routine's load imbalance, once.
 TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsItsLoadImbalance) {

@@ -101,6 +101,7 @@ TEST(Invariants, Starvation) {
   context.record.processor = {0, 1, 0};
   context.record.normalized = {0, 1, 0};
   context.record.one_busy_starved = 0.75;
+  context.record.one_busy_taken = 0.25;
   possible.contexts.push_back(context);
   EXPECT_THAT(invariant_violations(possible), ElementsAre());
 
@@ -117,7 +118,12 @@ TEST(Invariants, Starvation) {
   profile::Run context_starved = possible;
   context_starved.contexts[0].record.one_busy_starved = 1.25;
   EXPECT_THAT(invariant_violations(context_starved),
-              ElementsAre(HasSubstr("context 0: 1.25 s starved with one processor busy, of 1 s")));
+              ElementsAre(HasSubstr("context 0: 1.25 s starved and 0.25 s taken with one "
+                                    "processor busy, of 1 s")));
+  profile::Run context_taken = possible;  // apart, each fits; together, more than it had
+  context_taken.contexts[0].record.one_busy_taken = 0.5;
+  EXPECT_THAT(invariant_violations(context_taken),
+              ElementsAre(HasSubstr("context 0: 0.75 s starved and 0.5 s taken")));
 }
 
 }  // namespace

@@ -144,8 +144,9 @@ TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
                CaptureError);
 }
 
-// Starvation charged to threads and contexts comes in two sections older readers skip
-// (an older capture has none: zeros), each naming only threads and contexts listed.
+// Starvation charged to threads and contexts, and the contexts' taken processors, come in
+// sections older readers skip (an older capture has none: zeros), each naming only threads
+// and contexts listed.
 TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   const profile::Run run = test_support::sample_run();
   ASSERT_GE(run.threads.size(), 2u);
@@ -153,8 +154,9 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
   EXPECT_EQ(older.threads[1].starved_startup_s + older.threads[1].starved_later_s, 0.0);
   EXPECT_EQ(older.contexts[1].record.one_busy_starved, 0.0);
+  EXPECT_EQ(older.contexts[1].record.one_busy_taken, 0.0);
 
-  test_support::PayloadWriter threads, contexts;
+  test_support::PayloadWriter threads, contexts, taken;
   threads.u32(1);
   threads.u32(run.threads[1].index);
   threads.f64(0.25);
@@ -162,10 +164,14 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   contexts.u32(1);
   contexts.u32(1);
   contexts.f64(0.125);
+  taken.u32(1);
+  taken.u32(1);
+  taken.f64(0.0625);
   const profile::Run newer = parse_capture(
       CaptureBuilder::of(run)
           .raw_section(uint32_t(capture::SectionType::thread_starvation), threads.bytes())
           .raw_section(uint32_t(capture::SectionType::context_starvation), contexts.bytes())
+          .raw_section(uint32_t(capture::SectionType::context_taken), taken.bytes())
           .bytes(),
       kName);
   EXPECT_EQ(newer.threads[1].starved_startup_s, 0.25);
@@ -173,6 +179,8 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   EXPECT_EQ(newer.threads[0].starved_later_s, 0.0);
   EXPECT_EQ(newer.contexts[1].record.one_busy_starved, 0.125);
   EXPECT_EQ(newer.contexts[0].record.one_busy_starved, 0.0);
+  EXPECT_EQ(newer.contexts[1].record.one_busy_taken, 0.0625);
+  EXPECT_EQ(newer.contexts[0].record.one_busy_taken, 0.0);
 
   test_support::PayloadWriter stranger_thread, stranger_context;
   stranger_thread.u32(1);
@@ -192,6 +200,11 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
           .raw_section(uint32_t(capture::SectionType::context_starvation), stranger_context.bytes())
           .bytes(),
       "starvation of a context not listed");
+  expect_capture_error(
+      CaptureBuilder::of(run)
+          .raw_section(uint32_t(capture::SectionType::context_taken), stranger_context.bytes())
+          .bytes(),
+      "taken processors of a context not listed");
 }
 
 TEST(ParseCapture, ReadsAFileAndTellsItFromOthers) {

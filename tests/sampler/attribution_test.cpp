@@ -373,9 +373,9 @@ TEST_F(AttributionTest, StarvationIsTheProcessorsWithoutAThreadAtWork) {
   EXPECT_DOUBLE_EQ(tables.thread_entry(1).starved_startup_s, 1.0);
   EXPECT_DOUBLE_EQ(tables.thread_entry(1).starved_later_s, 0.0);
   EXPECT_DOUBLE_EQ(tables.thread_entry(2).starved_later_s, 1.0);
-  EXPECT_DOUBLE_EQ(tables.context_starved(f), 1.0);
-  EXPECT_DOUBLE_EQ(tables.context_starved(g), 1.0);
-  EXPECT_DOUBLE_EQ(tables.context_starved(h), 0.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).starved, 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(g).starved, 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(h).starved, 0.0);
   EXPECT_DOUBLE_EQ(tables.thread_entry(0).starved_later_s, 0.0);
 }
 
@@ -392,7 +392,7 @@ TEST_F(AttributionTest, ThreadsThatExistAreAtWorkEvenWhenTheyWait) {
   EXPECT_DOUBLE_EQ(s.startup_s + s.between_s + s.winddown_s, 0.0);
   EXPECT_TRUE(s.full_seen);  // three threads at work in the second
   EXPECT_DOUBLE_EQ(s.first_full_s, 1.0);
-  EXPECT_DOUBLE_EQ(tables.context_starved(h), 0.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(h).starved, 0.0);
 }
 
 // A thread caught running as it starts, before its first wait, has not yet worked; once it
@@ -422,7 +422,27 @@ TEST_F(AttributionTest, StarvationBetweenFullStretchesAndPartialPresence) {
   // the one other processor, by their running.
   EXPECT_NEAR(tables.thread_entry(1).starved_later_s, 0.5 * 0.5 / 1.5, 1e-6);
   EXPECT_NEAR(tables.thread_entry(2).starved_later_s, 0.5 * 1.0 / 1.5, 1e-6);
-  EXPECT_NEAR(tables.context_starved(f) + tables.context_starved(g), 0.5 * 0.5, 1e-6);
+  EXPECT_NEAR(tables.context_apart(f).starved + tables.context_apart(g).starved, 0.5 * 0.5, 1e-6);
+}
+
+// On 2 processors, thread 1 runs f the whole second while thread 2, busy in g, waits for a
+// processor (its clock and run queue say so: the other processor was taken, or being woken)
+// half of it, and runs nothing; main joins. f ran alone, but the other processor did not
+// wait for it: half of its second is taken, none starved (two threads at work).
+TEST_F(AttributionTest, AloneWhileOtherThreadsWereReadyTheOtherProcessorsWereTaken) {
+  const uint32_t join = tables.context(main_ctx, 0xB000, capture::kJoin);
+  snapshot(kSecond, {{0, join, capture::kBlocked, kRoleWaiting},
+                     {1, f, capture::kBusy, kRoleNone, 1.0f},
+                     {2, g, capture::kBusy}});
+  measured(2, 0.0, 0.5);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(normalized_bin(procedure(kF), 1), 1.0);
+  EXPECT_DOUBLE_EQ(state(thread(2), capture::kReady), 0.5);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).taken, 0.5);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).starved, 0.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(g).taken, 0.0);  // it did not run
+  const Starvation& s = totals.starvation;
+  EXPECT_DOUBLE_EQ(s.startup_s + s.between_s + s.winddown_s, 0.0);
 }
 
 // The CPU-share rule, worked by hand: 1 ms of processor time read at the end of a 2 ms
