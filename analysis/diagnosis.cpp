@@ -48,10 +48,13 @@ double kernel_share_of_blocking(const ProfileView& view) {
   return clamp01((blocked - on_objects) / blocked);
 }
 
-// Processor-seconds the program left unused: neither working nor spinning.
+// Processor-seconds the program left unused: neither working nor spinning, nor taken by
+// other processes when that was measured (a processor running another program is not one
+// the program left idle: its threads were ready for it, the ready time's findings).
 double unused_capacity_s(const ProfileView& view) {
-  const double used =
-      view.program_totals.processor_s + view.program_totals.state_s[capture::kSpinning];
+  const double used = view.program_totals.processor_s +
+                      view.program_totals.state_s[capture::kSpinning] +
+                      view.quality.other_cpu_s.value_or(0.0);
   return std::max(0.0, view.processors * view.elapsed_s - used);
 }
 
@@ -407,6 +410,10 @@ void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& 
     f.evidence = seconds(taken_s) + evidence +
                  ", no more than processors: processors being "
                  "woken, or taken by other processes";
+    if (view.quality.other_cpu_s) {
+      f.evidence += "; other processes took " + seconds(*view.quality.other_cpu_s) + " (" +
+                    text::percent(*view.quality.other_cpu_s, capacity) + " of its processors)";
+    }
     f.advice =
         "if other processes took processors: profile on a quieter machine, or reserve "
         "processors for the program";
