@@ -54,5 +54,37 @@ TEST_F(Preemption, ComputeThreadsOffTheProcessorAreReadyNotBlocked) {
   EXPECT_LT(other, elapsed * processors);
 }
 
+// Beside a CPU-bound process competing for one of the two processors, the lock-bound
+// sample's lock still explains more than any procedure's time alone: its private work ran
+// alone while its other threads were ready for the processor the competitor had, which is
+// not a serial bottleneck (a CI run whose processors other tests took ranked it above the
+// lock). The finding about the measurement says what other processes took.
+TEST_F(Preemption, AProcedureAloneWhileOtherProcessesHadTheProcessorsIsNotSerial) {
+  Competitors competitors(1);
+  const CommandResult r =
+      run_command({kQuartz, "run", "-q", "--store", store, "--", sample("lock_contention"),
+                   "--iterations", "500", "--work-us", "20"});
+  competitors.stop();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CommandResult d = run_command({kQuartz, "diagnose", "--store", store, "--json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const json findings = json::parse(d.out)["findings"];
+  const json* lock = nullptr;
+  const json* others = nullptr;
+  for (const json& f : findings) {
+    if (f["property"] == "lock contention" && f["subject"] == "work_queue") lock = &f;
+    if (f["property"] == "processors taken by other processes") others = &f;
+  }
+  ASSERT_NE(lock, nullptr) << findings.dump(1);
+  for (const json& f : findings) {
+    if (f["property"] != "serial bottleneck") continue;
+    EXPECT_LT(f["severity"].get<double>(), (*lock)["severity"].get<double>()) << findings.dump(1);
+  }
+  ASSERT_NE(others, nullptr) << findings.dump(1);
+  EXPECT_NE((*others)["evidence"].get<std::string>().find("other processes took"),
+            std::string::npos)
+      << findings.dump(1);
+}
+
 }  // namespace
 }  // namespace quartz::test
