@@ -73,6 +73,20 @@ const HiddenPart* HiddenParts::of(uint32_t read, uint32_t* n) const {
   return *n ? first : nullptr;
 }
 
+uint32_t seen_below(ProfileTables& tables, uint32_t read, uint32_t seen, uintptr_t hidden) {
+  constexpr uint32_t kDeepest = 256;
+  uint32_t child = seen;
+  for (uint32_t depth = 0; child != kNone && child < tables.context_count() && depth < kDeepest;
+       ++depth) {
+    const ContextNode& node = tables.context_node(child);
+    if (node.parent == read) {
+      return node.kind == capture::kProcedure && node.address == hidden ? seen : read;
+    }
+    child = node.parent;
+  }
+  return read;
+}
+
 bool Window::add_sample(const ThreadSample& sample) {
   ThreadSample* slot = samples_.append();
   if (!slot || snapshots_.size() == 0) return false;

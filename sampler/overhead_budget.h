@@ -63,6 +63,10 @@ class OverheadBudget {
   // At the run's end: an entry a trial left off goes back on.
   QUARTZ_NOINSTR void stop_trial();
   QUARTZ_NOINSTR uint32_t trials() const { return trials_; }
+  // The procedure whose entry a trial has off now (since the last snapshot), else 0.
+  QUARTZ_NOINSTR uintptr_t trial_hides() const {
+    return trial_.running() && !CostTrial::entry_on(trial_.phase()) ? trial_.procedure() : 0;
+  }
 
   QUARTZ_NOINSTR const rt::MappedVector<UnpatchedProcedure>& unpatched() const {
     return unpatched_;

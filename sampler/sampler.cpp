@@ -71,6 +71,8 @@ struct Track {
   uint32_t active_context;
   uint8_t active_state;
   uint8_t active_role;
+  // Its context at its last snapshot with no entry off for a trial (seen_below).
+  uint32_t seen_context;
   uint32_t clock_fresh;  // last_clock_ns was read in this snapshot
   // Run-queue time the last window measured but could not place: a wait under way when the
   // window closed reaches schedstat only when it ends, in the next window's reading, while
@@ -245,6 +247,7 @@ QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint
   track.last_sequence = block.stack.sequence();
   track.active_sample = kNone;
   track.active_context = kNone;
+  track.seen_context = kNone;
   track.last_clock_ns = block.start_cpu_ns;
   track.has_clock = 1;
   if (block.clocks_from_birth) {
@@ -433,6 +436,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
   ++s.snapshots;
   s.last_snapshot_ns = now;
   uint32_t live = 0;
+  const uintptr_t hidden = s.budget.trial_hides();
   s.runtime->threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus status) {
     rt::ThreadBlock* block = slot.block.load(std::memory_order_acquire);
     if (!block || slot.ordinal >= kMaxSlots) return;
@@ -444,8 +448,14 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
     const StackRead read = s.reader.read(s.tables, slot.ordinal, fresh, *block);
     if (read.torn) ++s.info.torn_samples;
     if (window) learn_from(s, read);
+    uint32_t context = read.context;
+    if (hidden == 0) {
+      track.seen_context = read.context;
+    } else if (read.state == capture::kBusy) {
+      context = seen_below(s.tables, read.context, track.seen_context, hidden);
+    }
     if (s.budget.active() && read.state == capture::kBusy) {
-      s.budget.note_sample(innermost_procedure(s.tables, read.context), duration_ns);
+      s.budget.note_sample(innermost_procedure(s.tables, context), duration_ns);
     }
     bool created;
     WindowThread* w = s.window.thread(index, &track.window_position, &created);
@@ -461,14 +471,14 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
         clock_share(s, track, block, read.state != capture::kBlocked, ended, duration_ns);
     if (s.trace.is_open()) trace_thread(s, track, *block, read, status, now);
     ThreadSample sample{index,         track.window_position,
-                        read.context,  read.state,
+                        context,       read.state,
                         read.top_role, 0,
                         run,           presence(*s.runtime, index, fresh, now - duration_ns, now)};
     sample.released = read.released;
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
       track.active_duration_ns = duration_ns;
-      track.active_context = read.context;
+      track.active_context = context;
       track.active_state = read.state;
       track.active_role = read.top_role;
     } else {

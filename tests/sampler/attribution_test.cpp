@@ -326,6 +326,21 @@ TEST_F(AttributionTest, HookOverheadIsRemovedAndReported) {
   EXPECT_NEAR(normalized(procedure(kF), false), 0.8 / 1.8, 1e-9);
 }
 
+// While a trial has g's entry off, a thread read in f stands for where it was last seen
+// with it on, if that was below f through g; else it stays where it was read.
+TEST_F(AttributionTest, AThreadReadAboveATriedProcedureIsWhereItWasLastSeenBelowIt) {
+  const uint32_t in_g = tables.context(f, kG, capture::kProcedure);
+  const uint32_t below_g = tables.context(in_g, kH, capture::kProcedure);
+  const uint32_t in_h = tables.context(f, kH, capture::kProcedure);
+  EXPECT_EQ(seen_below(tables, f, in_g, kG), in_g);
+  EXPECT_EQ(seen_below(tables, f, below_g, kG), below_g);
+  EXPECT_EQ(seen_below(tables, f, in_h, kG), f);     // below f, not through g
+  EXPECT_EQ(seen_below(tables, f, below_g, kH), f);  // through g, not the tried h
+  EXPECT_EQ(seen_below(tables, g, in_g, kG), g);     // elsewhere
+  EXPECT_EQ(seen_below(tables, f, f, kG), f);        // where it was read
+  EXPECT_EQ(seen_below(tables, f, kNone, kG), f);    // never seen
+}
+
 // The mutex a condition wait released is not held while the thread waits, right below the
 // condition or with the program's procedures between them (a wrapper of its own); the one
 // still held further down is.
