@@ -143,6 +143,17 @@ const char* section_name(uint32_t type) {
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
+// A section of (u32 context id, f64 seconds) pairs, into `field` of each context's record.
+void read_context_seconds(Run& run, Cursor& c, double ContextRecord::*field, const char* stranger) {
+  const uint32_t n = c.count(12);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t item = c.position();
+    const uint32_t id = c.u32();
+    if (id >= run.contexts.size()) c.fail_at(item, stranger);
+    run.contexts[id].record.*field = c.f64();
+  }
+}
+
 void read_section(Run& run, uint32_t type, Cursor& c) {
   const size_t full = full_record_size(run.processors, run.runnable_bins) * sizeof(double);
   const size_t context = context_record_size(run.processors) * sizeof(double);
@@ -309,26 +320,14 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       }
       break;
     }
-    case SectionType::context_starvation: {
-      const uint32_t n = c.count(12);
-      for (uint32_t i = 0; i < n; ++i) {
-        const size_t item = c.position();
-        const uint32_t id = c.u32();
-        if (id >= run.contexts.size()) c.fail_at(item, "starvation of a context not listed");
-        run.contexts[id].record.one_busy_starved = c.f64();
-      }
+    case SectionType::context_starvation:
+      read_context_seconds(run, c, &ContextRecord::one_busy_starved,
+                           "starvation of a context not listed");
       break;
-    }
-    case SectionType::context_taken: {
-      const uint32_t n = c.count(12);
-      for (uint32_t i = 0; i < n; ++i) {
-        const size_t item = c.position();
-        const uint32_t id = c.u32();
-        if (id >= run.contexts.size()) c.fail_at(item, "taken processors of a context not listed");
-        run.contexts[id].record.one_busy_taken = c.f64();
-      }
+    case SectionType::context_taken:
+      read_context_seconds(run, c, &ContextRecord::one_busy_taken,
+                           "taken processors of a context not listed");
       break;
-    }
   }
   c.expect_end();
 }
