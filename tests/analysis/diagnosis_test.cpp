@@ -284,15 +284,10 @@ TEST(Diagnosis, AWindDownOfOneRoutinesThreadsIsNeverStarvationWhateverDelayedOne
 // the threads were ready (the rest ran where the program left a processor idle anyway): of
 // the 0.8 s it did not use, 0.3 s was idle, all oversubscription could have cost.
 TEST(Diagnosis, ProcessorsOtherProcessesTookWereNotLeftIdle) {
-  ProfileView view;
-  view.processors = 2;
-  view.elapsed_s = 1.0;
-  view.parallelism_s = {0, 0.8, 0.2};
-  view.program_totals.processor_s = 1.2;
+  ProfileView view = one_second_on_two_processors({0, 0.8, 0.2}, 1.2);
   view.program_totals.state_s[capture::kReady] = 0.5;
   view.program_totals.runnable_s.resize(capture::kStateCount);
   view.program_totals.runnable_s[capture::kReady] = {0, 0, 0.1, 0.4};
-  view.quality.period_s = 0.002;
   const std::vector<Finding> unmeasured = diagnose(view, 0.0);
   const Finding* over = finding_of(unmeasured, Property::oversubscription);
   ASSERT_NE(over, nullptr);
