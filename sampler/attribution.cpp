@@ -74,10 +74,9 @@ const HiddenPart* HiddenParts::of(uint32_t read, uint32_t* n) const {
 }
 
 uint32_t seen_below(ProfileTables& tables, uint32_t read, uint32_t seen, uintptr_t hidden) {
-  constexpr uint32_t kDeepest = 256;
-  uint32_t child = seen;
-  for (uint32_t depth = 0; child != kNone && child < tables.context_count() && depth < kDeepest;
-       ++depth) {
+  // A context is made after its parent: an ancestor's id is smaller, and none below `read`'s
+  // can be `read` or under it.
+  for (uint32_t child = seen; child != kNone && child > read;) {
     const ContextNode& node = tables.context_node(child);
     if (node.parent == read) {
       return node.kind == capture::kProcedure && node.address == hidden ? seen : read;
