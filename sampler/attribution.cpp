@@ -75,8 +75,8 @@ const HiddenPart* HiddenParts::of(uint32_t read, uint32_t* n) const {
 
 uint32_t seen_below(ProfileTables& tables, uint32_t read, uint32_t seen, uintptr_t hidden) {
   // A context is made after its parent: an ancestor's id is smaller, and none below `read`'s
-  // can be `read` or under it.
-  for (uint32_t child = seen; child != kNone && child > read;) {
+  // can be `read` or under it (`read` kNone: the root, above every context).
+  for (uint32_t child = seen; child != kNone && (read == kNone || child > read);) {
     const ContextNode& node = tables.context_node(child);
     if (node.parent == read) {
       return node.kind == capture::kProcedure && node.address == hidden ? seen : read;

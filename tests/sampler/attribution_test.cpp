@@ -334,11 +334,12 @@ TEST_F(AttributionTest, AThreadReadAboveATriedProcedureIsWhereItWasLastSeenBelow
   const uint32_t in_h = tables.context(f, kH, capture::kProcedure);
   EXPECT_EQ(seen_below(tables, f, in_g, kG), in_g);
   EXPECT_EQ(seen_below(tables, f, below_g, kG), below_g);
-  EXPECT_EQ(seen_below(tables, f, in_h, kG), f);     // below f, not through g
-  EXPECT_EQ(seen_below(tables, f, below_g, kH), f);  // through g, not the tried h
-  EXPECT_EQ(seen_below(tables, g, in_g, kG), g);     // elsewhere
-  EXPECT_EQ(seen_below(tables, f, f, kG), f);        // where it was read
-  EXPECT_EQ(seen_below(tables, f, kNone, kG), f);    // never seen
+  EXPECT_EQ(seen_below(tables, f, in_h, kG), f);                    // below f, not through g
+  EXPECT_EQ(seen_below(tables, f, below_g, kH), f);                 // through g, not the tried h
+  EXPECT_EQ(seen_below(tables, g, in_g, kG), g);                    // elsewhere
+  EXPECT_EQ(seen_below(tables, f, f, kG), f);                       // where it was read
+  EXPECT_EQ(seen_below(tables, f, kNone, kG), f);                   // never seen
+  EXPECT_EQ(seen_below(tables, kNone, main_ctx, kMain), main_ctx);  // read with an empty stack
 }
 
 // The mutex a condition wait released is not held while the thread waits, right below the
