@@ -257,11 +257,25 @@ void ScratchTest::TearDown() {
 Competitors::Competitors(int count) : started_(std::chrono::steady_clock::now()) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  const int processors = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  std::vector<int> allowed;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) allowed.push_back(cpu);
+    }
+  }
+  const int processors = allowed.empty() ? 1 : static_cast<int>(allowed.size());
   for (int i = 0; i < (count > 0 ? count : processors); ++i) {
     const pid_t pid = fork();
     if (pid == 0) {
       alarm(60);  // never outlives a test that dies
+      if (!allowed.empty()) {
+        // Each on a processor of its own: the scheduler cannot gather them on some
+        // processors and leave another to the program (a CI run did).
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(allowed[static_cast<size_t>(i) % allowed.size()], &one);
+        sched_setaffinity(0, sizeof one, &one);
+      }
       for (unsigned long spin = 0;; ++spin) asm volatile("" : "+r"(spin));  // not optimized out
     }
     if (pid > 0) pids_.push_back(pid);

@@ -101,9 +101,10 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 std::optional<Capture> read_capture_file(const std::string& path);
 
 // A test with a directory of its own (removed afterwards) and an experiment store in it.
-// CPU-bound processes, `count` of them or one per processor the test may use (0), until
-// stopped: a busy machine made by the test itself. stop() gives their processor time from
-// the kernel's accounting of them (wait4) and how long they lived.
+// CPU-bound processes, `count` of them or one per processor the test may use (0), each
+// held to one of those processors in turn, until stopped: a busy machine made by the test itself.
+// stop() gives their processor time from the kernel's accounting of them (wait4) and how long they
+// lived.
 class Competitors {
  public:
   explicit Competitors(int count = 0);
