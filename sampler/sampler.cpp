@@ -57,6 +57,7 @@ struct Track {
   uint32_t thread_index;
   uint32_t valid;
   int32_t tid;
+  const rt::ThreadBlock* block;  // its own until its slot is retired (valid)
   uint32_t window_position;
   uint64_t last_cpu_ns;
   uint64_t last_runqueue_ns;
@@ -180,6 +181,11 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
     if (cpu.runqueue_ns == rt::kExitRunqueueUnknown) cpu.runqueue_ns = track.last_runqueue_ns;
   } else {
     ok = rt::read_thread_cpu(track.tid, &cpu);
+    // A thread past its end reading (its slot still live, in its exit path) has used what
+    // that reading says: the rest is its exit, ours included, not the program's time.
+    // Checked after the read: a reading before the end's is below it.
+    const uint64_t end = track.block->exit_cpu_ns.load(std::memory_order_relaxed);
+    if (ok && end != 0 && cpu.cpu_ns > end) cpu.cpu_ns = end;
     if (ok && s.trace.is_open()) {
       s.trace.sample(w.thread, s.last_snapshot_ns - s.runtime->clock.start_ns, cpu.cpu_ns,
                      cpu.runqueue_ns, ~0u);
@@ -244,6 +250,7 @@ QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint
   track.thread_index = index;
   track.valid = 1;
   track.tid = block.tid.load(std::memory_order_relaxed);
+  track.block = &block;
   track.last_sequence = block.stack.sequence();
   track.active_sample = kNone;
   track.active_context = kNone;

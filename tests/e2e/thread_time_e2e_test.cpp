@@ -29,11 +29,16 @@ std::ostream& operator<<(std::ostream& out, const Churn& c) {
   return out << c.threads << " threads of " << c.life_us << " us, " << c.at_once << " at once";
 }
 
+// A thread's own clock at the end of its work, and again as it ended, after its start
+// routine had returned: a profiler's reading at its end comes between the two.
+struct OwnClock {
+  double last_s = 0, after_s = 0;
+};
+
 struct Truth {
-  std::map<int32_t, double> cpu_s;  // each thread's own clock at its end, by tid
-  double threads_cpu_s = 0;
-  double clock_read_s = 0;  // one reading of a thread's CPU clock
-  double wall_s = 0;        // main's start to its return
+  std::map<int32_t, OwnClock> cpu;  // by tid
+  double threads_cpu_s = 0, threads_after_s = 0;
+  double wall_s = 0;  // main's start to its return
 };
 
 Truth printed_truth(const std::string& out) {
@@ -43,12 +48,14 @@ Truth printed_truth(const std::string& out) {
   for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line);
     int32_t tid = 0;
-    unsigned long long ns = 0;
-    if (fields >> word && word == "thread" && fields >> tid >> ns) truth.cpu_s[tid] = ns * 1e-9;
+    unsigned long long last = 0, after = 0;
+    if (fields >> word && word == "thread" && fields >> tid >> last >> after) {
+      truth.cpu[tid] = {last * 1e-9, after * 1e-9};
+    }
   }
   const auto values = printed_values(out);
   truth.threads_cpu_s = std::strtod(values.at("threads_cpu_ns").c_str(), nullptr) * 1e-9;
-  truth.clock_read_s = std::strtod(values.at("clock_read_ns").c_str(), nullptr) * 1e-9;
+  truth.threads_after_s = std::strtod(values.at("threads_after_ns").c_str(), nullptr) * 1e-9;
   truth.wall_s = std::strtod(values.at("wall_ns").c_str(), nullptr) * 1e-9;
   return truth;
 }
@@ -64,12 +71,13 @@ RunResult run_churn(const Churn& c) {
 
 class ThreadChurn : public ::testing::TestWithParam<Churn> {};
 
-// Each thread is credited what its own clock says it used, however short it lived: the
-// thread's CPU time and its processor time in the profile, within 5% in total or one
-// sampling period per thread. The runtime reads a thread's clock at its end, after the
-// thread's own last reading: in total the truth falls short by a clock reading per thread
-// at least (0.7-0.9 us on a virtual machine whose system calls are slow: 10,000 threads
-// of 10 us then read 7% more than their own last readings).
+// Each thread is credited what its own clock says it used, however short it lived. Its CPU
+// time in the profile is read at its end, after the thread's own last reading and before
+// its key's destructor reads the clock again: between the two, exactly (a clock reading
+// apart, 0.7-0.9 us on this virtual machine, or milliseconds when the host takes the
+// processor between them, which the guest's kernel charges to the thread). Its processor
+// time, placed by the sampler, is between them within 5% in total or a sampling period per
+// thread.
 TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   const Churn churn = GetParam();
   const RunResult r = run_churn(churn);
@@ -77,35 +85,33 @@ TEST_P(ThreadChurn, ThreadsAreCreditedWhatTheirOwnClocksSay) {
   ASSERT_TRUE(r.capture);
   const profile::Run& run = r.capture->run;
   const Truth truth = printed_truth(r.out);
-  ASSERT_EQ(truth.cpu_s.size(), static_cast<size_t>(churn.threads)) << "tids must be distinct";
+  ASSERT_EQ(truth.cpu.size(), static_cast<size_t>(churn.threads)) << "tids must be distinct";
   const double period_s = r.capture->info(run_keys::kPeriodNs) * 1e-9;
+  constexpr double kNs = 1e-9;  // the clocks' resolution
 
-  double cpu_s = 0, processor_s = 0;
-  size_t seen = 0, below_own = 0;
+  double processor_s = 0;
+  size_t seen = 0, outside = 0;
   for (const profile::ThreadInfo& t : run.threads) {
-    auto it = truth.cpu_s.find(t.tid);
-    if (t.index == 0 || it == truth.cpu_s.end()) continue;
+    auto it = truth.cpu.find(t.tid);
+    if (t.index == 0 || it == truth.cpu.end()) continue;
     ++seen;
-    const double own_s = it->second;
+    const OwnClock own = it->second;
     const double thread_cpu_s = t.cpu_ns * 1e-9;
     const double thread_processor_s = sum(t.record.processor_self) + sum(t.record.processor_behalf);
-    const double bound_s = std::max(0.05 * own_s, period_s);
-    EXPECT_NEAR(thread_cpu_s, own_s, bound_s) << "thread " << t.index << " CPU time";
-    EXPECT_NEAR(thread_processor_s, own_s, bound_s) << "thread " << t.index << " processor time";
-    // Its end is read after its own last reading: it never has less.
-    if (thread_cpu_s + 1e-9 < own_s && below_own++ == 0) {
+    if ((thread_cpu_s + kNs < own.last_s || thread_cpu_s > own.after_s + kNs) && outside++ == 0) {
       ADD_FAILURE() << "thread " << t.index << " credited " << thread_cpu_s * 1e6
-                    << " us of CPU time, below its own last reading, " << own_s * 1e6 << " us";
+                    << " us of CPU time, outside its own readings, " << own.last_s * 1e6 << " to "
+                    << own.after_s * 1e6 << " us";
     }
-    cpu_s += thread_cpu_s;
+    const double bound_s = std::max(0.05 * own.last_s, period_s);
+    EXPECT_GE(thread_processor_s, own.last_s - bound_s) << "thread " << t.index;
+    EXPECT_LE(thread_processor_s, own.after_s + bound_s) << "thread " << t.index;
     processor_s += thread_processor_s;
   }
-  EXPECT_EQ(seen, truth.cpu_s.size()) << "every thread is in the capture";
-  EXPECT_EQ(below_own, 0u) << "threads credited less than their own clocks said";
-  const double total_bound_s =
-      0.05 * truth.threads_cpu_s + static_cast<double>(seen) * truth.clock_read_s;
-  EXPECT_NEAR(cpu_s, truth.threads_cpu_s, total_bound_s) << "the threads' CPU time";
-  EXPECT_NEAR(processor_s, truth.threads_cpu_s, total_bound_s) << "the threads' processor time";
+  EXPECT_EQ(seen, truth.cpu.size()) << "every thread is in the capture";
+  EXPECT_EQ(outside, 0u) << "threads credited CPU time outside their own readings";
+  EXPECT_GE(processor_s, 0.95 * truth.threads_cpu_s) << "the threads' processor time";
+  EXPECT_LE(processor_s, 1.05 * truth.threads_after_s) << "the threads' processor time";
   expect_possible_figures(run);
 }
 
