@@ -9,6 +9,7 @@
 # MODE (default: QUARTZ_INSTRUMENT_MODE, itself patch by default) chooses how:
 #   patch    -fpatchable-function-entry: every function left after inlining gets an entry
 #            the runtime patches while the program runs (docs/user-guide.md, section 1);
+#            gcc assembles through QUARTZ_GCC_AS_DIR's `as` (compiler_hooks/gcc_as/as);
 #   hooks    the compiler's hooks: clang's after inlining
 #            (-finstrument-functions-after-inlining); gcc's in every function, inlined ones
 #            too (-finstrument-functions: gcc has no after-inlining mode);
@@ -46,7 +47,10 @@ function(quartz_instrument_options out_var)
   endif()
   set(is_gcc "$<OR:$<COMPILE_LANG_AND_ID:C,GNU>,$<COMPILE_LANG_AND_ID:CXX,GNU>>")
   if(mode STREQUAL "patch")
-    set(${out_var} -fpatchable-function-entry=15 -g PARENT_SCOPE)
+    # gcc assembles through compiler_hooks/gcc_as/as, which puts each entry's record with
+    # its function (gcc 12 cannot link C++ otherwise).
+    set(${out_var} -fpatchable-function-entry=15 -g "$<${is_gcc}:-B${QUARTZ_GCC_AS_DIR}/>"
+        PARENT_SCOPE)
     return()
   elseif(mode STREQUAL "inlined")
     set(options -finstrument-functions -g)

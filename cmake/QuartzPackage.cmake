@@ -4,11 +4,12 @@
 include(CMakePackageConfigHelpers)
 
 set(QUARTZ_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Quartz)
+set(QUARTZ_GCC_AS_DIR_INSTALLED ${CMAKE_INSTALL_LIBEXECDIR}/${QUARTZ_GCC_AS_INSTALL_DIR})
 install(EXPORT QuartzTargets NAMESPACE Quartz:: DESTINATION ${QUARTZ_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/package/QuartzConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/package/QuartzConfig.cmake
                               INSTALL_DESTINATION ${QUARTZ_CMAKE_DIR}
-                              PATH_VARS CMAKE_INSTALL_BINDIR)
+                              PATH_VARS CMAKE_INSTALL_BINDIR QUARTZ_GCC_AS_DIR_INSTALLED)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/QuartzConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/package/QuartzConfig.cmake

@@ -17,6 +17,10 @@ cmake -S "$here/outside_project" -B build -DCMAKE_PREFIX_PATH="$prefix" \
   fail "configure: $(cat configure.log)"
 cmake --build build >build.log || fail "build: $(cat build.log)"
 at="app.cpp:$(definition_line "$here/outside_project/app.cpp" sorted_values)"
+# Defined in a header both files include: the copy the link kept (tally.h); and a procedure
+# of the file whose copy was thrown away.
+tally_at="tally.h:$(definition_line "$here/outside_project/tally.h" tally)"
+squares_at="tally.cpp:$(definition_line "$here/outside_project/tally.cpp" tally_of_squares)"
 # gcc's hooks leave the standard library's code out unless KEEP_SYSTEM; clang has no such
 # option. Patched entries (app_targets, app_linked) see what is left out of line: unchecked.
 without=no with=yes
@@ -29,7 +33,8 @@ profile() {
   # Every frame: what instrumentation hooked, not what the report folds by default.
   "$quartz" report --store "$1.db" --json --all-frames >"$1.json"
   "$here/check_report.py" "$1.json" --procedure "sorted_values(long)" "$at" \
-    ${2:+--standard-library "$2"}
+    --procedure "tally(std::vector<long, std::allocator<long> > const&)" "$tally_at" \
+    --procedure "tally_of_squares(long)" "$squares_at" ${2:+--standard-library "$2"}
 }
 profile app "$without" 40
 # Every std:: call hooked costs about ten times as much: fewer rounds.
@@ -41,5 +46,7 @@ QUARTZ_OUTPUT=app_linked.qcap build/app_linked >app_linked.out
 expect_runtime_under app_linked.out "$prefix"
 "$quartz" import --store app_linked.db app_linked.qcap >/dev/null
 "$quartz" report --store app_linked.db --json --all-frames >app_linked.json
-"$here/check_report.py" app_linked.json --procedure "sorted_values(long)" "$at"
+"$here/check_report.py" app_linked.json --procedure "sorted_values(long)" "$at" \
+  --procedure "tally(std::vector<long, std::allocator<long> > const&)" "$tally_at" \
+    --procedure "tally_of_squares(long)" "$squares_at"
 echo "installed CMake package: ok"

@@ -29,6 +29,10 @@ expect_runtime_under counter.out "$prefix"
 grep -q '"counter-main"' counter.json || fail "counter.json: no thread named counter-main"
 
 at="app.cpp:$(definition_line "$here/outside_project/app.cpp" sorted_values)"
+# Defined in a header both files include: the copy the link kept (tally.h); and a procedure
+# of the file whose copy was thrown away.
+tally_at="tally.h:$(definition_line "$here/outside_project/tally.h" tally)"
+squares_at="tally.cpp:$(definition_line "$here/outside_project/tally.cpp" tally_of_squares)"
 # Every std:: call hooked costs about ten times as much: fewer rounds (app.cpp).
 for build in default:40 system:4; do
   rounds=${build#*:} build=${build%:*}
@@ -42,6 +46,8 @@ for build in default:40 system:4; do
   [ "$build" = default ] || standard_library=yes
   [ "$cxx_id" = GNU ] || standard_library=""
   "$here/check_report.py" "$build.json" --procedure "sorted_values(long)" "$at" \
+    --procedure "tally(std::vector<long, std::allocator<long> > const&)" "$tally_at" \
+    --procedure "tally_of_squares(long)" "$squares_at" \
     ${standard_library:+--standard-library "$standard_library"}
 done
 echo "installed wrappers and quartz.pc: ok"
