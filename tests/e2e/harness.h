@@ -93,7 +93,8 @@ CommandResult run_command(const std::vector<std::string>& argv,
                           void (*started)(int pid) = nullptr);
 
 // Runs build/tests/e2e/<program> with `args`, writing its capture to a scratch file
-// (QUARTZ_OUTPUT) unless options.capture is false. Fails the current test on timeout.
+// (QUARTZ_OUTPUT) unless options.capture is false, with every call counted (no overhead
+// budget unless options.env sets QUARTZ_BUDGET). Fails the current test on timeout.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const RunOptions& options = {});
 // The capture at `path`, symbolized; none when there is no file. Fails the current test
@@ -101,8 +102,8 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 std::optional<Capture> read_capture_file(const std::string& path);
 
 // A test with a directory of its own (removed afterwards) and an experiment store in it.
-// CPU-bound processes, `count` of them or one per processor the test may use (0), each
-// held to one of those processors in turn, until stopped: a busy machine made by the test itself.
+// CPU-bound processes, `count` of them (free to move) or one per processor the test may use
+// (0, each held to its processor), until stopped: a busy machine made by the test itself.
 // stop() gives their processor time from the kernel's accounting of them (wait4) and how long they
 // lived.
 class Competitors {
