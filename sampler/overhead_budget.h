@@ -4,17 +4,17 @@
 // runtime's own counts.
 //
 // A patched call costs a calibrated c ns (calibrate_patched_call_ns), or what a trial
-// measured for its entry (cost_trial.h). At each decision the calls counted so far per
-// procedure give each one's cost, n * c; the program's own time is its processor time less
-// those costs. While the costs of the entries still on exceed the budget's share of the
-// program's own time, the entry that costs most against its procedure's own time is turned
-// off: its procedure is called as often as ever but costs no call from then on, and its time
-// goes to its caller. An entry whose trial measured calls well beyond the calibrated cost
-// is turned off whatever the budget: what they cost beyond it falls in the procedure itself,
-// whose time it inflates. Decisions come at 20, 50, 100, 200 and 500 ms into the run, every
-// second after, and as soon as a trial ends; each is one pass over the call edges. After a
-// decision, the entry left on that was called most since the decision before is tried, if
-// those calls cost a quarter of what the budget allowed then or more by the calibrated
+// measured for its entry (cost_trial.h). At each decision the calls counted since the last
+// one per procedure give each one's cost in that interval, n * c; the program's own time in
+// it is its processor time less those costs. While the costs of the entries still on exceed
+// the budget's share of the program's own time, the entry called in the interval that costs
+// most against its procedure's own time is turned off: its procedure is called as often as ever but
+// costs no call from then on, and its time goes to its caller. An entry whose trial measured calls
+// well beyond the calibrated cost is turned off whatever the budget: what they cost beyond it falls
+// in the procedure itself, whose time it inflates. Decisions come at 20, 50, 100, 200 and 500 ms
+// into the run, every 250 ms after, and as soon as a trial ends; each is one pass over the call
+// edges. After a decision, the entry left on that was called most since the decision before is
+// tried, if those calls cost a quarter of what the budget allowed then or more by the calibrated
 // figure: its real cost may be several times that.
 #pragma once
 
@@ -86,6 +86,7 @@ class OverheadBudget {
   struct Calls {
     uintptr_t procedure;
     uint64_t calls;           // into it
+    uint64_t calls_since;     // calls_: into it since the last decision
     uint64_t calls_to_off;    // from it, to procedures whose entries are off
     uint64_t calls_before;    // calls_: into it, when its entry was turned off
     uint64_t own_ns;          // sampled
