@@ -484,6 +484,56 @@ TEST_F(Budget, ProceduresThatMatchNothingAreSaidToMatchNothing) {
   EXPECT_EQ(text.out.find("compiler's hooks"), std::string::npos) << text.out;
 }
 
+// The budget holds over each quarter of a second, not over the run so far: after 1.2 s of
+// long calls, whose entries cost nothing, the program calls `step`, whose entry adds ~15%
+// to its work. Held over the run so far, the first 1.2 s let it run ~1.3 s over the budget
+// before its calls outweighed them (a decision every second after the first half: turned
+// off 2.5 s in); held over each interval, it goes at the first decision that sees a whole
+// interval of it. The truth is the program's own clock: when its second phase began.
+constexpr const char* kPhasesSource =
+    "#include <stdio.h>\n"
+    "#include <time.h>\n"
+    "#define STEPS(a, n) for (int j = 0; j < n; j++) a = a * 0.9999999 + 1.0\n"
+    "static volatile double sink;\n"
+    "static double now_s(void) {\n"
+    "  struct timespec t;\n"
+    "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+    "  return t.tv_sec + t.tv_nsec * 1e-9;\n"
+    "}\n"
+    "__attribute__((noipa)) double chunk(double a) { STEPS(a, 200000); return a; }\n"
+    "__attribute__((noipa)) double step(double a) { STEPS(a, 60); return a; }\n"
+    "int main(void) {\n"
+    "  const double start = now_s(); double a = 0;\n"
+    "  while (now_s() - start < 1.2) a = chunk(a);\n"
+    "  const double second = now_s() - start;\n"
+    "  while (now_s() - start < 2.8)\n"
+    "    for (int i = 0; i < 1000; i++) a = step(a);\n"
+    "  sink = a;\n"
+    "  printf(\"second_phase_s=%.4f\\n\", second);\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST_F(Budget, APhaseThatCallsANewProcedureIsHeldToTheBudgetWithinAQuarterOfASecond) {
+  const std::string program = build("phases", kPhasesSource);
+  CommandResult run;
+  const json r = run_with_budget(program, "5", &run);
+  ASSERT_FALSE(r.is_discarded());
+  const double second_phase_s = std::stod(printed_values(run.out).at("second_phase_s"));
+  const json* step = nullptr;
+  for (const json& u : r["sampling"]["unpatched"]) {
+    if (u["name"] == "step") step = &u;
+  }
+  ASSERT_NE(step, nullptr) << r["sampling"]["unpatched"].dump(1);
+  // Into the run, which starts a little before main: the second phase's start is later
+  // there than by main's clock.
+  const double off_at_s = (*step)["at_s"];
+  EXPECT_GT(off_at_s, second_phase_s);
+  // The first decision after a whole interval of the second phase, a trial of the entry
+  // (up to ~0.1 s), and the sampler's lateness on a busy machine.
+  EXPECT_LT(off_at_s, second_phase_s + 0.6)
+      << "the second phase began " << second_phase_s << " s into main";
+}
+
 TEST_F(Budget, WithoutABudgetEveryCallIsCounted) {
   const json r = profile({"--budget", "0"});
   ASSERT_FALSE(r.is_discarded());
