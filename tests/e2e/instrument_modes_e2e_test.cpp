@@ -485,11 +485,12 @@ TEST_F(Budget, ProceduresThatMatchNothingAreSaidToMatchNothing) {
 }
 
 // The budget holds over each quarter of a second, not over the run so far: after 1.2 s of
-// long calls, whose entries cost nothing, the program calls `step`, whose entry adds ~15%
-// to its work. Held over the run so far, the first 1.2 s let it run ~1.3 s over the budget
-// before its calls outweighed them (a decision every second after the first half: turned
-// off 2.5 s in); held over each interval, it goes at the first decision that sees a whole
-// interval of it. The truth is the program's own clock: when its second phase began.
+// long calls, whose entries cost nothing, the program calls `step`, whose entry adds
+// 15-20% to its work (30 dependent steps). Held over the run so far, the first 1.2 s let
+// it run 0.8 s over the budget before its calls outweighed them (a decision every second
+// after the first half: turned off 2.0 s in); held over each interval, it goes at the
+// first decision that sees a whole interval of it, or as a trial of its entry ends. The truth is
+// the program's own clock: when its second phase began.
 constexpr const char* kPhasesSource =
     "#include <stdio.h>\n"
     "#include <time.h>\n"
@@ -501,7 +502,7 @@ constexpr const char* kPhasesSource =
     "  return t.tv_sec + t.tv_nsec * 1e-9;\n"
     "}\n"
     "__attribute__((noipa)) double chunk(double a) { STEPS(a, 200000); return a; }\n"
-    "__attribute__((noipa)) double step(double a) { STEPS(a, 60); return a; }\n"
+    "__attribute__((noipa)) double step(double a) { STEPS(a, 30); return a; }\n"
     "int main(void) {\n"
     "  const double start = now_s(); double a = 0;\n"
     "  while (now_s() - start < 1.2) a = chunk(a);\n"
