@@ -112,6 +112,19 @@ void BM_Call_Patched(benchmark::State& state) {
 BENCHMARK(BM_Call_Plain)->Threads(1)->Threads(2);
 BENCHMARK(BM_Call_Patched)->Threads(1)->Threads(2);
 
+// A loop calling two procedures in turn: each call's edge is not the one its caller's entry
+// counted last.
+extern "C" void call_two_leaves_patched(long n);
+extern "C" void call_two_leaves_plain(long n);
+void BM_CallTwoCallees_Plain(benchmark::State& state) {
+  calls(state, call_two_leaves_plain);
+}
+void BM_CallTwoCallees_Patched(benchmark::State& state) {
+  calls(state, call_two_leaves_patched);
+}
+BENCHMARK(BM_CallTwoCallees_Plain);
+BENCHMARK(BM_CallTwoCallees_Patched);
+
 pthread_mutex_t g_shared = PTHREAD_MUTEX_INITIALIZER;
 
 void mutex_pairs(benchmark::State& state, MutexFn lock, MutexFn unlock, bool shared) {

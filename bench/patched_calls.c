@@ -12,3 +12,16 @@ __attribute__((noinline)) void CALLS_NAME(leaf, CALLS_SUFFIX)(void) {
 __attribute__((noinline)) void CALLS_NAME(call_leaf, CALLS_SUFFIX)(long n) {
   for (long i = 0; i < n; i++) CALLS_NAME(leaf, CALLS_SUFFIX)();
 }
+
+__attribute__((noinline)) void CALLS_NAME(other_leaf, CALLS_SUFFIX)(void) {
+  __asm__ volatile("" ::: "memory");
+}
+
+/* n calls from one caller to two leaves in turn, as a loop calling two procedures makes
+ * them. */
+__attribute__((noinline)) void CALLS_NAME(call_two_leaves, CALLS_SUFFIX)(long n) {
+  for (long i = 0; i < n; i += 2) {
+    CALLS_NAME(leaf, CALLS_SUFFIX)();
+    CALLS_NAME(other_leaf, CALLS_SUFFIX)();
+  }
+}
