@@ -4,6 +4,7 @@
 // mode see it too. The truth is the program's own count of its calls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -533,6 +534,46 @@ TEST_F(Budget, APhaseThatCallsANewProcedureIsHeldToTheBudgetWithinAQuarterOfASec
   // (up to ~0.1 s), and the sampler's lateness on a busy machine.
   EXPECT_LT(off_at_s, second_phase_s + 0.6)
       << "the second phase began " << second_phase_s << " s into main";
+}
+
+// Sixteen tiny procedures, each called millions of times: the budget turns them all off.
+// The text report names the ten most called and says how many more; the JSON lists all.
+constexpr const char* kSixteenSource =
+    "#define F(i) __attribute__((noipa)) long f##i(long a) { return a * 3 + i; }\n"
+    "F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)\n"
+    "static long (*const f[])(long) = {f0, f1, f2,  f3,  f4,  f5,  f6,  f7,\n"
+    "                                  f8, f9, f10, f11, f12, f13, f14, f15};\n"
+    "int main(void) {\n"
+    "  long a = 0;\n"
+    "  for (long i = 0; i < 2000000; i++)\n"
+    "    for (int k = 0; k < 16; k++) a = f[k](a);\n"
+    "  return a == 42;\n"
+    "}\n";
+
+TEST_F(Budget, TheTextNamesTheTenMostCalledEntriesTurnedOffAndCountsTheRest) {
+  const std::string program = build("sixteen", kSixteenSource);
+  CommandResult run;
+  const json r = run_with_budget(program, "5", &run);
+  ASSERT_FALSE(r.is_discarded());
+  const json& unpatched = r["sampling"]["unpatched"];
+  ASSERT_GT(unpatched.size(), 10u) << unpatched.dump(1);
+  const CommandResult text = run_command({kQuartz, "report", "--store", program + ".db"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::vector<uint64_t> calls;
+  for (const json& u : unpatched) calls.push_back(u["calls"]);
+  std::sort(calls.rbegin(), calls.rend());
+  size_t listed = 0;
+  for (const json& u : unpatched) {
+    const std::string line = "    " + u["name"].get<std::string>() + " after " +
+                             std::to_string(u["calls"].get<uint64_t>()) + " calls at ";
+    if (text.out.find(line) == std::string::npos) continue;
+    ++listed;
+    EXPECT_GE(u["calls"].get<uint64_t>(), calls[9]) << "one of the ten most called";
+  }
+  EXPECT_EQ(listed, 10u) << text.out;
+  EXPECT_NE(text.out.find("    and " + std::to_string(unpatched.size() - 10) + " more"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST_F(Budget, WithoutABudgetEveryCallIsCounted) {
