@@ -166,6 +166,16 @@ QUARTZ_NOINSTR uint64_t end_cpu_ns(const rt::ThreadBlock& ended, uint64_t last_n
   return read > last_ns ? read : last_ns;
 }
 
+// A live reading of a thread's CPU clock, held to its end reading once it has one: a thread
+// in its exit path (its slot still live) has used what that reading says; the rest is its
+// exit, ours included, not the program's time. Checked after the read: a reading taken
+// before the end's is below it.
+QUARTZ_NOINSTR uint64_t held_to_end(const rt::ThreadBlock& block, uint64_t reading,
+                                    uint64_t last_ns) {
+  const uint64_t end = end_cpu_ns(block, last_ns);
+  return end != 0 && end < reading ? end : reading;
+}
+
 // Reads a thread's CPU counters into its window entry, from the kernel or, for a thread
 // that has ended, from what it left in its block.
 QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
@@ -181,11 +191,8 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
     if (cpu.runqueue_ns == rt::kExitRunqueueUnknown) cpu.runqueue_ns = track.last_runqueue_ns;
   } else {
     ok = rt::read_thread_cpu(track.tid, &cpu);
-    // A thread past its end reading (its slot still live, in its exit path) has used what
-    // that reading says: the rest is its exit, ours included, not the program's time.
-    // Checked after the read: a reading before the end's is below it.
-    const uint64_t end = track.block->exit_cpu_ns.load(std::memory_order_relaxed);
-    if (ok && end != 0 && cpu.cpu_ns > end) cpu.cpu_ns = end;
+    if (ok)
+      cpu.cpu_ns = held_to_end(*track.block, cpu.cpu_ns, track.has_cpu ? track.last_cpu_ns : 0);
     if (ok && s.trace.is_open()) {
       s.trace.sample(w.thread, s.last_snapshot_ns - s.runtime->clock.start_ns, cpu.cpu_ns,
                      cpu.runqueue_ns, ~0u);
@@ -226,11 +233,8 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock
   if (!active && !was_active && block->stack.sequence() == track.last_sequence) return -1;
   uint64_t clock_ns = ~uint64_t{0};
   if (!ended) rt::read_thread_clock(track.tid, &clock_ns);
-  // Its end reading, once it has one, bounds the live one: a thread in its exit path (its
-  // slot still live) has ended its processor time there, as its lifetime, and one gone since
-  // its slot was read has only that.
-  const uint64_t end = end_cpu_ns(*block, track.has_clock ? track.last_clock_ns : 0);
-  if (end != 0 && end < clock_ns) clock_ns = end;
+  // One gone since its slot was read has only its end reading (held_to_end of no reading).
+  clock_ns = held_to_end(*block, clock_ns, track.has_clock ? track.last_clock_ns : 0);
   if (clock_ns == ~uint64_t{0}) return -1;
   const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
   const double used_ns = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
