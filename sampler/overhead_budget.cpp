@@ -182,13 +182,18 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   // are new would otherwise run far over the budget until their calls outweighed the
   // earlier phases' time (leveldb's db_bench read 40-55% slower per operation after a
   // write phase that had stayed within it). The program's own processor time in that
-  // interval: the process's, less this thread's and the calls'.
+  // interval: the process's, less this thread's and the calls'. What changed since the last
+  // decision is noted for the trial as well: it goes to what the program does now.
   double recent_calls_ns = 0, patched_calls_ns = 0;
   for (size_t i = 0; i < claimed_.size(); ++i) {
     Calls& c = calls_[claimed_[i]];
-    const Calls* own = find(own_, c.procedure);
+    Calls* own = find(own_, c.procedure);
     const uint64_t before = own ? own->calls_decided : 0;
     c.calls_since = c.calls > before ? c.calls - before : 0;
+    if (own) {
+      own->calls_recent = c.calls_since;
+      own->calls_decided = c.calls;
+    }
     const double cost = static_cast<double>(c.calls_since) * call_ns(c);
     recent_calls_ns += cost;
     if (!c.decided) patched_calls_ns += cost;
@@ -233,14 +238,6 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     }
   }
   if (any_off) note_calls_before(runtime);
-  // What changed since the last decision: a trial goes to what the program does now.
-  for (size_t i = 0; i < claimed_.size(); ++i) {
-    const Calls& c = calls_[claimed_[i]];
-    if (Calls* own = find(own_, c.procedure)) {
-      own->calls_recent = c.calls > own->calls_decided ? c.calls - own->calls_decided : 0;
-      own->calls_decided = c.calls;
-    }
-  }
   cpu_decided_ns_ = process_ns;
   if (trials_ < kMaxTrials) start_trial(runtime, recent_ns * percent_ / 100.0);
 }
