@@ -516,9 +516,8 @@ constexpr const char* kPhasesSource =
     "}\n";
 
 TEST_F(Budget, APhaseThatCallsANewProcedureIsHeldToTheBudgetWithinAQuarterOfASecond) {
-  const std::string program = build("phases", kPhasesSource);
   CommandResult run;
-  const json r = run_with_budget(program, "5", &run);
+  const json r = run_with_budget(build("phases", kPhasesSource), "5", &run);
   ASSERT_FALSE(r.is_discarded());
   const double second_phase_s = std::stod(printed_values(run.out).at("second_phase_s"));
   const json* step = nullptr;
