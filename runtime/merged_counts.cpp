@@ -4,12 +4,8 @@ namespace quartz::rt {
 
 ThreadTotals block_totals(const ThreadBlock& block) {
   ThreadTotals totals;
-  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
-    const CallEdgeSlot& s = block.edges.slot(i);
-    if (s.callee.load(std::memory_order_relaxed) != 0) {
-      totals.calls += s.calls.load(std::memory_order_relaxed);
-    }
-  }
+  block.edges.for_each_claimed(
+      [&](const CallEdgeSlot& s) { totals.calls += s.calls.load(std::memory_order_relaxed); });
   totals.overflows = block.stack.overflows();
   totals.mismatches = block.stack.mismatches();
   totals.blocked_ticks = block.blocked_ticks.load(std::memory_order_relaxed);

@@ -68,12 +68,13 @@ class MergedCounts {
     runtime.threads.for_each([&](ThreadSlot& slot, SlotStatus) {
       const ThreadBlock* b = slot.block.load(std::memory_order_acquire);
       if (!b) return;
-      for (uint32_t i = 0; i < b->edges.capacity(); ++i) {
-        const CallEdgeSlot& s = b->edges.slot(i);
+      b->edges.for_each_claimed([&](const CallEdgeSlot& s) {
         const uint64_t calls = s.calls.load(std::memory_order_relaxed);
-        const uintptr_t callee = s.callee.load(std::memory_order_acquire);
-        if (callee && calls) visit(s.caller.load(std::memory_order_relaxed), callee, calls);
-      }
+        if (calls) {
+          visit(s.caller.load(std::memory_order_relaxed), s.callee.load(std::memory_order_relaxed),
+                calls);
+        }
+      });
     });
   }
 

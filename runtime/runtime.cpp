@@ -349,13 +349,12 @@ void after_fork_in_child() {
 
 void fold_block(ThreadBlock& block) {
   Runtime& rt = g_runtime;
-  for (uint32_t i = 0; i < block.edges.capacity(); ++i) {
-    const CallEdgeSlot& s = block.edges.slot(i);
+  block.edges.for_each_claimed([&](const CallEdgeSlot& s) {
     const uint64_t n = s.calls.load(std::memory_order_relaxed);
-    if (n == 0 || s.callee.load(std::memory_order_relaxed) == 0) continue;
+    if (n == 0) return;
     rt.call_graph.add(s.caller.load(std::memory_order_relaxed),
                       s.callee.load(std::memory_order_relaxed), n);
-  }
+  });
   for (uint32_t i = 0; i < block.objects.capacity(); ++i) {
     const ObjectCountSlot& s = block.objects.slot(i);
     const uint64_t acquisitions = s.acquisitions.load(std::memory_order_relaxed);

@@ -6,6 +6,7 @@ void CallEdgeTable::reset(CallEdgeSlot* slots, uint32_t capacity_log2) {
   slots_ = slots;
   mask_ = (uint32_t{1} << capacity_log2) - 1;
   shift_ = 64 - capacity_log2;
+  slots_[0].claimed.store(0, std::memory_order_relaxed);
 }
 
 CallEdgeSlot* CallEdgeTable::count(uintptr_t caller, uintptr_t callee) {
@@ -17,6 +18,10 @@ CallEdgeSlot* CallEdgeTable::count(uintptr_t caller, uintptr_t callee) {
       s.caller.store(caller, std::memory_order_relaxed);
       s.calls.store(1, std::memory_order_relaxed);
       s.callee.store(callee, std::memory_order_release);
+      // Listed after its key: a reader that finds it in the list finds it whole.
+      const uint32_t n = slots_[0].claimed.load(std::memory_order_relaxed);
+      slots_[n].claimed_at.store((start + probe) & mask_, std::memory_order_relaxed);
+      slots_[0].claimed.store(n + 1, std::memory_order_release);
       return &s;
     }
     if (key == callee && s.caller.load(std::memory_order_relaxed) == caller) {
@@ -30,10 +35,10 @@ CallEdgeSlot* CallEdgeTable::count(uintptr_t caller, uintptr_t callee) {
 // Keys stay: a thread that reuses this block usually runs the same code, and an edge
 // with no calls is not reported.
 void CallEdgeTable::clear() {
-  for (uint32_t i = 0; i <= mask_; ++i) {
-    if (slots_[i].callee.load(std::memory_order_relaxed) != 0) {
-      slots_[i].calls.store(0, std::memory_order_relaxed);
-    }
+  const uint32_t n = slots_[0].claimed.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i) {
+    slots_[slots_[i].claimed_at.load(std::memory_order_relaxed)].calls.store(
+        0, std::memory_order_relaxed);
   }
 }
 

@@ -28,6 +28,17 @@ TEST(CallEdgeTable, CountsEveryCallPerEdge) {
     if (s.callee.load()) counted[{s.caller.load(), s.callee.load()}] += s.calls.load();
   }
   EXPECT_EQ(counted, expected);
+  // Readers visit the claimed slots only: each edge once, in the order first counted.
+  std::map<std::pair<uintptr_t, uintptr_t>, uint64_t> visited;
+  std::vector<std::pair<uintptr_t, uintptr_t>> order;
+  table.for_each_claimed([&](const CallEdgeSlot& s) {
+    visited[{s.caller.load(), s.callee.load()}] += s.calls.load();
+    order.emplace_back(s.caller.load(), s.callee.load());
+  });
+  EXPECT_EQ(visited, expected);
+  ASSERT_EQ(order.size(), expected.size());
+  EXPECT_EQ(order.front(), std::make_pair(uintptr_t{0}, uintptr_t{0x1000}));
+  EXPECT_EQ(order.back(), std::make_pair(uintptr_t{4 * 64}, uintptr_t{0x1000 + 16 * 3}));
 }
 
 TEST(CallEdgeTable, FullTableRefusesNewEdgesButKeepsCounting) {
@@ -38,6 +49,9 @@ TEST(CallEdgeTable, FullTableRefusesNewEdgesButKeepsCounting) {
   for (uintptr_t callee = 16; callee <= 16 * 64; callee += 16)
     refused += table.count(0, callee) == nullptr;
   EXPECT_GE(refused, 64 - 16);
+  uint32_t claimed = 0;
+  table.for_each_claimed([&](const CallEdgeSlot& s) { claimed += s.callee.load() != 0; });
+  EXPECT_EQ(claimed, 64u - refused);
   // An edge that found room keeps counting.
   for (uint32_t i = 0; i < table.capacity(); ++i) {
     const CallEdgeSlot& s = table.slot(i);
@@ -61,6 +75,9 @@ TEST(CallEdgeTable, ClearKeepsKeysAndZeroesCounts) {
   table.count(1, 2);
   for (uint32_t i = 0; i < table.capacity(); ++i) total += table.slot(i).calls.load();
   EXPECT_EQ(total, 1u);
+  uint32_t listed = 0;  // the key stayed: listed once, not again when counted anew
+  table.for_each_claimed([&](const CallEdgeSlot&) { ++listed; });
+  EXPECT_EQ(listed, 1u);
 }
 
 TEST(ObjectCountTable, FindInsertsOnceThenFinds) {
