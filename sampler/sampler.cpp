@@ -49,8 +49,10 @@ constexpr uint64_t kTraceFlushNs = 100'000'000;         // ... or this often
 // with every byte checksummed twice, minimap2's sampler spent 4.3% of a processor on them.
 constexpr uint64_t kPublishCostShare = 40;
 // Snapshots on one processor before the next, when the sampler shares them
-// (sampler_placement.h): each program thread pays alike over 10 ms, for a move every 10 ms.
-constexpr uint64_t kSnapshotsPerTurn = 5;
+// (sampler_placement.h): each program thread pays alike over 50 ms. A move is a migration
+// the kernel makes through the target processor (~100 us of the sampler's processor time
+// on this VM): every 5 snapshots it took 30 ms of minimap2's sampler's 268.
+constexpr uint64_t kSnapshotsPerTurn = 25;
 
 // What the sampler remembers of the thread in each registry slot.
 struct Track {
