@@ -22,7 +22,10 @@ constexpr uint64_t kCallShareSamples = 10;  // periods of own time before call_s
 constexpr uint32_t kTrialPhaseSnapshots = 5;
 constexpr uint8_t kTriesPerEntry = 3;
 constexpr double kRetryOverCalibrated = 1.5;
-constexpr double kTrialShareOfBudget = 0.25;
+constexpr double kTrialShareOfBudget = 0.1;
+// Calls into the other entries on, in a phase's length of late, for a trial to start: a
+// phase needs CostTrial::kMinPhaseCalls, and a program's pace varies.
+constexpr double kCallsPerPhaseToTry = 4.0 * CostTrial::kMinPhaseCalls;
 // A trial that was not steady (cost_trial.h) is tried again, as often as this, without
 // counting as a try: minimap2's mm_idx_get, tried as the program went from indexing to
 // mapping, read -24 ns by its phases together and was never tried again.
@@ -239,7 +242,10 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
   }
   if (any_off) note_calls_before(runtime);
   cpu_decided_ns_ = process_ns;
-  if (trials_ < kMaxTrials) start_trial(runtime, recent_ns * percent_ / 100.0);
+  if (trials_ < kMaxTrials) {
+    start_trial(runtime, recent_ns * percent_ / 100.0, run_ns - decided_run_ns_);
+  }
+  decided_run_ns_ = run_ns;
 }
 
 bool OverheadBudget::turn_off(Calls& c, uint64_t run_ns) {
@@ -253,10 +259,13 @@ bool OverheadBudget::turn_off(Calls& c, uint64_t run_ns) {
   return off;
 }
 
-void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns) {
-  Calls* own = nullptr;  // the most called of late, in own_
+void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns,
+                                 uint64_t recent_run_ns) {
+  Calls* own = nullptr;   // the most called of late, in own_
+  uint64_t calls_on = 0;  // into the entries on, of late
   for (size_t i = 0; i < claimed_.size(); ++i) {
     const Calls& c = calls_[claimed_[i]];
+    if (!c.decided) calls_on += c.calls_since;
     if (c.decided || c.measured_ns > 0) continue;
     Calls* o = find(own_, c.procedure);
     if (o && o->tries < kTriesPerEntry && (!own || o->calls_recent > own->calls_recent)) own = o;
@@ -265,6 +274,15 @@ void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns)
       static_cast<double>(own->calls_recent) * call_ns_ < allowed_recent_ns * kTrialShareOfBudget) {
     return;
   }
+  // A trial reads the pace in the other entries' calls: where they were too few of late to
+  // tell it in every phase, it would tell nothing and hold the decisions back meanwhile
+  // (minimap2's single-threaded indexing: two trials of 80 ms each, every phase short of
+  // calls, before the mapping's mm_idx_get could be tried).
+  const uint64_t phase_ns = (uint64_t{kTrialPhaseSnapshots} << own->tries) * period_ns_;
+  const double others_per_phase = static_cast<double>(calls_on - own->calls_recent) *
+                                  static_cast<double>(phase_ns) /
+                                  static_cast<double>(std::max<uint64_t>(recent_run_ns, 1));
+  if (others_per_phase < kCallsPerPhaseToTry) return;
   trial_entry_ = hooks::entry_of(own->procedure);
   if (trial_entry_ == 0) {  // no entry to switch (a hook's, OpenMP's)
     own->tries = kTriesPerEntry;

@@ -14,8 +14,9 @@
 // in the procedure itself, whose time it inflates. Decisions come at 20, 50, 100, 200 and 500 ms
 // into the run, every 250 ms after, and as soon as a trial ends; each is one pass over the call
 // edges. After a decision, the entry left on that was called most since the decision before is
-// tried, if those calls cost a quarter of what the budget allowed then or more by the calibrated
-// figure: its real cost may be several times that.
+// tried, if those calls cost a tenth of what the budget allowed then or more by the calibrated
+// figure (its real cost may be several times that) and the other entries' calls are enough
+// to read the program's pace by.
 #pragma once
 
 #include <cstdint>
@@ -121,7 +122,8 @@ class OverheadBudget {
   QUARTZ_NOINSTR bool turn_off(Calls& c, uint64_t run_ns);
   // Tries the entry left on called most since the last decision, when its calls then may
   // have cost a share of what the budget allowed then or more.
-  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_recent_ns);
+  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_recent_ns,
+                                  uint64_t recent_run_ns);
   // The counts a trial of `tried`'s entry reads at a phase's end.
   QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime, uintptr_t tried);
 
@@ -137,6 +139,7 @@ class OverheadBudget {
   uint32_t trial_phase_snapshots_ = 0;  // its phases' length: longer at each try
   uint32_t trials_ = 0;
   double cpu_decided_ns_ = 0;      // the program's processor time at the last decision
+  uint64_t decided_run_ns_ = 0;    // ... and its time into the run
   rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each
   // count took 3-4 ms, a third of the sampler's time in a short run.
