@@ -526,6 +526,7 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         processors_busy(e, processors, delta, &totals.busy_beyond_processors_s);
     const uint32_t runnable_bin =
         static_cast<uint32_t>(std::fmin(shape.runnable_bins - 1.0, std::round(r)));
+    tables.note_runnable_bin(runnable_bin);
     starvation(window, tables, snap, processors, model_run, e, busy_bins, delta,
                totals.elapsed_s - delta, totals.starvation);
 

@@ -46,7 +46,12 @@ class Out {
     raw(s, n);
   }
   QUARTZ_NOINSTR void zeros(size_t doubles) {
-    for (size_t i = 0; i < doubles; ++i) f64(0);
+    const size_t at = bytes_.size(), n = doubles * sizeof(double);
+    if (!ok_ || !bytes_.resize_at_least(at + n)) {
+      ok_ = false;
+      return;
+    }
+    memset(&bytes_[at], 0, n);
   }
 
   // Sections: begin() leaves room for the header, end() fills it in.
@@ -93,6 +98,19 @@ class Out {
   uint32_t sections_ = 0;
   bool ok_ = true;
 };
+
+// A full record as the file has it (`record` null: none, all zeros): the runnable-thread
+// rows cut to the bins in use (ProfileTables::runnable_bins_used), the header's R1.
+QUARTZ_NOINSTR void full_record(Out& out, const ProfileTables& tables, const double* record) {
+  const RecordShape& shape = tables.shape();
+  const uint32_t bins = tables.runnable_bins_used();
+  if (!record) {
+    out.zeros(shape.runnable(0) + size_t{kStateCount} * bins);
+    return;
+  }
+  out.f64s(record, shape.runnable(0));
+  for (uint32_t s = 0; s < kStateCount; ++s) out.f64s(record + shape.runnable(s), bins);
+}
 
 QUARTZ_NOINSTR void key_number(Out& out, uint32_t* count, const char* key, uint64_t value) {
   // Not snprintf: at ~0.4 us a number the run section took a fifth of a publication.
@@ -271,7 +289,6 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
                                   double ns_per_tick) {
   out.begin_counted(SectionType::threads);
   uint32_t n = 0;
-  const size_t record = tables.shape().full_size();
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
     if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
@@ -297,11 +314,11 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
     if (tables.has_thread(index)) {
       out.u64(tables.thread_entry(index).cpu_ns);
       out.u64(tables.thread_entry(index).runqueue_ns);
-      out.f64s(tables.thread_record(index), record);
+      full_record(out, tables, tables.thread_record(index));
     } else {
       out.u64(0);
       out.u64(0);
-      out.zeros(record);
+      full_record(out, tables, nullptr);
     }
     ++n;
   }
@@ -379,7 +396,6 @@ QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runt
   out.u64(totals.contended);
   out.u64(posts);
   out.u64(static_cast<uint64_t>(static_cast<double>(totals.wait_ticks) * ns_per_tick));
-  const size_t record = tables.shape().full_size();
   if (sampled != kNone) {
     const ObjectEntry& o = tables.object_entry(sampled);
     out.f64(o.wait_spinning_s);
@@ -387,14 +403,14 @@ QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runt
     out.f64(o.hold_s);
     out.u32(kQueueBins);
     out.f64s(tables.object_queue(sampled), kQueueBins);
-    out.f64s(tables.object_record(sampled), record);
+    full_record(out, tables, tables.object_record(sampled));
   } else {
     out.f64(0);
     out.f64(0);
     out.f64(0);
     out.u32(kQueueBins);
     out.zeros(kQueueBins);
-    out.zeros(record);
+    full_record(out, tables, nullptr);
   }
 }
 
@@ -442,7 +458,7 @@ QUARTZ_NOINSTR void write_procedures(Out& out, ProfileTables& tables) {
   out.u32(tables.procedure_count());
   for (uint32_t i = 0; i < tables.procedure_count(); ++i) {
     out.u64(tables.procedure_entry(i).address);
-    out.f64s(tables.procedure_record(i), tables.shape().full_size());
+    full_record(out, tables, tables.procedure_record(i));
   }
   out.end();
 }
@@ -489,7 +505,7 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
   header.version = kFormatVersion;
   header.flags = final ? uint32_t{kFinal} : 0u;
   header.processors = tables.shape().processors;
-  header.runnable_bins = tables.shape().runnable_bins;
+  header.runnable_bins = tables.runnable_bins_used();
   out.raw(&header, sizeof header);
 
   const double ns_per_tick = runtime.clock.ns_per_tick();
@@ -505,7 +521,7 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
   write_starvation(out, tables, runtime);
   write_edges(out, runtime);
   out.begin(SectionType::program);
-  out.f64s(tables.program_record(), tables.shape().full_size());
+  full_record(out, tables, tables.program_record());
   out.end();
   if (!out.ok()) return false;
 

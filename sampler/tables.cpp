@@ -102,6 +102,7 @@ bool ProfileTables::assign(const ProfileTables& other) {
   limits_ = other.limits_;
   dropped_contexts_ = other.dropped_contexts_;
   dropped_entities_ = other.dropped_entities_;
+  runnable_bins_used_ = other.runnable_bins_used_;
   return contexts_.assign(other.contexts_) && context_records_.assign(other.context_records_) &&
          context_apart_.assign(other.context_apart_) && context_ids_.assign(other.context_ids_) &&
          procedures_.assign(other.procedures_) &&

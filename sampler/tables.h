@@ -155,6 +155,13 @@ class ProfileTables {
   QUARTZ_ALWAYS_INLINE uint32_t thread_count() const {
     return static_cast<uint32_t>(threads_.size());
   }
+  // Runnable-thread bins in use: one past the highest any record has had time in (at least
+  // 2). A capture is written with that many (the bins above are empty), not the shape's 33:
+  // three quarters of a full record are these bins, nearly all empty on a small machine.
+  QUARTZ_ALWAYS_INLINE void note_runnable_bin(uint32_t bin) {
+    if (bin + 1 > runnable_bins_used_) runnable_bins_used_ = bin + 1;
+  }
+  QUARTZ_ALWAYS_INLINE uint32_t runnable_bins_used() const { return runnable_bins_used_; }
   QUARTZ_ALWAYS_INLINE uint64_t dropped_contexts() const { return dropped_contexts_; }
   QUARTZ_ALWAYS_INLINE uint64_t dropped_entities() const { return dropped_entities_; }
 
@@ -197,6 +204,7 @@ class ProfileTables {
   MappedVector<double> program_record_;
   uint64_t dropped_contexts_ = 0;
   uint64_t dropped_entities_ = 0;
+  uint32_t runnable_bins_used_ = 2;
 };
 
 }  // namespace quartz::sampler
