@@ -32,3 +32,22 @@ for s in serial_init lock_contention imbalance pipeline spin_vs_block io_wait cl
   printf '| %s | %.3f s | %.3f s | %.3f s | %d KB |\n' "$s" "$a" "$q" "$(echo "$q - $a" | bc -l)" \
     "$(($(stat -c %s "$work/r.qcap") / 1024))"
 done
+
+# The runtime's own start and end, which every run pays: an empty program built with the
+# wrapper, run bare, under the runtime alone, and under quartz run without the import.
+printf 'int main(void) { return 0; }\n' > "$work/empty.c"
+"$build/bin/quartz-cc" -O2 -o "$work/empty" "$work/empty.c"
+bare=() alone=() run=()
+for ((r = 0; r < repeat; r++)); do
+  bare+=("$(timed "$work/empty")")
+  alone+=("$(timed env LD_PRELOAD="$build/lib/libquartz.so" QUARTZ_OUTPUT="$work/e.qcap" \
+    "$work/empty")")
+  run+=("$(timed "$quartz" run -q --no-import -o "$work/e.qcap" -- "$work/empty")")
+done
+echo
+echo "| empty program | bare | runtime alone | quartz run --no-import |"
+echo "|---|---:|---:|---:|"
+printf '| wall time | %.1f ms | %.1f ms | %.1f ms |\n' \
+  "$(printf '%s\n' "${bare[@]}" | median | awk '{print $1 * 1000}')" \
+  "$(printf '%s\n' "${alone[@]}" | median | awk '{print $1 * 1000}')" \
+  "$(printf '%s\n' "${run[@]}" | median | awk '{print $1 * 1000}')"

@@ -16,6 +16,7 @@
 
 namespace quartz::rt {
 
+// Every member starts at zero: SharedTable maps records without constructing them.
 struct CallGraphRecord {
   std::atomic<uint32_t> state{0};  // 0 empty, 1 being claimed, 2 ready
   std::atomic<uintptr_t> caller{0};

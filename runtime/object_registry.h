@@ -25,6 +25,7 @@ inline constexpr uint32_t kAcquiredFromFrames = 8;
 // The kind of an object named before its first use; that use sets the kind.
 inline constexpr uint32_t kKindUnset = 0xffffffffu;
 
+// Every member starts at zero: SharedTable maps records without constructing them.
 struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
   std::atomic<uint32_t> kind{0};      // EntryKind of its first use
