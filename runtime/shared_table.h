@@ -166,7 +166,7 @@ class SharedTable {
     // Not constructed: a record's initial state, and a place's, is all zero bytes, which
     // the fresh mapping holds. Stores of those zeros touched every page of the first levels
     // as the program started (2^14 objects, 3.2 MB, and 2^16 edges, 2.6 MB: 1,400 page
-    // faults, ~10 ms before main here), and kept them resident however few were used.
+    // faults, ~18 ms before main here), and kept them resident however few were used.
     static_assert(std::is_trivially_destructible_v<Record>);
     auto* mapped = static_cast<Record*>(memory);
     if (!levels_[k].compare_exchange_strong(records, mapped, std::memory_order_acq_rel)) {
