@@ -36,10 +36,7 @@ CallEdgeSlot* CallEdgeTable::count(uintptr_t caller, uintptr_t callee) {
 // with no calls is not reported.
 void CallEdgeTable::clear() {
   const uint32_t n = slots_[0].claimed.load(std::memory_order_relaxed);
-  for (uint32_t i = 0; i < n; ++i) {
-    slots_[slots_[i].claimed_at.load(std::memory_order_relaxed)].calls.store(
-        0, std::memory_order_relaxed);
-  }
+  for (uint32_t i = 0; i < n; ++i) claimed_slot(i).calls.store(0, std::memory_order_relaxed);
 }
 
 void ObjectCountTable::reset(ObjectCountSlot* slots, uint32_t capacity_log2) {

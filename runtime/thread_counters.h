@@ -54,14 +54,16 @@ class CallEdgeTable {
   template <typename Visit>
   QUARTZ_NOINSTR void for_each_claimed(Visit&& visit) const {
     const uint32_t n = slots_[0].claimed.load(std::memory_order_acquire);
-    for (uint32_t i = 0; i < n; ++i) {
-      visit(slots_[slots_[i].claimed_at.load(std::memory_order_relaxed)]);
-    }
+    for (uint32_t i = 0; i < n; ++i) visit(claimed_slot(i));
   }
   // Zeroes every count (the owner, or a reader that has retired the owner).
   QUARTZ_NOINSTR void clear();
 
  private:
+  // The slot claimed i-th.
+  QUARTZ_ALWAYS_INLINE CallEdgeSlot& claimed_slot(uint32_t i) const {
+    return slots_[slots_[i].claimed_at.load(std::memory_order_relaxed)];
+  }
   QUARTZ_ALWAYS_INLINE uint32_t home(uintptr_t caller, uintptr_t callee) const {
     return fib_hash(callee ^ (caller >> 2), shift_);
   }
