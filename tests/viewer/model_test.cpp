@@ -2,6 +2,8 @@
 // numbers are known (synthetic_run.h), QAbstractItemModelTester on each model and its
 // proxy, sorting, filtering, call-graph navigation, the run list, CSV export and number
 // formats. What-if models: what_if_model_test.cpp; the command line: loading_test.cpp.
+#include <malloc.h>
+
 #include <QTest>
 
 #include "tests/viewer/model_text.h"
@@ -76,6 +78,20 @@ class ModelTest : public QObject {
     ContextTreeModel model(nullptr);
     QCOMPARE(model.rowCount(), 0);
     check_model(&model);
+  }
+
+  // The model keeps indexes into the analysis's contexts, not copies of them: a copy of
+  // the view in each column's function took 24 times the capture's size to open a run of
+  // a million contexts. Truth: the C library's allocator, before and after.
+  void treeModelAllocatesAFewIndexesPerContext() {
+    constexpr size_t kContexts = 200000;
+    const std::shared_ptr<const RunData> large = test::analyzed(test::large_run(kContexts));
+    const size_t before = mallinfo2().uordblks;
+    if (before == 0) QSKIP("the allocator keeps no statistics (a sanitizer's)");
+    ContextTreeModel model(large);
+    const size_t after = mallinfo2().uordblks;
+    QVERIFY2(after < before + kContexts * 64,
+             qPrintable(QString("%1 bytes a context").arg(double(after - before) / kContexts)));
   }
 
   void contextsOfAProcedureHeaviestFirst() {

@@ -37,18 +37,20 @@ std::vector<Column> tree_columns(const analysis::ProfileView& v) {
       {"Normalized",
        "Normalized processor time of this context and everything below it (self and on its behalf)",
        Format::Seconds,
-       [=](int node) {
+       [=, &v](int node) {
          return node < 0 ? v.program_totals.normalized_s : context(node).normalized_s;
        }},
       {"% elapsed", "Normalized time as a share of the run's elapsed time", Format::Percent,
-       [=](int node) {
+       [=, &v](int node) {
          return share_cell(v.share_of_elapsed(node < 0 ? v.program_totals.normalized_s
                                                        : context(node).normalized_s));
        }},
       {"Self", "Normalized processor time in this context's own code", Format::Seconds,
-       [=](int node) { return node < 0 ? QVariant() : QVariant(context(node).normalized_self_s); }},
+       [=, &v](int node) {
+         return node < 0 ? QVariant() : QVariant(context(node).normalized_self_s);
+       }},
       {"Processor", "Plain processor time of the context and everything below it", Format::Seconds,
-       [=](int node) {
+       [=, &v](int node) {
          return node < 0 ? v.program_totals.processor_s : context(node).processor_s;
        }},
       {"Calls",
