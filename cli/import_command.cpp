@@ -1,10 +1,6 @@
 // `quartz import`: captures into the store, with their metrics and traces.
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "analysis/profile_view.h"
 #include "cli/command_line.h"
@@ -16,13 +12,6 @@
 
 namespace quartz::cli {
 namespace {
-
-std::vector<unsigned char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in),
-                                    std::istreambuf_iterator<char>());
-}
 
 void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileView& view) {
   std::vector<profile::ProcedureMetric> procedures;
@@ -56,7 +45,7 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   profile::Store store(store_path);
   int64_t id = 0;
   {  // the capture's bytes, freed once stored: a big run's analysis needs the memory
-    const std::vector<unsigned char> bytes = read_bytes(capture_path);
+    const std::vector<unsigned char> bytes = profile::read_capture_bytes(capture_path);
     progress.step("reading the capture's records");
     run = profile::parse_capture(bytes, capture_path);
     progress.step("naming addresses");

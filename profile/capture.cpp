@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -413,13 +414,25 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
   return run;
 }
 
-Run read_capture(const std::string& path) {
+std::vector<unsigned char> read_capture_bytes(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw CaptureError(path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CaptureError(path + ": cannot open: " + std::strerror(errno));
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
+  // In one read of the size the file has (a character at a time: 1.6 s against 0.7 for a 138 MB
+  // capture), then whatever it grew by meanwhile, or a pipe's bytes.
+  const uintmax_t size =
+      std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
+  std::vector<unsigned char> bytes(error ? 0 : static_cast<size_t>(size));
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  if (in) bytes.insert(bytes.end(), std::istreambuf_iterator<char>(in), {});
   if (in.bad()) throw CaptureError(path + ": cannot read: " + std::strerror(errno));
-  return parse_capture(bytes, path);
+  return bytes;
+}
+
+Run read_capture(const std::string& path) {
+  return parse_capture(read_capture_bytes(path), path);
 }
 
 bool looks_like_capture(const std::string& path) {
