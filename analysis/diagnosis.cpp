@@ -118,10 +118,11 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
       under = it != under_object.end() && it->second;
     }
     under_object[c.id] = under || c.kind != capture::kProcedure;
-    if (c.kind != capture::kProcedure || c.histogram_self_s.size() < 2 || under) continue;
-    const double starved = std::clamp(c.one_busy_starved_s, 0.0, c.histogram_self_s[1]);
-    const double taken = std::clamp(c.one_busy_taken_s, 0.0, c.histogram_self_s[1] - starved);
-    serial_s[c.address] += c.histogram_self_s[1] - starved - taken;
+    if (c.kind != capture::kProcedure || under) continue;
+    const double one_busy_s = view.histogram_self_of(c)[1];  // P >= 2 here
+    const double starved = std::clamp(c.one_busy_starved_s, 0.0, one_busy_s);
+    const double taken = std::clamp(c.one_busy_taken_s, 0.0, one_busy_s - starved);
+    serial_s[c.address] += one_busy_s - starved - taken;
     starved_s[c.address] += starved;
     taken_s[c.address] += taken;
   }
@@ -449,7 +450,7 @@ void kernel_blocking(const ProfileView& view, double overhead, std::vector<Findi
   f.property = Property::kernel_blocking;
   f.severity = clamp01(idle_s / (view.processors * view.elapsed_s));
   f.confidence = confidence(view, idle_s, overhead);
-  f.subject = most && most->wait_self_s > 0 ? most->name : "the program";
+  f.subject = most && most->wait_self_s > 0 ? view.name_of(*most) : "the program";
   f.evidence = seconds(idle_s) + " of processor time left idle while threads were blocked in " +
                "the kernel (" + text::percent(view.parallelism_s[0], view.elapsed_s) +
                " of elapsed with no processor busy)" +

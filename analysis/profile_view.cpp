@@ -175,6 +175,21 @@ std::optional<double> share(double part, double whole) {
   return part / whole;
 }
 
+void ProfileView::add_context(ContextRow c, const std::string& name,
+                              const std::vector<double>& histogram,
+                              const std::vector<double>& histogram_self) {
+  c.id = static_cast<uint32_t>(contexts.size());
+  const auto known = std::find(context_names.begin(), context_names.end(), name);
+  c.name_index = static_cast<uint32_t>(known - context_names.begin());
+  if (known == context_names.end()) context_names.push_back(name);
+  contexts.push_back(c);
+  for (const std::vector<double>* values : {&histogram, &histogram_self}) {
+    const size_t at = context_histograms.size();
+    context_histograms.resize(at + bins(), 0);
+    std::copy_n(values->begin(), std::min(bins(), values->size()), context_histograms.begin() + at);
+  }
+}
+
 std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {
   return share(normalized_s, elapsed_s);
 }
@@ -319,11 +334,18 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
   return result;
 }
 
-std::vector<ContextRow> context_rows(const Run& run) {
+// The calling-context tree into `view`: its rows, their names (each distinct procedure's
+// or object's once) and histograms.
+void add_context_rows(const Run& run, ProfileView& view) {
   const size_t n = run.contexts.size();
+  const size_t bins = view.bins();
   const EdgeCalls edge_calls = edge_calls_of(run);
   const std::unordered_map<uint64_t, std::string> objects = object_names(run);
-  std::vector<ContextRow> rows(n);
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> name_index;
+  std::vector<ContextRow>& rows = view.contexts;
+  rows.assign(n, {});
+  std::vector<double>& histograms = view.context_histograms;
+  histograms.assign(n * 2 * bins, 0);
   for (size_t i = 0; i < n; ++i) {
     const ContextInfo& c = run.contexts[i];
     ContextRow& row = rows[i];
@@ -331,8 +353,19 @@ std::vector<ContextRow> context_rows(const Run& run) {
     row.parent = c.parent;
     row.address = c.address;
     row.kind = c.kind;
+    const auto [named, added] = name_index.try_emplace(
+        {c.address, c.kind}, static_cast<uint32_t>(view.context_names.size()));
+    row.name_index = named->second;
+    if (added) {
+      if (c.kind == capture::kProcedure) {
+        view.context_names.push_back(display_name(run, c.address));
+      } else {
+        const auto object = objects.find(c.address);
+        view.context_names.push_back(
+            object != objects.end() ? object->second : kind_name(c.kind) + "@" + hex(c.address));
+      }
+    }
     if (c.kind == capture::kProcedure) {
-      row.name = display_name(run, c.address);
       // The caller is the nearest procedure above: objects held in between do not call.
       uint32_t up = c.parent;
       while (up != capture::kNoParent && run.contexts[up].kind != capture::kProcedure) {
@@ -341,13 +374,12 @@ std::vector<ContextRow> context_rows(const Run& run) {
       const uint64_t caller = up == capture::kNoParent ? 0 : run.contexts[up].address;
       auto it = edge_calls.find({caller, c.address});
       if (it != edge_calls.end()) row.calls = it->second;
-    } else {
-      const auto named = objects.find(c.address);
-      row.name = named != objects.end() ? named->second : kind_name(c.kind) + "@" + hex(c.address);
     }
     row.normalized_self_s = sum(c.record.normalized);
-    row.histogram_s = c.record.normalized;
-    row.histogram_self_s = c.record.normalized;
+    const size_t copied = std::min(bins, c.record.normalized.size());
+    double* histogram = histograms.data() + i * 2 * bins;
+    std::copy_n(c.record.normalized.begin(), copied, histogram);
+    std::copy_n(c.record.normalized.begin(), copied, histogram + bins);
     row.processor_self_s = sum(c.record.processor);
     row.processor_s = row.processor_self_s;
     row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
@@ -362,11 +394,10 @@ std::vector<ContextRow> context_rows(const Run& run) {
     ContextRow& parent = rows[row.parent];
     parent.normalized_s += row.normalized_s;
     parent.processor_s += row.processor_s;
-    for (size_t b = 0; b < row.histogram_s.size() && b < parent.histogram_s.size(); ++b) {
-      parent.histogram_s[b] += row.histogram_s[b];
-    }
+    const double* histogram = histograms.data() + i * 2 * bins;
+    double* parent_histogram = histograms.data() + size_t{row.parent} * 2 * bins;
+    for (size_t b = 0; b < bins; ++b) parent_histogram[b] += histogram[b];
   }
-  return rows;
 }
 
 std::vector<LockRow> lock_rows(const Run& run) {
@@ -576,7 +607,7 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   if (options.contexts) view.children = child_rows(run, view.procedures);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
-  if (options.contexts) view.contexts = context_rows(run);
+  if (options.contexts) add_context_rows(run, view);
   view.quality = quality_of(run);
   view.starvation = starvation_of(run);
   return view;

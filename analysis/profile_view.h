@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,13 +55,16 @@ struct LockRow {
   Totals totals;
 };
 
-// One calling context: a path from the root through procedures and objects.
+// One calling context: a path from the root through procedures and objects. Its name and
+// histograms are the view's (ProfileView::name_of, histogram_of): a big run has millions
+// of contexts and far fewer names, and a string and two vectors of their own made each
+// context three times the size of its record in the capture.
 struct ContextRow {
-  uint32_t id = 0;
+  uint32_t id = 0;  // its index in ProfileView::contexts
   uint32_t parent = capture::kNoParent;
   uint64_t address = 0;  // the procedure or object
-  std::string name;
   uint32_t kind = capture::kProcedure;
+  uint32_t name_index = 0;       // in ProfileView::context_names
   double normalized_s = 0;       // with its subtree
   double normalized_self_s = 0;  // at this context itself
   double processor_s = 0;        // with its subtree
@@ -68,14 +72,13 @@ struct ContextRow {
   // Elapsed thread-time spinning or blocked at this context itself: waiting for an object,
   // or in the kernel (I/O, sleep).
   double wait_self_s = 0;
-  std::vector<double> histogram_s;       // normalized, with its subtree, by processors busy
-  std::vector<double> histogram_self_s;  // the part at this context itself
   // Calls to this procedure from the parent context's procedure (the thread's root for a
   // top context), from the call graph: a caller seen in several contexts counts them all.
   // 0 for objects.
   uint64_t calls = 0;
-  // Of histogram_self_s[1], the part whose other processors had no thread at work to run:
-  // start-up or wind-down starvation rather than a serial bottleneck (diagnosis.h).
+  // Of its own time with one processor busy, the part whose other processors had no thread
+  // at work to run: start-up or wind-down starvation rather than a serial bottleneck
+  // (diagnosis.h).
   double one_busy_starved_s = 0;
   // Of the rest, the part whose other processors the program's other threads were ready
   // for (taken by other processes, or being woken): not a serial bottleneck either.
@@ -197,6 +200,11 @@ struct ProfileView {
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index
   std::vector<ContextRow> contexts;      // the calling-context tree, parents first
+  // The contexts' names, each once (ContextRow::name_index); their normalized time by
+  // processors busy, 0..P, with the subtree's and at the context itself: 2(P+1) values a
+  // context, in the order of `contexts` (histogram_of, histogram_self_of).
+  std::vector<std::string> context_names;
+  std::vector<double> context_histograms;
   Starvation starvation;
   // Each procedure's normalized time divided among its children (and "self"), by the
   // procedure's address; children by normalized time, descending.
@@ -205,6 +213,18 @@ struct ProfileView {
 
   // "% elapsed" of a record: its normalized time as a share of the elapsed time.
   std::optional<double> share_of_elapsed(double normalized_s) const;
+
+  const std::string& name_of(const ContextRow& c) const { return context_names[c.name_index]; }
+  std::span<const double> histogram_of(const ContextRow& c) const {
+    return {context_histograms.data() + size_t{c.id} * 2 * bins(), bins()};
+  }
+  std::span<const double> histogram_self_of(const ContextRow& c) const {
+    return {context_histograms.data() + (size_t{c.id} * 2 + 1) * bins(), bins()};
+  }
+  // Appends a context built by hand (tests, a view without a run): its id is its index.
+  void add_context(ContextRow c, const std::string& name, const std::vector<double>& histogram,
+                   const std::vector<double>& histogram_self);
+  size_t bins() const { return size_t{processors} + 1; }
 };
 
 // A part's share of a whole (of the elapsed time, of the critical path); none when the

@@ -421,20 +421,22 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   out << head << ",\n  \"contexts\": [";
   bool first = true;
   for (const ContextRow& c : v.contexts) {
-    const nlohmann::json row{{"id", c.id},
-                             {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
-                                                                       : nlohmann::json(c.parent)},
-                             {"address", c.address},
-                             {"name", c.name},
-                             {"kind", kind_name(c.kind)},
-                             {"normalized_s", c.normalized_s},
-                             {"normalized_self_s", c.normalized_self_s},
-                             {"processor_s", c.processor_s},
-                             {"processor_self_s", c.processor_self_s},
-                             {"wait_self_s", c.wait_self_s},
-                             {"calls", c.calls},
-                             {"histogram_s", c.histogram_s},
-                             {"histogram_self_s", c.histogram_self_s}};
+    const nlohmann::json row{
+        {"id", c.id},
+        {"parent",
+         c.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(c.parent)},
+        {"address", c.address},
+        {"name", v.name_of(c)},
+        {"kind", kind_name(c.kind)},
+        {"normalized_s", c.normalized_s},
+        {"normalized_self_s", c.normalized_self_s},
+        {"processor_s", c.processor_s},
+        {"processor_self_s", c.processor_self_s},
+        {"wait_self_s", c.wait_self_s},
+        {"calls", c.calls},
+        {"histogram_s", std::vector<double>(v.histogram_of(c).begin(), v.histogram_of(c).end())},
+        {"histogram_self_s",
+         std::vector<double>(v.histogram_self_of(c).begin(), v.histogram_self_of(c).end())}};
     out << (first ? "\n    " : ",\n    ") << row.dump(-1, ' ', false, kReplace);
     first = false;
   }

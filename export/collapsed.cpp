@@ -24,7 +24,8 @@ void write_collapsed(std::ostream& out, const analysis::ProfileView& view) {
     const int64_t weight = nanoseconds(view.contexts[i].normalized_self_s);
     if (weight <= 0) continue;
     std::string line;
-    for (uint32_t c : stacks[i]) line += (line.empty() ? "" : ";") + frame(view.contexts[c].name);
+    for (uint32_t c : stacks[i])
+      line += (line.empty() ? "" : ";") + frame(view.name_of(view.contexts[c]));
     out << line << " " << weight << "\n";
   }
 }

@@ -61,7 +61,7 @@ std::vector<std::string> histogram_columns(const analysis::ProfileView& v) {
   return names;
 }
 
-void histogram(CsvWriter& w, const analysis::ProfileView& v, const std::vector<double>& h) {
+void histogram(CsvWriter& w, const analysis::ProfileView& v, std::span<const double> h) {
   for (size_t i = 0; i < v.parallelism_s.size(); ++i) w.number(i < h.size() ? h[i] : 0.0);
 }
 
@@ -139,10 +139,10 @@ void contexts(CsvWriter& w, const analysis::ProfileView& v) {
                    "normalized_self_s", "processor_s", "processor_self_s", "wait_self_s"},
                   histogram_columns(v)));
   for (const analysis::ContextRow& c : v.contexts) {
-    w.number(uint64_t{c.id}).index(c.parent).text(c.name).text(kind_name(c.kind));
+    w.number(uint64_t{c.id}).index(c.parent).text(v.name_of(c)).text(kind_name(c.kind));
     w.number(c.address).number(c.calls).number(c.normalized_s).number(c.normalized_self_s);
     w.number(c.processor_s).number(c.processor_self_s).number(c.wait_self_s);
-    histogram(w, v, c.histogram_s);
+    histogram(w, v, v.histogram_of(c));
     w.end_row();
   }
 }

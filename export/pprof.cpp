@@ -133,8 +133,8 @@ void write_pprof(std::ostream& out, const profile::Run& run, const analysis::Pro
     }
     Message function;
     function.integer(field::kFunctionId, id);
-    function.integer(field::kFunctionName, strings.index(c.name));
-    function.integer(field::kFunctionSystemName, strings.index(c.name));
+    function.integer(field::kFunctionName, strings.index(view.name_of(c)));
+    function.integer(field::kFunctionSystemName, strings.index(view.name_of(c)));
     function.integer(field::kFunctionFilename, strings.index(file));
     function.integer(field::kFunctionStartLine, static_cast<uint64_t>(line));
     profile.message(field::kFunction, function);

@@ -332,7 +332,7 @@ bool MainWindow::select_named(View view, const QString& name) {
     case kHierarchy: {
       int best = -1;
       for (size_t i = 0; i < v.contexts.size(); ++i) {
-        if (v.contexts[i].name == wanted &&
+        if (v.name_of(v.contexts[i]) == wanted &&
             (best < 0 || v.contexts[i].normalized_s > v.contexts[size_t(best)].normalized_s)) {
           best = int(i);
         }

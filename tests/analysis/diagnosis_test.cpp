@@ -57,13 +57,10 @@ void add_alone(ProfileView& view, uint64_t address, const std::string& name, dou
   p.totals.processor_self_s = one_busy_s;
   view.procedures.push_back(p);
   ContextRow c;
-  c.id = static_cast<uint32_t>(view.contexts.size());
   c.parent = parent;
   c.address = address;
-  c.name = name;
-  c.histogram_self_s = {0, one_busy_s, 0};
   c.one_busy_starved_s = starved_s;
-  view.contexts.push_back(c);
+  view.add_context(c, name, {0, one_busy_s, 0}, {0, one_busy_s, 0});
 }
 
 // stages on 2 processors over 1 s: main joins; the loader works alone 0.3 s, with the
@@ -79,9 +76,7 @@ ProfileView stages() {
   view.quality.period_s = 0.002;
   ContextRow root;
   root.address = kMainProcedure;
-  root.name = "main";
-  root.histogram_self_s = {0, 0, 0};
-  view.contexts.push_back(root);
+  view.add_context(root, "main", {0, 0, 0}, {0, 0, 0});
   add_alone(view, kLoadInput, "load_input", 0.3, 0.3, 0);
   add_alone(view, kSolveProcedure, "solve", 0.3, 0.3, 0);
   LockRow join;

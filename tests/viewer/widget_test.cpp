@@ -145,7 +145,8 @@ class WidgetTest : public QObject {
     QVERIFY(close(window_->details()->histogram()->bar_parts_s()[0], run_->view.parallelism_s));
     QVERIFY(window_->hierarchy()->select_node(4));
     parts = window_->details()->histogram()->bar_parts_s();
-    QVERIFY(close(parts[0], run_->view.contexts[4].histogram_self_s));
+    const auto self = run_->view.histogram_self_of(run_->view.contexts[4]);
+    QVERIFY(close(parts[0], {self.begin(), self.end()}));
     QCOMPARE(window_->details()->states()->chart()->title(),
              "States of queue lock (all its contexts)");
   }

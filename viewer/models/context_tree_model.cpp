@@ -22,14 +22,14 @@ std::vector<Column> tree_columns(const analysis::ProfileView& v) {
       {"Calling context",
        "The procedures and synchronization objects on the way from the program's start",
        Format::Text,
-       [=](int node) {
+       [=, &v](int node) {
          return node < 0 ? QVariant("<program>")
-                         : QVariant(QString::fromStdString(context(node).name));
+                         : QVariant(QString::fromStdString(v.name_of(context(node))));
        },
-       [=](int node) {
+       [=, &v](int node) {
          if (node < 0) return QStringLiteral("<program>");
          const analysis::ContextRow& c = context(node);
-         QString name = QString::fromStdString(c.name);
+         QString name = QString::fromStdString(v.name_of(c));
          if (c.kind != capture::kProcedure)
            name += " (" + QString::fromStdString(analysis::kind_name(c.kind)) + ")";
          return name;

@@ -181,7 +181,7 @@ void HierarchyView::search(const QString& text) {
   const auto& contexts = run_->view.contexts;
   std::vector<int> matches;
   for (size_t i = 0; i < contexts.size(); ++i) {
-    if (QString::fromStdString(contexts[i].name).contains(text, Qt::CaseInsensitive))
+    if (QString::fromStdString(run_->view.name_of(contexts[i])).contains(text, Qt::CaseInsensitive))
       matches.push_back(int(i));
   }
   const size_t shown = std::min(matches.size(), kExpandedMatches);

@@ -81,7 +81,7 @@ Selection thread_selection(const RunData& run, const analysis::ThreadRow& thread
 
 Selection context_selection(const RunData& run, int context) {
   const analysis::ContextRow& c = run.view.contexts[size_t(context)];
-  const QString name = QString::fromStdString(c.name);
+  const QString name = QString::fromStdString(run.view.name_of(c));
   Selection s;
   if (c.kind == capture::kProcedure) {
     if (const analysis::ProcedureRow* p = find_procedure(run, c.address))
@@ -91,8 +91,10 @@ Selection context_selection(const RunData& run, int context) {
   }
   s.name = QObject::tr("%1 in this calling context").arg(name);
   s.summary = summary(run, c.normalized_s, c.normalized_self_s, c.processor_s);
-  s.histogram = {QObject::tr("Parallelism of %1 in this context").arg(name), c.histogram_s,
-                 c.histogram_self_s};
+  const auto histogram = run.view.histogram_of(c), self = run.view.histogram_self_of(c);
+  s.histogram = {QObject::tr("Parallelism of %1 in this context").arg(name),
+                 {histogram.begin(), histogram.end()},
+                 {self.begin(), self.end()}};
   s.states.title = QObject::tr("States of %1 (all its contexts)").arg(name);
   return s;
 }
