@@ -307,25 +307,6 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["findings"] = findings_json(diagnose(v));
   if (options.parent_run) j["parent_run"] = *options.parent_run;
   if (!options.child_runs.empty()) j["child_runs"] = options.child_runs;
-  auto& procedures = j["procedures"] = nlohmann::json::array();
-  for (const ProcedureRow& p : v.procedures) {
-    nlohmann::json row = totals_json(p.totals);
-    row["name"] = p.name;
-    row["address"] = p.address;
-    row["location"] = p.location;
-    row["calls"] = p.calls;
-    auto& children = row["children"] = nlohmann::json::array();
-    if (auto it = v.children.find(p.address); it != v.children.end()) {
-      for (const ChildRow& c : it->second) {
-        children.push_back({{"name", c.name},
-                            {"kind", kind_name(c.kind)},
-                            {"normalized_s", c.normalized_s},
-                            {"share", c.share},
-                            {"calls", c.calls}});
-      }
-    }
-    procedures.push_back(std::move(row));
-  }
   auto& locks = j["locks"] = nlohmann::json::array();
   for (const LockRow& l : v.locks) {
     nlohmann::json row = totals_json(l.totals);
@@ -414,12 +395,34 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   }
   // Names come from the program (its path, thread names) and need not be UTF-8.
   constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
-  // The contexts, one per calling context (millions in a big run), are streamed one per
-  // line after the rest: the memory used is that of one, not of a tree of them all.
+  // The procedures with their children, and the contexts, one per calling context
+  // (millions in a big run), are streamed one per line after the rest: the memory used is
+  // that of one, not of a tree of them all.
   std::string head = j.dump(2, ' ', false, kReplace);
   head.resize(head.size() - 2);  // the closing "\n}"
-  out << head << ",\n  \"contexts\": [";
+  out << head << ",\n  \"procedures\": [";
   bool first = true;
+  for (const ProcedureRow& p : v.procedures) {
+    nlohmann::json row = totals_json(p.totals);
+    row["name"] = p.name;
+    row["address"] = p.address;
+    row["location"] = p.location;
+    row["calls"] = p.calls;
+    auto& children = row["children"] = nlohmann::json::array();
+    if (auto it = v.children.find(p.address); it != v.children.end()) {
+      for (const ChildRow& c : it->second) {
+        children.push_back({{"name", c.name},
+                            {"kind", kind_name(c.kind)},
+                            {"normalized_s", c.normalized_s},
+                            {"share", c.share},
+                            {"calls", c.calls}});
+      }
+    }
+    out << (first ? "\n    " : ",\n    ") << row.dump(-1, ' ', false, kReplace);
+    first = false;
+  }
+  out << (first ? "],\n  \"contexts\": [" : "\n  ],\n  \"contexts\": [");
+  first = true;
   for (const ContextRow& c : v.contexts) {
     const nlohmann::json row{
         {"id", c.id},
