@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <span>
 
 namespace quartz::analysis {
 namespace {
@@ -29,16 +30,12 @@ struct Checker {
 
   void fail(const std::string& line) { violations.push_back(line); }
 
-  void real(const std::vector<double>& values, const std::string& where) {
+  void real(std::span<const double> values, const std::string& where) {
     for (size_t i = 0; i < values.size(); ++i) {
       if (!(std::isfinite(values[i]) && values[i] >= 0)) {
         fail(where + "[" + std::to_string(i) + "] = " + number(values[i]));
       }
     }
-  }
-
-  void real(const profile::States& states, const std::string& where) {
-    real(std::vector<double>(states.begin(), states.end()), where);
   }
 
   void real(const profile::FullRecord& r, const std::string& where) {
@@ -52,8 +49,8 @@ struct Checker {
   }
 
   // With i >= 1 processors busy, normalized time is processor time divided by i: never more.
-  void normalized_within_processor(const std::vector<double>& normalized,
-                                   const std::vector<double>& processor, const std::string& where) {
+  void normalized_within_processor(std::span<const double> normalized,
+                                   std::span<const double> processor, const std::string& where) {
     for (size_t i = 1; i < normalized.size() && i < processor.size(); ++i) {
       if (!(normalized[i] <= processor[i] * (1 + 1e-9) + 1e-12)) {
         fail(where + ": normalized time " + number(normalized[i]) + " s above processor time " +
@@ -113,15 +110,18 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
       }
     }
   }
-  for (const auto& c : run.contexts) {
+  for (size_t i = 0; i < run.contexts.size(); ++i) {
+    const profile::ContextInfo& c = run.contexts[i];
     const std::string name = "context " + std::to_string(c.id);
-    check.real(c.record.processor, name + " processor");
-    check.real(c.record.normalized, name + " normalized");
-    check.real(c.record.state, name + " state");
-    check.normalized_within_processor(c.record.normalized, c.record.processor, name);
+    const std::span<const double> processor = run.processor_of(i),
+                                  normalized = run.normalized_of(i);
+    check.real(processor, name + " processor");
+    check.real(normalized, name + " normalized");
+    check.real(c.own.state, name + " state");
+    check.normalized_within_processor(normalized, processor, name);
     // Its starved and taken parts are parts of its time with one processor busy.
-    const double one_busy = c.record.normalized.size() > 1 ? c.record.normalized[1] : 0.0;
-    const double starved = c.record.one_busy_starved, taken = c.record.one_busy_taken;
+    const double one_busy = normalized.size() > 1 ? normalized[1] : 0.0;
+    const double starved = c.own.one_busy_starved, taken = c.own.one_busy_taken;
     if (!(starved >= 0 && taken >= 0 && starved + taken <= one_busy * (1 + 1e-9) + 1e-12)) {
       check.fail(name + ": " + number(starved) + " s starved and " + number(taken) +
                  " s taken with one processor busy, of " + number(one_busy) + " s");

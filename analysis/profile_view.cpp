@@ -18,7 +18,7 @@ using namespace quartz::profile;
 
 namespace {
 
-double sum(const std::vector<double>& v) {
+double sum(std::span<const double> v) {
   return std::accumulate(v.begin(), v.end(), 0.0);
 }
 
@@ -265,7 +265,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
   const size_t n = run.contexts.size();
   std::vector<double> inclusive(n, 0);
   for (size_t i = n; i-- > 0;) {
-    inclusive[i] += sum(run.contexts[i].record.normalized);
+    inclusive[i] += sum(run.normalized_of(i));
     const uint32_t parent = run.contexts[i].parent;
     if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
   }
@@ -375,16 +375,17 @@ void add_context_rows(const Run& run, ProfileView& view) {
       auto it = edge_calls.find({caller, c.address});
       if (it != edge_calls.end()) row.calls = it->second;
     }
-    row.normalized_self_s = sum(c.record.normalized);
-    const size_t copied = std::min(bins, c.record.normalized.size());
+    const std::span<const double> normalized = run.normalized_of(i);
+    row.normalized_self_s = sum(normalized);
+    const size_t copied = std::min(bins, normalized.size());
     double* histogram = histograms.data() + i * 2 * bins;
-    std::copy_n(c.record.normalized.begin(), copied, histogram);
-    std::copy_n(c.record.normalized.begin(), copied, histogram + bins);
-    row.processor_self_s = sum(c.record.processor);
+    std::copy_n(normalized.begin(), copied, histogram);
+    std::copy_n(normalized.begin(), copied, histogram + bins);
+    row.processor_self_s = sum(run.processor_of(i));
     row.processor_s = row.processor_self_s;
-    row.wait_self_s = c.record.state[capture::kSpinning] + c.record.state[capture::kBlocked];
-    row.one_busy_starved_s = c.record.one_busy_starved;
-    row.one_busy_taken_s = c.record.one_busy_taken;
+    row.wait_self_s = c.own.state[capture::kSpinning] + c.own.state[capture::kBlocked];
+    row.one_busy_starved_s = c.own.one_busy_starved;
+    row.one_busy_taken_s = c.own.one_busy_taken;
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,9 +27,30 @@ void move_to_self(FullRecord& record, const ContextRecord& moved) {
   move(record.processor_self, record.processor_behalf, moved.processor);
   move(record.normalized_self, record.normalized_behalf, moved.normalized);
   for (size_t s = 0; s < capture::kStateCount; ++s) {
-    record.state_self[s] += moved.state[s];
-    record.state_behalf[s] = std::max(0.0, record.state_behalf[s] - moved.state[s]);
+    record.state_self[s] += moved.states.state[s];
+    record.state_behalf[s] = std::max(0.0, record.state_behalf[s] - moved.states.state[s]);
   }
+}
+
+// Adds context `from` of `source` into context `into` of `run` (the same P).
+void add_context_into(Run& run, uint32_t into, const Run& source, size_t from) {
+  add_states(run.contexts[into].own, source.contexts[from].own);
+  const auto add = [](std::span<double> to, std::span<const double> values) {
+    for (size_t b = 0; b < to.size() && b < values.size(); ++b) to[b] += values[b];
+  };
+  add(run.processor_of(into), source.processor_of(from));
+  add(run.normalized_of(into), source.normalized_of(from));
+}
+
+// Adds context `from` of `source` into `record`.
+void add_context_into(ContextRecord& record, const Run& source, size_t from) {
+  add_states(record.states, source.contexts[from].own);
+  const auto add = [](std::vector<double>& to, std::span<const double> values) {
+    if (to.size() < values.size()) to.resize(values.size(), 0);
+    for (size_t b = 0; b < values.size(); ++b) to[b] += values[b];
+  };
+  add(record.processor, source.processor_of(from));
+  add(record.normalized, source.normalized_of(from));
 }
 
 }  // namespace
@@ -45,7 +67,8 @@ std::optional<Run> fold_system_frames(const Run& run) {
   if (!any) return std::nullopt;
 
   Run folded = run;
-  folded.contexts.clear();
+  folded.contexts = {};
+  folded.context_bins = {};
   // Old context -> new; merged contexts are found by (new parent, address, kind).
   std::vector<uint32_t> to_new(run.contexts.size(), capture::kNoParent);
   std::map<std::tuple<uint32_t, uint64_t, uint32_t>, uint32_t> by_key;
@@ -59,9 +82,9 @@ std::optional<Run> fold_system_frames(const Run& run) {
     const bool system = c.kind == capture::kProcedure && is_system(c.address);
     if (system && parent != capture::kNoParent) {
       to_new[i] = parent;
-      ContextInfo& into = folded.contexts[parent];
-      add_record(into.record, c.record);
-      add_record(taken[{into.address, into.kind}], c.record);
+      const ContextInfo& into = folded.contexts[parent];
+      add_context_into(taken[{into.address, into.kind}], run, i);
+      add_context_into(folded, parent, run, i);
       uint32_t up = parent;  // the nearest procedure above: objects held in between do not call
       while (up != capture::kNoParent && folded.contexts[up].kind != capture::kProcedure) {
         up = folded.contexts[up].parent;
@@ -74,15 +97,16 @@ std::optional<Run> fold_system_frames(const Run& run) {
     auto found = by_key.find(key);
     if (found != by_key.end()) {
       to_new[i] = found->second;
-      add_record(folded.contexts[found->second].record, c.record);
+      add_context_into(folded, found->second, run, i);
       continue;
     }
     ContextInfo copy = c;
-    copy.id = static_cast<uint32_t>(folded.contexts.size());
     copy.parent = parent;
-    to_new[i] = copy.id;
-    by_key.emplace(key, copy.id);
-    folded.contexts.push_back(std::move(copy));
+    const auto id = static_cast<uint32_t>(folded.contexts.size());
+    to_new[i] = id;
+    by_key.emplace(key, id);
+    folded.add_context(copy, {});
+    add_context_into(folded, id, run, i);
   }
 
   auto folds = [&](uint64_t address) { return is_system(address) && !kept_system.count(address); };

@@ -74,11 +74,12 @@ int main(int argc, char** argv) {
     const bool object = random() % 50 == 0;
     c.kind = object ? capture::kMutex : capture::kProcedure;
     c.address = object ? kData + 64 * (random() % kObjects) : kText + 16 * (random() % kProcedures);
-    c.record.processor = {0, share_s * 0.5, share_s * 1.5};
-    c.record.normalized = {0, share_s * 0.5, share_s * 0.5};
-    c.record.state = {share_s * 1.8, 0, share_s * 0.2, 0};
-    c.record.runnable_sum = {share_s * 1.8, 0, 0, 0};
-    b.context(c);
+    ContextRecord record;
+    record.processor = {0, share_s * 0.5, share_s * 1.5};
+    record.normalized = {0, share_s * 0.5, share_s * 0.5};
+    record.states.state = {share_s * 1.8, 0, share_s * 0.2, 0};
+    record.states.runnable_sum = {share_s * 1.8, 0, 0, 0};
+    b.context(c, record);
   }
   for (uint32_t i = 1; i < kProcedures; ++i) b.edge(kText + 16 * (i / 2), kText + 16 * i, i);
   b.program(test_support::full_record(kProcessors, kBins, 7));

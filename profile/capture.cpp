@@ -16,6 +16,25 @@ namespace quartz::profile {
 
 using namespace quartz::capture;
 
+void Run::add_context(ContextInfo context, const ContextRecord& record) {
+  context.id = static_cast<uint32_t>(contexts.size());
+  context.own = record.states;
+  contexts.push_back(context);
+  const size_t at = context_bins.size();
+  context_bins.resize(at + 2 * bins(), 0);
+  std::copy_n(record.processor.begin(), std::min(bins(), record.processor.size()),
+              context_bins.begin() + static_cast<ptrdiff_t>(at));
+  std::copy_n(record.normalized.begin(), std::min(bins(), record.normalized.size()),
+              context_bins.begin() + static_cast<ptrdiff_t>(at + bins()));
+}
+
+ContextRecord Run::record_of(size_t context) const {
+  const auto processor = processor_of(context), normalized = normalized_of(context);
+  return {{processor.begin(), processor.end()},
+          {normalized.begin(), normalized.end()},
+          contexts[context].own};
+}
+
 double Run::number(const std::string& key) const {
   auto it = info.find(key);
   if (it == info.end()) return 0;
@@ -116,14 +135,15 @@ FullRecord read_full(Cursor& c, uint32_t processors, uint32_t runnable_bins) {
   return r;
 }
 
-ContextRecord read_context(Cursor& c, uint32_t processors) {
-  ContextRecord r;
-  const size_t bins = size_t{processors} + 1;
-  r.processor = c.f64s(bins);
-  r.normalized = c.f64s(bins);
-  for (double& v : r.state) v = c.f64();
-  for (double& v : r.runnable_sum) v = c.f64();
-  return r;
+// A context's record: its time by processors busy into the run's columns, the rest into
+// `own`.
+void read_context(Run& run, Cursor& c, ContextStates& own) {
+  const size_t values = 2 * run.bins();
+  const size_t at = run.context_bins.size();
+  run.context_bins.resize(at + values);
+  for (size_t i = 0; i < values; ++i) run.context_bins[at + i] = c.f64();
+  for (double& v : own.state) v = c.f64();
+  for (double& v : own.runnable_sum) v = c.f64();
 }
 
 const char* section_name(uint32_t type) {
@@ -145,13 +165,13 @@ const char* section_name(uint32_t type) {
 }
 
 // A section of (u32 context id, f64 seconds) pairs, into `field` of each context's record.
-void read_context_seconds(Run& run, Cursor& c, double ContextRecord::*field, const char* stranger) {
+void read_context_seconds(Run& run, Cursor& c, double ContextStates::*field, const char* stranger) {
   const uint32_t n = c.count(12);
   for (uint32_t i = 0; i < n; ++i) {
     const size_t item = c.position();
     const uint32_t id = c.u32();
     if (id >= run.contexts.size()) c.fail_at(item, stranger);
-    run.contexts[id].record.*field = c.f64();
+    run.contexts[id].own.*field = c.f64();
   }
 }
 
@@ -237,6 +257,8 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
     }
     case SectionType::contexts: {
       const uint32_t n = c.count(context);
+      run.contexts.reserve(run.contexts.size() + n);  // n is bounded by the section's size
+      run.context_bins.reserve(run.context_bins.size() + size_t{n} * 2 * run.bins());
       for (uint32_t i = 0; i < n; ++i) {
         ContextInfo x;
         const size_t item = c.position();
@@ -248,8 +270,8 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         if (x.parent != kNoParent && x.parent >= x.id) {
           c.fail_at(item + 4, "a context whose parent comes after it");
         }
-        x.record = read_context(c, run.processors);
-        run.contexts.push_back(std::move(x));
+        read_context(run, c, x.own);
+        run.contexts.push_back(x);
       }
       break;
     }
@@ -322,11 +344,11 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       break;
     }
     case SectionType::context_starvation:
-      read_context_seconds(run, c, &ContextRecord::one_busy_starved,
+      read_context_seconds(run, c, &ContextStates::one_busy_starved,
                            "starvation of a context not listed");
       break;
     case SectionType::context_taken:
-      read_context_seconds(run, c, &ContextRecord::one_busy_taken,
+      read_context_seconds(run, c, &ContextStates::one_busy_taken,
                            "taken processors of a context not listed");
       break;
   }

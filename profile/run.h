@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,9 +26,10 @@ struct FullRecord {
   std::array<std::vector<double>, capture::kStateCount> runnable;  // time by runnable count
 };
 
-// One calling context, self only; inclusive values are sums over its subtree.
-struct ContextRecord {
-  std::vector<double> processor, normalized;  // by processors busy, 0..P
+// A calling context's own figures, self only, but for its time by processors busy, which
+// the run keeps in columns (Run::processor_of, normalized_of): a run of millions of
+// contexts holds no vector for each.
+struct ContextStates {
   States state{};
   States runnable_sum{};  // Σ runnable count × time, per state
   // Of normalized[1], the part whose other processors had no thread at work to run
@@ -36,6 +38,12 @@ struct ContextRecord {
   // Of the rest of normalized[1], the part whose other processors the program's other
   // threads were ready for (context_taken): taken by other processes, or being woken.
   double one_busy_taken = 0;
+};
+
+// A calling context's whole record, self only; inclusive values are sums over its subtree.
+struct ContextRecord {
+  std::vector<double> processor, normalized;  // by processors busy, 0..P
+  ContextStates states;
 };
 
 // Adds `values` into `into`, element by element (`into` grows to fit).
@@ -56,15 +64,19 @@ inline void add_record(FullRecord& into, const FullRecord& r) {
   }
 }
 
-inline void add_record(ContextRecord& into, const ContextRecord& r) {
-  add_values(into.processor, r.processor);
-  add_values(into.normalized, r.normalized);
+inline void add_states(ContextStates& into, const ContextStates& r) {
   for (size_t s = 0; s < capture::kStateCount; ++s) {
     into.state[s] += r.state[s];
     into.runnable_sum[s] += r.runnable_sum[s];
   }
   into.one_busy_starved += r.one_busy_starved;
   into.one_busy_taken += r.one_busy_taken;
+}
+
+inline void add_record(ContextRecord& into, const ContextRecord& r) {
+  add_values(into.processor, r.processor);
+  add_values(into.normalized, r.normalized);
+  add_states(into.states, r.states);
 }
 
 struct Module {
@@ -128,11 +140,11 @@ struct ProcedureInfo {
 };
 
 struct ContextInfo {
-  uint32_t id = 0;
+  uint32_t id = 0;  // its index in Run::contexts
   uint32_t parent = capture::kNoParent;
   uint64_t address = 0;
   uint32_t kind = capture::kProcedure;
-  ContextRecord record;
+  ContextStates own;
 };
 
 struct Edge {
@@ -151,9 +163,30 @@ struct Run {
   std::vector<ObjectInfo> objects;
   std::vector<ProcedureInfo> procedures;
   std::vector<ContextInfo> contexts;
+  // The contexts' time by processors busy, 0..P: processor time, then normalized, 2(P+1)
+  // values a context in the order of `contexts` (processor_of, normalized_of).
+  std::vector<double> context_bins;
   std::vector<Edge> edges;  // duplicates merged
   FullRecord program;
   std::unordered_map<uint64_t, Symbol> symbols;  // by runtime address, when symbolized
+
+  size_t bins() const { return size_t{processors} + 1; }
+  std::span<const double> processor_of(size_t context) const {
+    return {context_bins.data() + context * 2 * bins(), bins()};
+  }
+  std::span<const double> normalized_of(size_t context) const {
+    return {context_bins.data() + (context * 2 + 1) * bins(), bins()};
+  }
+  std::span<double> processor_of(size_t context) {
+    return {context_bins.data() + context * 2 * bins(), bins()};
+  }
+  std::span<double> normalized_of(size_t context) {
+    return {context_bins.data() + (context * 2 + 1) * bins(), bins()};
+  }
+  // Appends a context, its id set to its index; `record`'s values fitted to P+1 bins (P set
+  // first).
+  void add_context(ContextInfo context, const ContextRecord& record);
+  ContextRecord record_of(size_t context) const;  // a context's whole record, as a value
 
   // A run-section value as a number (0 when absent or not a number).
   double number(const std::string& key) const;

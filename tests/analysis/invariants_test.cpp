@@ -97,12 +97,12 @@ TEST(Invariants, Starvation) {
   possible.info[capture::run_keys::kStarvedStartupNs] = "500000000";
   possible.info[capture::run_keys::kStarvedWinddownNs] = "250000000";
   possible.threads[0].starved_later_s = 0.7;
-  profile::ContextInfo context;
-  context.record.processor = {0, 1, 0};
-  context.record.normalized = {0, 1, 0};
-  context.record.one_busy_starved = 0.75;
-  context.record.one_busy_taken = 0.25;
-  possible.contexts.push_back(context);
+  profile::ContextRecord record;
+  record.processor = {0, 1, 0};
+  record.normalized = {0, 1, 0};
+  record.states.one_busy_starved = 0.75;
+  record.states.one_busy_taken = 0.25;
+  possible.add_context({}, record);
   EXPECT_THAT(invariant_violations(possible), ElementsAre());
 
   profile::Run too_much = possible;  // 4.5 s of two processors' 4 s
@@ -116,12 +116,12 @@ TEST(Invariants, Starvation) {
               ElementsAre("threads charged with 0.8 s of starvation, of 0.75 s"));
 
   profile::Run context_starved = possible;
-  context_starved.contexts[0].record.one_busy_starved = 1.25;
+  context_starved.contexts[0].own.one_busy_starved = 1.25;
   EXPECT_THAT(invariant_violations(context_starved),
               ElementsAre(HasSubstr("context 0: 1.25 s starved and 0.25 s taken with one "
                                     "processor busy, of 1 s")));
   profile::Run context_taken = possible;  // apart, each fits; together, more than it had
-  context_taken.contexts[0].record.one_busy_taken = 0.5;
+  context_taken.contexts[0].own.one_busy_taken = 0.5;
   EXPECT_THAT(invariant_violations(context_taken),
               ElementsAre(HasSubstr("context 0: 0.75 s starved and 0.5 s taken")));
 }

@@ -15,7 +15,6 @@
 namespace quartz::analysis {
 namespace {
 
-using profile::ContextInfo;
 using profile::FullRecord;
 using profile::ProcedureInfo;
 
@@ -32,14 +31,16 @@ FullRecord full(double self_s, double behalf_s) {
   return r;
 }
 
-ContextInfo context(uint32_t id, uint32_t parent, uint64_t address, double self_s) {
-  ContextInfo c;
-  c.id = id;
-  c.parent = parent;
-  c.address = address;
-  c.record.normalized = c.record.processor = {0, self_s};
-  c.record.state[capture::kBusy] = self_s;
-  return c;
+// Context `id` (the next in `run`).
+void add_context(profile::Run& run, uint32_t id, uint32_t parent, uint64_t address, double self_s) {
+  ASSERT_EQ(id, run.contexts.size());
+  profile::ContextRecord record;
+  record.normalized = record.processor = {0, self_s};
+  record.states.state[capture::kBusy] = self_s;
+  profile::ContextInfo context;
+  context.parent = parent;
+  context.address = address;
+  run.add_context(context, record);
 }
 
 // main calls std::vector's push_back, which calls the program's `work` back (a callback),
@@ -54,8 +55,11 @@ profile::Run callback_run() {
                             "/usr/include/c++/12/bits/stl_vector.h", 1280, "/src/app"};
   run.symbols[kWork] = {"work(int)", "/src/app.cpp", 20, "/src/app"};
   run.procedures = {{kMain, full(1, 14)}, {kPushBack, full(7, 3)}, {kWork, full(7, 5)}};
-  run.contexts = {context(0, capture::kNoParent, kMain, 1), context(1, 0, kPushBack, 2),
-                  context(2, 1, kWork, 3), context(3, 0, kWork, 4), context(4, 3, kPushBack, 5)};
+  add_context(run, 0, capture::kNoParent, kMain, 1);
+  add_context(run, 1, 0, kPushBack, 2);
+  add_context(run, 2, 1, kWork, 3);
+  add_context(run, 3, 0, kWork, 4);
+  add_context(run, 4, 3, kPushBack, 5);
   run.edges = {{0, kMain, 1},
                {kMain, kPushBack, 10},
                {kPushBack, kWork, 5},
@@ -93,10 +97,10 @@ TEST(SystemFrames, FoldIntoTheirCallerWhoseOwnTimeTheyBecome) {
   // The tree: main -> work, the two paths to work merged.
   ASSERT_EQ(folded.contexts.size(), 2u);
   EXPECT_EQ(folded.contexts[0].address, kMain);
-  EXPECT_DOUBLE_EQ(folded.contexts[0].record.normalized[1], 3);
+  EXPECT_DOUBLE_EQ(folded.normalized_of(0)[1], 3);
   EXPECT_EQ(folded.contexts[1].address, kWork);
   EXPECT_EQ(folded.contexts[1].parent, 0u);
-  EXPECT_DOUBLE_EQ(folded.contexts[1].record.normalized[1], 12);
+  EXPECT_DOUBLE_EQ(folded.normalized_of(1)[1], 12);
   // Calls through push_back are main's; calls to it are gone.
   ASSERT_EQ(folded.edges.size(), 2u);
   EXPECT_EQ(folded.edges[1].caller, kMain);

@@ -48,8 +48,8 @@ ContextRecord context_record(uint32_t processors, double seed) {
   r.normalized.resize(processors + 1);
   for (double& x : r.processor) x = (next += 0.25);
   for (double& x : r.normalized) x = (next += 0.25);
-  for (double& x : r.state) x = (next += 0.25);
-  for (double& x : r.runnable_sum) x = (next += 0.25);
+  for (double& x : r.states.state) x = (next += 0.25);
+  for (double& x : r.states.runnable_sum) x = (next += 0.25);
   return r;
 }
 
@@ -61,7 +61,7 @@ CaptureBuilder CaptureBuilder::of(const Run& run) {
   for (const ThreadInfo& t : run.threads) b.thread(t);
   for (const ObjectInfo& o : run.objects) b.object(o);
   for (const ProcedureInfo& p : run.procedures) b.procedure(p);
-  for (const ContextInfo& c : run.contexts) b.context(c);
+  for (size_t i = 0; i < run.contexts.size(); ++i) b.context(run.contexts[i], run.record_of(i));
   for (const Edge& e : run.edges) b.edge(e.caller, e.callee, e.calls);
   b.program(run.program);
   return b;
@@ -134,16 +134,16 @@ CaptureBuilder& CaptureBuilder::procedure(const ProcedureInfo& p) {
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::context(const ContextInfo& c) {
+CaptureBuilder& CaptureBuilder::context(const ContextInfo& c, const ContextRecord& record) {
   ++contexts_count_;
   contexts_.u32(c.id);
   contexts_.u32(c.parent);
   contexts_.u64(c.address);
   contexts_.u32(c.kind);
-  contexts_.f64s(c.record.processor);
-  contexts_.f64s(c.record.normalized);
-  contexts_.f64s(c.record.state);
-  contexts_.f64s(c.record.runnable_sum);
+  contexts_.f64s(record.processor);
+  contexts_.f64s(record.normalized);
+  contexts_.f64s(record.states.state);
+  contexts_.f64s(record.states.runnable_sum);
   return *this;
 }
 
@@ -342,9 +342,9 @@ Run sample_run() {
   run.procedures = {{0x555555555100, full_record(3, 4, 400)},
                     {0x555555555200, full_record(3, 4, 500)},
                     {0xffffffffff600000, full_record(3, 4, 600)}};
-  run.contexts = {{0, kNoParent, 0x555555555100, kProcedure, context_record(3, 700)},
-                  {1, 0, 0x555555555200, kProcedure, context_record(3, 800)},
-                  {2, 1, 0x555555558040, kMutex, context_record(3, 900)}};
+  run.add_context({0, kNoParent, 0x555555555100, kProcedure, {}}, context_record(3, 700));
+  run.add_context({1, 0, 0x555555555200, kProcedure, {}}, context_record(3, 800));
+  run.add_context({2, 1, 0x555555558040, kMutex, {}}, context_record(3, 900));
   run.edges = {{0, 0x555555555100, 1}, {0x555555555100, 0x555555555200, 1000}};
   run.program = full_record(3, 4, 1000);
   return run;
@@ -436,10 +436,10 @@ void expect_same_run(const Run& expected, const Run& actual) {
     EXPECT_EQ(e.parent, a.parent);
     EXPECT_EQ(e.address, a.address);
     EXPECT_EQ(e.kind, a.kind);
-    EXPECT_EQ(e.record.processor, a.record.processor);
-    EXPECT_EQ(e.record.normalized, a.record.normalized);
-    EXPECT_EQ(e.record.state, a.record.state);
-    EXPECT_EQ(e.record.runnable_sum, a.record.runnable_sum);
+    EXPECT_EQ(expected.record_of(i).processor, actual.record_of(i).processor);
+    EXPECT_EQ(expected.record_of(i).normalized, actual.record_of(i).normalized);
+    EXPECT_EQ(e.own.state, a.own.state);
+    EXPECT_EQ(e.own.runnable_sum, a.own.runnable_sum);
   }
   ASSERT_EQ(expected.edges.size(), actual.edges.size());
   for (size_t i = 0; i < expected.edges.size(); ++i) {

@@ -72,7 +72,7 @@ class CaptureBuilder {
   CaptureBuilder& thread(const ThreadInfo& t);
   CaptureBuilder& object(const ObjectInfo& o);
   CaptureBuilder& procedure(const ProcedureInfo& p);
-  CaptureBuilder& context(const ContextInfo& c);
+  CaptureBuilder& context(const ContextInfo& c, const ContextRecord& record);
   // Repeated edges are allowed (the format says readers add them up).
   CaptureBuilder& edge(uint64_t caller, uint64_t callee, uint64_t calls);
   CaptureBuilder& program(const FullRecord& record);

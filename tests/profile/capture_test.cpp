@@ -153,8 +153,8 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   ASSERT_GE(run.contexts.size(), 2u);
   const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
   EXPECT_EQ(older.threads[1].starved_startup_s + older.threads[1].starved_later_s, 0.0);
-  EXPECT_EQ(older.contexts[1].record.one_busy_starved, 0.0);
-  EXPECT_EQ(older.contexts[1].record.one_busy_taken, 0.0);
+  EXPECT_EQ(older.contexts[1].own.one_busy_starved, 0.0);
+  EXPECT_EQ(older.contexts[1].own.one_busy_taken, 0.0);
 
   test_support::PayloadWriter threads, contexts, taken;
   threads.u32(1);
@@ -177,10 +177,10 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   EXPECT_EQ(newer.threads[1].starved_startup_s, 0.25);
   EXPECT_EQ(newer.threads[1].starved_later_s, 0.5);
   EXPECT_EQ(newer.threads[0].starved_later_s, 0.0);
-  EXPECT_EQ(newer.contexts[1].record.one_busy_starved, 0.125);
-  EXPECT_EQ(newer.contexts[0].record.one_busy_starved, 0.0);
-  EXPECT_EQ(newer.contexts[1].record.one_busy_taken, 0.0625);
-  EXPECT_EQ(newer.contexts[0].record.one_busy_taken, 0.0);
+  EXPECT_EQ(newer.contexts[1].own.one_busy_starved, 0.125);
+  EXPECT_EQ(newer.contexts[0].own.one_busy_starved, 0.0);
+  EXPECT_EQ(newer.contexts[1].own.one_busy_taken, 0.0625);
+  EXPECT_EQ(newer.contexts[0].own.one_busy_taken, 0.0);
 
   test_support::PayloadWriter stranger_thread, stranger_context;
   stranger_thread.u32(1);
@@ -361,8 +361,8 @@ TEST(ParseCapture, ContextsOutOfOrder) {
   std::vector<SectionSpan> spans;
   const std::vector<unsigned char> out_of_order =
       CaptureBuilder()
-          .context({0, capture::kNoParent, 0x10, capture::kProcedure, record})
-          .context({2, 0, 0x20, capture::kProcedure, record})
+          .context({0, capture::kNoParent, 0x10, capture::kProcedure, {}}, record)
+          .context({2, 0, 0x20, capture::kProcedure, {}}, record)
           .bytes(&spans);
   const size_t item_bytes = 20 + capture::context_record_size(2) * sizeof(double);
   const size_t second_at =
@@ -372,8 +372,8 @@ TEST(ParseCapture, ContextsOutOfOrder) {
   spans.clear();
   const std::vector<unsigned char> parent_after =
       CaptureBuilder()
-          .context({0, capture::kNoParent, 0x10, capture::kProcedure, record})
-          .context({1, 1, 0x20, capture::kProcedure, record})
+          .context({0, capture::kNoParent, 0x10, capture::kProcedure, {}}, record)
+          .context({1, 1, 0x20, capture::kProcedure, {}}, record)
           .bytes(&spans);
   expect_capture_error(parent_after, "a context whose parent comes after it", second_at + 4);
 }
@@ -396,8 +396,8 @@ TEST(ParseCapture, DamagedPayloadsWithValidChecksums) {
   object.record = test_support::full_record(1, 2, 10);
   run.objects = {object};
   run.procedures = {{0x1100, test_support::full_record(1, 2, 20)}};
-  run.contexts = {
-      {0, capture::kNoParent, 0x1100, capture::kProcedure, test_support::context_record(1, 30)}};
+  run.add_context({0, capture::kNoParent, 0x1100, capture::kProcedure, {}},
+                  test_support::context_record(1, 30));
   run.edges = {{0, 0x1100, 3}};
   run.program = test_support::full_record(1, 2, 40);
   std::vector<SectionSpan> spans;

@@ -141,7 +141,11 @@ inline Run run_on(uint32_t processors, bool final = true) {
   for (ThreadInfo& t : run.threads) t.record = test_support::full_record(processors, 4, t.index);
   for (ObjectInfo& o : run.objects) o.record = test_support::full_record(processors, 4, 2);
   for (ProcedureInfo& p : run.procedures) p.record = test_support::full_record(processors, 4, 3);
-  for (ContextInfo& c : run.contexts) c.record = test_support::context_record(processors, 4);
+  const std::vector<ContextInfo> contexts = std::move(run.contexts);
+  run.contexts = {};
+  run.context_bins = {};
+  for (const ContextInfo& c : contexts)
+    run.add_context(c, test_support::context_record(processors, 4));
   run.program = test_support::full_record(processors, 4, 5);
   run.info[capture::run_keys::kElapsedNs] = std::to_string(8'000'000'000 / processors);
   return run;

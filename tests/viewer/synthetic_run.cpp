@@ -38,7 +38,7 @@ void derive_records(profile::Run& run) {
   std::map<uint64_t, profile::FullRecord> procedures, objects;
   run.program = empty_record(run.processors, run.runnable_bins);
   for (size_t i = 0; i < run.contexts.size(); ++i) {
-    const profile::ContextRecord& record = run.contexts[i].record;
+    const profile::ContextRecord record = run.record_of(i);
     charge(run.program, record, true);
     std::set<uint64_t> seen;
     for (uint32_t j = static_cast<uint32_t>(i); j != capture::kNoParent;
@@ -59,18 +59,20 @@ void derive_records(profile::Run& run) {
   }
 }
 
-profile::ContextInfo context(uint32_t id, uint32_t parent, uint64_t address, uint32_t kind,
-                             std::vector<double> normalized) {
+// Context `id`, the next of `run` (P set).
+void add_context(profile::Run& run, uint32_t id, uint32_t parent, uint64_t address, uint32_t kind,
+                 std::vector<double> normalized) {
   profile::ContextInfo c;
   c.id = id;
   c.parent = parent;
   c.address = address;
   c.kind = kind;
-  c.record.normalized = normalized;
-  c.record.processor.resize(normalized.size());
-  for (size_t b = 0; b < normalized.size(); ++b)
-    c.record.processor[b] = normalized[b] * static_cast<double>(b);
-  return c;
+  profile::ContextRecord record;
+  record.normalized = std::move(normalized);
+  record.processor.resize(record.normalized.size());
+  for (size_t b = 0; b < record.normalized.size(); ++b)
+    record.processor[b] = record.normalized[b] * static_cast<double>(b);
+  run.add_context(c, record);
 }
 
 }  // namespace
@@ -96,17 +98,15 @@ profile::Run small_run() {
               {run_keys::kHookPairNs, "6.5"},
               {run_keys::kDilationRemovedNs, "250000"},
               {run_keys::kCpuMeasurement, "schedstat"}};
-  run.contexts = {
-      context(0, kNoParent, kMain, kProcedure, {0, 0.010, 0}),
-      context(1, 0, kWorker, kProcedure, {0, 0, 0}),
-      context(2, 1, kSolve, kProcedure, {0, 0.05, 0.20}),
-      context(3, 2, kRelax, kProcedure, {0, 0.02, 0.30}),
-      context(4, 2, kQueueLock, kMutex, {0, 0.08, 0.02}),
-      context(5, 0, kLog, kProcedure, {0, 0.10, 0}),
-      context(6, 0, kSolve, kProcedure, {0, 0.03, 0}),
-      context(7, 6, kRelax, kProcedure, {0, 0.04, 0.01}),
-      context(8, 1, kPhaseBarrier, kBarrier, {0.001, 0, 0}),
-  };
+  add_context(run, 0, kNoParent, kMain, kProcedure, {0, 0.010, 0});
+  add_context(run, 1, 0, kWorker, kProcedure, {0, 0, 0});
+  add_context(run, 2, 1, kSolve, kProcedure, {0, 0.05, 0.20});
+  add_context(run, 3, 2, kRelax, kProcedure, {0, 0.02, 0.30});
+  add_context(run, 4, 2, kQueueLock, kMutex, {0, 0.08, 0.02});
+  add_context(run, 5, 0, kLog, kProcedure, {0, 0.10, 0});
+  add_context(run, 6, 0, kSolve, kProcedure, {0, 0.03, 0});
+  add_context(run, 7, 6, kRelax, kProcedure, {0, 0.04, 0.01});
+  add_context(run, 8, 1, kPhaseBarrier, kBarrier, {0.001, 0, 0});
   run.edges = {{0, kMain, 1},         {kMain, kWorker, 2}, {kWorker, kSolve, 40},
                {kSolve, kRelax, 400}, {kMain, kLog, 1000}, {kMain, kSolve, 1}};
   profile::ObjectInfo lock;
@@ -189,8 +189,8 @@ profile::Run large_run(size_t contexts) {
     const uint64_t address = lock ? 0x7f0000b000 + (i % 50) * 64 : 0x500000 + (i % 2000) * 16;
     std::vector<double> normalized(run.processors + 1);
     for (double& v : normalized) v = next() * 1e-4;
-    run.contexts.push_back(context(static_cast<uint32_t>(i), parent, address,
-                                   lock ? kMutex : kProcedure, std::move(normalized)));
+    add_context(run, static_cast<uint32_t>(i), parent, address, lock ? kMutex : kProcedure,
+                std::move(normalized));
     if (parent != kNoParent) run.edges.push_back({run.contexts[parent].address, address, 1});
   }
   for (size_t k = 0; k < 50; ++k) {
