@@ -1,12 +1,16 @@
 // `quartz import`: captures into the store, with their metrics and traces.
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "analysis/profile_view.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "profile/capture.h"
+#include "profile/mapped_file.h"
 #include "profile/store.h"
 #include "profile/symbolize_run.h"
 
@@ -41,19 +45,30 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   const auto size = std::filesystem::file_size(capture_path, error);
   progress.step("reading " + capture_path +
                 (error ? "" : " (" + std::to_string(size / 1'000'000) + " MB)"));
-  profile::Run run;
   profile::Store store(store_path);
-  int64_t id = 0;
-  {  // the capture's bytes, freed once stored: a big run's analysis needs the memory
-    const std::vector<unsigned char> bytes = profile::read_capture_bytes(capture_path);
-    progress.step("reading the capture's records");
-    run = profile::parse_capture(bytes, capture_path);
-    progress.step("naming addresses");
-    profile::symbolize_run(run);
-    progress.step("storing the capture");
-    const auto absolute = std::filesystem::absolute(capture_path, error);
-    id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options);
+  const auto absolute = std::filesystem::absolute(capture_path, error);
+  // A regular file is read through a mapping whose pages are given back as they are read
+  // (parsed, then stored): the capture is never resident whole beside the run
+  // (docs/performance.md "Huge runs"). A pipe is read whole.
+  std::optional<profile::MappedFile> mapped;
+  std::vector<unsigned char> read;
+  if (std::filesystem::is_regular_file(capture_path, error)) {
+    mapped.emplace(capture_path);
+  } else {
+    read = profile::read_capture_bytes(capture_path);
   }
+  const std::span<const unsigned char> bytes = mapped ? mapped->bytes() : read;
+  profile::ParseOptions give_back;
+  if (mapped) give_back.release = [&](size_t offset) { mapped->release_before(offset); };
+  progress.step("reading the capture's records");
+  profile::Run run = profile::parse_capture(bytes, capture_path, give_back);
+  progress.step("naming addresses");
+  profile::symbolize_run(run);
+  progress.step("storing the capture");
+  const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options,
+                                   give_back.release);
+  read = {};
+  mapped.reset();
   progress.step("analysing");
   const analysis::ProfileView view = analysis::analyze(run, {.contexts = false});
   progress.step("storing the metrics");

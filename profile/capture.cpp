@@ -54,8 +54,14 @@ namespace {
 class Cursor {
  public:
   Cursor(const unsigned char* data, size_t size, size_t base, const std::string& name,
-         const char* section)
-      : data_(data), size_(size), base_(base), name_(name), section_(section) {}
+         const char* section, const ParseOptions& options)
+      : data_(data), size_(size), base_(base), name_(name), section_(section), options_(options) {}
+
+  const ParseOptions& options() const { return options_; }
+  // Bytes before the current position are read (ParseOptions::release).
+  void read_so_far() const {
+    if (options_.release) options_.release(base_ + at_);
+  }
 
   // Reports the current position: where missing bytes would have started.
   [[noreturn]] void fail(const std::string& what) const { fail_at(at_, what); }
@@ -120,6 +126,7 @@ class Cursor {
   size_t base_;
   const std::string& name_;
   const char* section_;
+  const ParseOptions& options_;
 };
 
 FullRecord read_full(Cursor& c, uint32_t processors, uint32_t runnable_bins) {
@@ -260,6 +267,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       run.contexts.reserve(run.contexts.size() + n);  // n is bounded by the section's size
       run.context_bins.reserve(run.context_bins.size() + size_t{n} * 2 * run.bins());
       for (uint32_t i = 0; i < n; ++i) {
+        if (i % 65536 == 65535) c.read_so_far();
         ContextInfo x;
         const size_t item = c.position();
         x.id = c.u32();
@@ -369,7 +377,21 @@ void infer_named_threads(Run& run) {
 
 }  // namespace
 
-Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& name) {
+uint32_t checksum(std::span<const unsigned char> bytes, const std::function<void(size_t)>& release,
+                  size_t base) {
+  constexpr size_t kStep = size_t{64} << 20;  // a step's pages resident at most
+  uint32_t crc = 0;
+  for (size_t done = 0; done < bytes.size();) {
+    const size_t step = std::min(kStep, bytes.size() - done);
+    crc = crc32_update(crc, bytes.data() + done, step);
+    done += step;
+    if (release) release(base + done);
+  }
+  return crc;
+}
+
+Run parse_capture(std::span<const unsigned char> bytes, const std::string& name,
+                  const ParseOptions& options) {
   auto fail = [&](size_t offset, const std::string& what) -> Run {
     throw CaptureError(name + ": offset " + std::to_string(offset) + ": " + what);
   };
@@ -397,7 +419,7 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
       footer.file_bytes != bytes.size()) {
     return fail(footer_at, "truncated or damaged: no valid end marker");
   }
-  if (crc32_update(0, bytes.data(), footer_at) != footer.crc32) {
+  if (checksum(bytes.first(footer_at), options.release) != footer.crc32) {
     return fail(footer_at, "checksum mismatch: the file is corrupt");
   }
 
@@ -413,7 +435,8 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
     std::memcpy(&section, bytes.data() + at, sizeof section);
     const size_t payload = at + sizeof section;
     if (section.bytes > footer_at - payload) return fail(at, "a section longer than the file");
-    if (crc32_update(0, bytes.data() + payload, section.bytes) != section.crc32) {
+    if (checksum(bytes.subspan(payload, section.bytes), options.release, payload) !=
+        section.crc32) {
       return fail(payload, std::string("checksum mismatch in the ") + section_name(section.type) +
                                " section");
     }
@@ -424,9 +447,11 @@ Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& na
     if (seen[section.type])
       return fail(at, std::string("a second ") + section_name(section.type) + " section");
     seen[section.type] = true;
-    Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type));
+    Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type),
+                  options);
     read_section(run, section.type, cursor);
     at = payload + section.bytes;
+    if (options.release) options.release(at);
   }
   if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
   if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);

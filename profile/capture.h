@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,8 +18,21 @@ class CaptureError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How parse_capture gives back the bytes it has read.
+struct ParseOptions {
+  // Called with an offset before which the parser needs no byte until its next pass (the
+  // file's checksum, then each section's checksum and its items): MappedFile::release_before.
+  std::function<void(size_t)> release;
+};
+
+// The CRC-32 of `bytes` (capture_format.h), read in steps, each step's end given to
+// `release` (if any) as an offset from `base`, where `bytes` starts in what it counts.
+uint32_t checksum(std::span<const unsigned char> bytes,
+                  const std::function<void(size_t)>& release = {}, size_t base = 0);
+
 // Parses a whole capture held in memory; `name` is used in error messages.
-Run parse_capture(const std::vector<unsigned char>& bytes, const std::string& name);
+Run parse_capture(std::span<const unsigned char> bytes, const std::string& name,
+                  const ParseOptions& options = {});
 // A capture file's bytes, read whole (CaptureError when it cannot be).
 std::vector<unsigned char> read_capture_bytes(const std::string& path);
 // Reads and parses a capture file.

@@ -33,8 +33,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -109,9 +111,11 @@ class Store {
   // and summary columns from run.info and run's fields. `run` must be what parse_capture()
   // gives for `capture_bytes` (load() returns the parsed bytes, not `run`). Returns the new
   // run's id. The same bytes already stored throw DuplicateCaptureError ("PATH: this capture
-  // is already run N") with N.
-  int64_t add_run(const std::vector<unsigned char>& capture_bytes, const Run& run,
-                  const std::string& capture_path, const std::string& options);
+  // is already run N") with N. `release` (ParseOptions::release) is told, as the bytes are
+  // read, an offset before which they are not read again.
+  int64_t add_run(std::span<const unsigned char> capture_bytes, const Run& run,
+                  const std::string& capture_path, const std::string& options,
+                  const std::function<void(size_t)>& release = {});
   // Sets a run's metrics, replacing any it had. Throws "PATH: no run N" when absent.
   void add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& procedures,
                    const std::vector<LockMetric>& locks, const std::vector<ThreadMetric>& threads);
@@ -153,7 +157,7 @@ class Store {
   // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
   // The capture's bytes, from its chunks or, stored before version 5, from runs.capture.
   std::vector<unsigned char> stored_capture(int64_t run_id, const std::string& what) const;
-  std::optional<int64_t> run_with_capture(const std::vector<unsigned char>& capture_bytes,
+  std::optional<int64_t> run_with_capture(std::span<const unsigned char> capture_bytes,
                                           int64_t crc) const;
   // Opens the connection (`name`: the path or a file: URI) with its error codes and busy
   // handler; throws "PATH: cannot open: ...".

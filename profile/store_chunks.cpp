@@ -65,12 +65,21 @@ void write(sqlite3* db, const std::string& path, int64_t run_id, const char* kin
 }
 
 void write(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
-           const std::vector<unsigned char>& bytes, const std::string& what, uint64_t chunk_bytes) {
+           std::span<const unsigned char> bytes, const std::string& what, uint64_t chunk_bytes,
+           const std::function<void(size_t)>& release) {
   remove(db, path, run_id, kind, what);
   for (uint64_t start = 0, seq = 0; start < bytes.size(); start += chunk_bytes, ++seq) {
     const uint64_t n = std::min<uint64_t>(chunk_bytes, bytes.size() - start);
     sqlite3_blob* blob = add_chunk(db, path, run_id, kind, static_cast<int64_t>(seq), n, what);
-    const int written = sqlite3_blob_write(blob, bytes.data() + start, static_cast<int>(n), 0);
+    // In pieces, each given back once written.
+    constexpr uint64_t kPiece = uint64_t{64} << 20;
+    int written = SQLITE_OK;
+    for (uint64_t at = 0; at < n && written == SQLITE_OK; at += kPiece) {
+      const uint64_t piece = std::min(kPiece, n - at);
+      written = sqlite3_blob_write(blob, bytes.data() + start + at, static_cast<int>(piece),
+                                   static_cast<int>(at));
+      if (release) release(start + at + piece);
+    }
     if (sqlite3_blob_close(blob) != SQLITE_OK || written != SQLITE_OK) fail(db, path, what);
   }
 }

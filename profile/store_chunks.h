@@ -6,7 +6,9 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <istream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,10 @@ inline constexpr const char* kTrace = "trace";
 // `chunk_bytes`; `what` names the operation in errors. Call inside a transaction.
 void write(sqlite3* db, const std::string& path, int64_t run_id, const char* kind, std::istream& in,
            uint64_t size, const std::string& what, uint64_t chunk_bytes = kChunkBytes);
+// The same from memory; `release`, if any, is told after each chunk the offset it reached.
 void write(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
-           const std::vector<unsigned char>& bytes, const std::string& what,
-           uint64_t chunk_bytes = kChunkBytes);
+           std::span<const unsigned char> bytes, const std::string& what,
+           uint64_t chunk_bytes = kChunkBytes, const std::function<void(size_t)>& release = {});
 
 // The rowids of the run's chunks of `kind`, in order (none: it has no such blob in chunks).
 std::vector<int64_t> rowids(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,

@@ -1,4 +1,5 @@
 // The store's runs: captures, symbols, summary columns and metrics.
+#include <algorithm>
 #include <charconv>
 
 #include "profile/capture.h"
@@ -54,8 +55,9 @@ RunSummary read_summary(Statement& row) {
 
 }  // namespace
 
-int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Run& run,
-                       const std::string& capture_path, const std::string& options) {
+int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& run,
+                       const std::string& capture_path, const std::string& options,
+                       const std::function<void(size_t)>& release) {
   using namespace capture::run_keys;
   sqlite3* db = db_.get();
   const std::string what = "cannot add a run";
@@ -66,7 +68,7 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   }
   const uint64_t start_ns = unsigned_value(run, kStartRealtimeNs);
 
-  const int64_t crc = capture_crc32(capture_bytes.data(), capture_bytes.size());
+  const int64_t crc = capture_crc32(capture_bytes, release);
 
   Transaction transaction(db, path_, what);
   // Inside the transaction: two imports of one capture at once store it once.
@@ -102,7 +104,8 @@ int64_t Store::add_run(const std::vector<unsigned char>& capture_bytes, const Ru
   insert.bind(18, static_cast<int64_t>(capture_bytes.size()));
   insert.step();
   const int64_t run_id = sqlite3_last_insert_rowid(db);
-  chunks::write(db, path_, run_id, chunks::kCapture, capture_bytes, what);
+  chunks::write(db, path_, run_id, chunks::kCapture, capture_bytes, what, chunks::kChunkBytes,
+                release);
 
   Statement symbol(db, path_,
                    "INSERT INTO symbols (run_id, address, function, file, line, module) "
@@ -134,7 +137,7 @@ std::vector<unsigned char> Store::stored_capture(int64_t run_id, const std::stri
   return chunks::read_all(db_.get(), path_, run_id, chunks::kCapture, what);
 }
 
-std::optional<int64_t> Store::run_with_capture(const std::vector<unsigned char>& capture_bytes,
+std::optional<int64_t> Store::run_with_capture(std::span<const unsigned char> capture_bytes,
                                                int64_t crc) const {
   Statement same(db_.get(), path_,
                  "SELECT id FROM runs WHERE capture_crc32 = ? AND "
@@ -143,7 +146,8 @@ std::optional<int64_t> Store::run_with_capture(const std::vector<unsigned char>&
   same.bind(1, crc);
   same.bind(2, static_cast<int64_t>(capture_bytes.size()));
   while (same.step()) {
-    if (stored_capture(same.integer(0), "cannot add a run") == capture_bytes) {
+    const std::vector<unsigned char> stored = stored_capture(same.integer(0), "cannot add a run");
+    if (std::equal(stored.begin(), stored.end(), capture_bytes.begin(), capture_bytes.end())) {
       return same.integer(0);
     }
   }

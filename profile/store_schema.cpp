@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "format/capture_format.h"
+#include "profile/capture.h"
 #include "profile/sqlite.h"
 
 namespace quartz::profile {
@@ -152,7 +153,7 @@ ALTER TABLE locks ADD COLUMN object_id INTEGER;
 void crc32_function(sqlite3_context* context, int, sqlite3_value** arguments) {
   const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(arguments[0]));
   const int size = sqlite3_value_bytes(arguments[0]);
-  sqlite3_result_int64(context, capture_crc32(bytes, static_cast<size_t>(size)));
+  sqlite3_result_int64(context, capture_crc32({bytes, static_cast<size_t>(size)}));
 }
 
 void upgrade_to_3(sqlite3* db, const std::string& path) {
@@ -167,8 +168,9 @@ void upgrade_to_3(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
-int64_t capture_crc32(const unsigned char* bytes, size_t size) {
-  return size == 0 ? 0 : capture::crc32_update(0, bytes, size);
+int64_t capture_crc32(std::span<const unsigned char> bytes,
+                      const std::function<void(size_t)>& release) {
+  return checksum(bytes, release);
 }
 
 std::string run_name(int64_t run_id) {

@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 
 #include "profile/store.h"
@@ -18,7 +20,9 @@ namespace quartz::profile {
 void open_schema(sqlite3* db, const std::string& path, StoreAccess access);
 
 // The CRC-32 that identifies a capture's bytes in runs.capture_crc32 (format/'s CRC).
-int64_t capture_crc32(const unsigned char* bytes, size_t size);
+// `release`, if any, is told as it goes the offset before which it has read the bytes.
+int64_t capture_crc32(std::span<const unsigned char> bytes,
+                      const std::function<void(size_t)>& release = {});
 
 // "run 3", for messages.
 std::string run_name(int64_t run_id);

@@ -1,0 +1,47 @@
+#include "profile/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "profile/capture.h"
+
+namespace quartz::profile {
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw CaptureError(path + ": cannot open: " + std::strerror(errno));
+  struct stat status {};
+  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    close(fd);
+    throw CaptureError(path + ": not a regular file");
+  }
+  size_ = static_cast<size_t>(status.st_size);
+  if (size_ > 0) {
+    void* mapped = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int error = errno;
+    close(fd);
+    if (mapped == MAP_FAILED) throw CaptureError(path + ": cannot map: " + std::strerror(error));
+    data_ = static_cast<const unsigned char*>(mapped);
+  } else {
+    close(fd);
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) munmap(const_cast<unsigned char*>(data_), size_);
+}
+
+void MappedFile::release_before(size_t offset) const {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  if (data_ != nullptr && end > 0) {
+    madvise(const_cast<unsigned char*>(data_), end, MADV_DONTNEED);
+  }
+}
+
+}  // namespace quartz::profile
