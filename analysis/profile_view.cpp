@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/cxx_names.h"
@@ -179,15 +180,20 @@ void ProfileView::add_context(ContextRow c, const std::string& name,
                               const std::vector<double>& histogram,
                               const std::vector<double>& histogram_self) {
   c.id = static_cast<uint32_t>(contexts.size());
-  const auto known = std::find(context_names.begin(), context_names.end(), name);
-  c.name_index = static_cast<uint32_t>(known - context_names.begin());
-  if (known == context_names.end()) context_names.push_back(name);
+  const auto known = std::find(names.begin(), names.end(), name);
+  c.name_index = static_cast<uint32_t>(known - names.begin());
+  if (known == names.end()) names.push_back(name);
   contexts.push_back(c);
   for (const std::vector<double>* values : {&histogram, &histogram_self}) {
     const size_t at = context_histograms.size();
     context_histograms.resize(at + bins(), 0);
     std::copy_n(values->begin(), std::min(bins(), values->size()), context_histograms.begin() + at);
   }
+}
+
+const std::string& ProfileView::name_of(const ChildRow& c) const {
+  static const std::string kSelfName = "self";
+  return c.name_index == ChildRow::kSelf ? kSelfName : names[c.name_index];
 }
 
 std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {
@@ -260,36 +266,75 @@ EdgeCalls edge_calls_of(const Run& run) {
   return calls;
 }
 
-std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
-                                                     const std::vector<ProcedureRow>& procedures) {
-  const size_t n = run.contexts.size();
-  std::vector<double> inclusive(n, 0);
-  for (size_t i = n; i-- > 0;) {
-    inclusive[i] += sum(run.normalized_of(i));
-    const uint32_t parent = run.contexts[i].parent;
-    if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
-  }
-  const EdgeCalls edge_calls = edge_calls_of(run);
-  const std::unordered_map<uint64_t, std::string> objects = object_names(run);
+// The names of procedures and objects, each once, into ProfileView::names.
+class Names {
+ public:
+  Names(const Run& run, ProfileView& view) : run_(run), view_(view), objects_(object_names(run)) {}
 
-  // parent procedure -> (child address, kind) -> time
-  std::unordered_map<uint64_t, std::unordered_map<std::pair<uint64_t, uint64_t>, double, PairHash>>
-      shares;
-  for (size_t i = 0; i < n; ++i) {
-    const ContextInfo& c = run.contexts[i];
-    uint64_t parent_address = 0;
-    if (c.parent != capture::kNoParent) {
-      const ContextInfo& p = run.contexts[c.parent];
-      if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
-      parent_address = p.address;
+  uint32_t index(uint64_t address, uint32_t kind) {
+    const auto [found, added] =
+        index_.try_emplace({address, kind}, static_cast<uint32_t>(view_.names.size()));
+    if (!added) return found->second;
+    if (kind == capture::kProcedure) {
+      view_.names.push_back(display_name(run_, address));
+    } else {
+      const auto object = objects_.find(address);
+      view_.names.push_back(object != objects_.end() ? object->second
+                                                     : kind_name(kind) + "@" + hex(address));
     }
-    shares[parent_address][{c.address, c.kind}] += inclusive[i];
+    return found->second;
   }
 
+ private:
+  const Run& run_;
+  ProfileView& view_;
+  const std::unordered_map<uint64_t, std::string> objects_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> index_;
+};
+
+std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
+                                                     const std::vector<ProcedureRow>& procedures,
+                                                     Names& names) {
+  const size_t n = run.contexts.size();
+  // Each context's inclusive time under its parent's procedure, summed by (parent, child,
+  // kind) once sorted, in the contexts' order: one array, not a hash table of hash tables
+  // (a big run has about as many of these as contexts).
+  struct Share {
+    uint64_t parent, child;
+    uint32_t kind, context;
+    double time;
+  };
+  std::vector<Share> shares;
+  {
+    std::vector<double> inclusive(n, 0);
+    for (size_t i = n; i-- > 0;) {
+      inclusive[i] += sum(run.normalized_of(i));
+      const uint32_t parent = run.contexts[i].parent;
+      if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
+    }
+    shares.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const ContextInfo& c = run.contexts[i];
+      uint64_t parent_address = 0;
+      if (c.parent != capture::kNoParent) {
+        const ContextInfo& p = run.contexts[c.parent];
+        if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
+        parent_address = p.address;
+      }
+      shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive[i]});
+    }
+  }
+  std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
+    return std::tie(a.parent, a.child, a.kind, a.context) <
+           std::tie(b.parent, b.child, b.kind, b.context);
+  });
+
+  const EdgeCalls edge_calls = edge_calls_of(run);
   std::unordered_map<uint64_t, const ProcedureRow*> by_address;
   for (const ProcedureRow& p : procedures) by_address[p.address] = &p;
   std::map<uint64_t, std::vector<ChildRow>> result;
-  for (const auto& [parent, children] : shares) {
+  for (size_t at = 0; at < shares.size();) {
+    const uint64_t parent = shares[at].parent;
     double total = 0;
     double self = 0;
     if (parent == 0) {
@@ -299,36 +344,35 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       self = by_address[parent]->totals.normalized_self_s;
     }
     std::vector<ChildRow>& rows = result[parent];
-    for (const auto& [child, time] : children) {
+    while (at < shares.size() && shares[at].parent == parent) {
       ChildRow row;
-      row.address = child.first;
-      row.kind = static_cast<uint32_t>(child.second);
-      row.name = row.kind == capture::kProcedure ? display_name(run, child.first) : "";
-      if (row.kind != capture::kProcedure) {
-        const auto named = objects.find(child.first);
-        if (named != objects.end()) row.name = named->second;
-        if (row.name.empty()) row.name = kind_name(row.kind) + "@" + hex(child.first);
+      row.address = shares[at].child;
+      row.kind = shares[at].kind;
+      row.name_index = names.index(row.address, row.kind);
+      for (; at < shares.size() && shares[at].parent == parent && shares[at].child == row.address &&
+             shares[at].kind == row.kind;
+           ++at) {
+        row.normalized_s += shares[at].time;
       }
-      row.normalized_s = time;
-      row.share = share(time, total).value_or(0);
+      row.share = share(row.normalized_s, total).value_or(0);
       if (row.kind == capture::kProcedure) {
-        auto it = edge_calls.find({parent, child.first});
+        auto it = edge_calls.find({parent, row.address});
         row.calls = it == edge_calls.end() ? 0 : it->second;
       }
-      rows.push_back(std::move(row));
+      rows.push_back(row);
     }
-    // Ties by address and kind: the same order on every run, whatever the hash tables'.
+    // Ties by address and kind: the same order on every run.
     std::sort(rows.begin(), rows.end(), [](const ChildRow& a, const ChildRow& b) {
       if (a.normalized_s != b.normalized_s) return a.normalized_s > b.normalized_s;
       return a.address != b.address ? a.address < b.address : a.kind < b.kind;
     });
     if (parent != 0) {
       ChildRow row;
-      row.name = "self";
+      row.name_index = ChildRow::kSelf;
       row.address = parent;
       row.normalized_s = self;
       row.share = share(self, total).value_or(0);
-      rows.push_back(std::move(row));
+      rows.push_back(row);
     }
   }
   return result;
@@ -336,12 +380,10 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
 
 // The calling-context tree into `view`: its rows, their names (each distinct procedure's
 // or object's once) and histograms.
-void add_context_rows(const Run& run, ProfileView& view) {
+void add_context_rows(const Run& run, ProfileView& view, Names& names) {
   const size_t n = run.contexts.size();
   const size_t bins = view.bins();
   const EdgeCalls edge_calls = edge_calls_of(run);
-  const std::unordered_map<uint64_t, std::string> objects = object_names(run);
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> name_index;
   std::vector<ContextRow>& rows = view.contexts;
   rows.assign(n, {});
   std::vector<double>& histograms = view.context_histograms;
@@ -353,18 +395,7 @@ void add_context_rows(const Run& run, ProfileView& view) {
     row.parent = c.parent;
     row.address = c.address;
     row.kind = c.kind;
-    const auto [named, added] = name_index.try_emplace(
-        {c.address, c.kind}, static_cast<uint32_t>(view.context_names.size()));
-    row.name_index = named->second;
-    if (added) {
-      if (c.kind == capture::kProcedure) {
-        view.context_names.push_back(display_name(run, c.address));
-      } else {
-        const auto object = objects.find(c.address);
-        view.context_names.push_back(
-            object != objects.end() ? object->second : kind_name(c.kind) + "@" + hex(c.address));
-      }
-    }
+    row.name_index = names.index(c.address, c.kind);
     if (c.kind == capture::kProcedure) {
       // The caller is the nearest procedure above: objects held in between do not call.
       uint32_t up = c.parent;
@@ -605,10 +636,12 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.program_totals = totals_of(run.program);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);
-  if (options.contexts) view.children = child_rows(run, view.procedures);
+  std::optional<Names> names;
+  if (options.contexts) names.emplace(run, view);
+  if (options.contexts) view.children = child_rows(run, view.procedures, *names);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
-  if (options.contexts) add_context_rows(run, view);
+  if (options.contexts) add_context_rows(run, view, *names);
   view.quality = quality_of(run);
   view.starvation = starvation_of(run);
   return view;

@@ -34,9 +34,10 @@ struct ProcedureRow {
 };
 
 struct ChildRow {
-  std::string name;  // "self" for the parent's own time
+  static constexpr uint32_t kSelf = ~uint32_t{0};  // name_index of the parent's own time
   uint64_t address = 0;
   uint32_t kind = capture::kProcedure;
+  uint32_t name_index = 0;  // in ProfileView::names (name_of), or kSelf: "self"
   double normalized_s = 0;
   double share = 0;  // of the parent's normalized time
   uint64_t calls = 0;
@@ -64,7 +65,7 @@ struct ContextRow {
   uint32_t parent = capture::kNoParent;
   uint64_t address = 0;  // the procedure or object
   uint32_t kind = capture::kProcedure;
-  uint32_t name_index = 0;       // in ProfileView::context_names
+  uint32_t name_index = 0;       // in ProfileView::names
   double normalized_s = 0;       // with its subtree
   double normalized_self_s = 0;  // at this context itself
   double processor_s = 0;        // with its subtree
@@ -200,21 +201,23 @@ struct ProfileView {
   std::vector<LockRow> locks;            // by normalized time, descending
   std::vector<ThreadRow> threads;        // by index
   std::vector<ContextRow> contexts;      // the calling-context tree, parents first
-  // The contexts' names, each once (ContextRow::name_index); their normalized time by
-  // processors busy, 0..P, with the subtree's and at the context itself: 2(P+1) values a
-  // context, in the order of `contexts` (histogram_of, histogram_self_of).
-  std::vector<std::string> context_names;
+  // The names of the contexts' and children's procedures and objects, each once
+  // (name_index); the contexts' normalized time by processors busy, 0..P, with the
+  // subtree's and at the context itself: 2(P+1) values a context, in the order of
+  // `contexts` (histogram_of, histogram_self_of).
+  std::vector<std::string> names;
   std::vector<double> context_histograms;
   Starvation starvation;
-  // Each procedure's normalized time divided among its children (and "self"), by the
-  // procedure's address; children by normalized time, descending.
+  // Each procedure's normalized time divided among its children (and "self", last), by
+  // the procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;
   Quality quality;
 
   // "% elapsed" of a record: its normalized time as a share of the elapsed time.
   std::optional<double> share_of_elapsed(double normalized_s) const;
 
-  const std::string& name_of(const ContextRow& c) const { return context_names[c.name_index]; }
+  const std::string& name_of(const ContextRow& c) const { return names[c.name_index]; }
+  const std::string& name_of(const ChildRow& c) const;
   std::span<const double> histogram_of(const ContextRow& c) const {
     return {context_histograms.data() + size_t{c.id} * 2 * bins(), bins()};
   }

@@ -105,11 +105,12 @@ void print_block(std::ostream& out, const ProfileView& v, const std::string& nam
       << percent(total, v.elapsed_s) << " of elapsed)\n";
   if (totals) out << "    by processors busy: " << histogram_inline(*totals) << "\n";
   for (const ChildRow& c : children) {
-    if (c.normalized_s <= 0 && c.name != "self") continue;
+    if (c.normalized_s <= 0 && c.name_index != ChildRow::kSelf) continue;
     const std::string kind = c.kind == capture::kProcedure ? "" : "  (" + kind_name(c.kind) + ")";
+    const std::string& name = v.name_of(c);
     const std::string label =
-        (c.kind == capture::kProcedure ? fit_name(c.name, kColumns - 36 - kind.size())
-                                       : object_name_in(c.name, kColumns - 36 - kind.size())) +
+        (c.kind == capture::kProcedure ? fit_name(name, kColumns - 36 - kind.size())
+                                       : object_name_in(name, kColumns - 36 - kind.size())) +
         kind;
     out << "      " << pad(seconds(c.normalized_s), 10) << " " << percent(c.normalized_s, total);
     out << (c.calls ? pad(std::to_string(c.calls), 10) : std::string(10, ' ')) << "  " << label
@@ -411,7 +412,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
     auto& children = row["children"] = nlohmann::json::array();
     if (auto it = v.children.find(p.address); it != v.children.end()) {
       for (const ChildRow& c : it->second) {
-        children.push_back({{"name", c.name},
+        children.push_back({{"name", v.name_of(c)},
                             {"kind", kind_name(c.kind)},
                             {"normalized_s", c.normalized_s},
                             {"share", c.share},

@@ -121,7 +121,7 @@ TEST(SystemFrames, TheViewFoldsUnlessAskedForAllFrames) {
   ASSERT_EQ(view.procedures.size(), 2u);
   const std::vector<ChildRow>& main_children = view.children.at(kMain);
   ASSERT_EQ(main_children.size(), 2u);  // work, self
-  EXPECT_EQ(main_children[0].name, "work(int)");
+  EXPECT_EQ(view.name_of(main_children[0]), "work(int)");
   EXPECT_DOUBLE_EQ(main_children[0].share + main_children[1].share, 1);
   EXPECT_EQ(main_children[0].calls, 7u);
 

@@ -11,7 +11,8 @@ namespace quartz::viewer {
 namespace {
 
 bool is_self(const analysis::ChildRow& row, uint64_t parent) {
-  return row.name == "self" && row.address == parent && row.kind == capture::kProcedure;
+  return row.name_index == analysis::ChildRow::kSelf && row.address == parent &&
+         row.kind == capture::kProcedure;
 }
 
 }  // namespace
@@ -77,7 +78,8 @@ void CallGraphModel::show(uint64_t address, bool object) {
     auto it = run_->view.children.find(address);
     if (it != run_->view.children.end()) {
       for (const analysis::ChildRow& child : it->second) {
-        entries.push_back({child.address, child.kind, QString::fromStdString(child.name), &child});
+        entries.push_back(
+            {child.address, child.kind, QString::fromStdString(run_->view.name_of(child)), &child});
       }
     }
   } else if (run_ && direction_ == kCallers) {
