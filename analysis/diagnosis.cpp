@@ -108,15 +108,10 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   const double kernel_share = kernel_share_of_blocking(view);
   // Whether each context runs inside a held object, in one pass: parents come before their
   // children (profile_view.h), so a parent's answer is known when its child's is asked.
-  std::unordered_map<uint32_t, bool> under_object;  // by context id
-  under_object.reserve(view.contexts.size());
+  std::vector<bool> under_object(view.contexts.size());  // by context id (its index)
   std::unordered_map<uint64_t, double> serial_s, starved_s, taken_s;  // by procedure address
   for (const ContextRow& c : view.contexts) {
-    bool under = false;
-    if (c.parent != capture::kNoParent) {
-      const auto it = under_object.find(c.parent);
-      under = it != under_object.end() && it->second;
-    }
+    const bool under = c.parent != capture::kNoParent && under_object[c.parent];
     under_object[c.id] = under || c.kind != capture::kProcedure;
     if (c.kind != capture::kProcedure || under) continue;
     const double one_busy_s = view.histogram_self_of(c)[1];  // P >= 2 here
