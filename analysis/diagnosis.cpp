@@ -108,7 +108,7 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   const double kernel_share = kernel_share_of_blocking(view);
   // Whether each context runs inside a held object, in one pass: parents come before their
   // children (profile_view.h), so a parent's answer is known when its child's is asked.
-  std::vector<bool> under_object(view.contexts.size());  // by context id (its index)
+  std::vector<bool> under_object(view.contexts.size());               // by context id (its index)
   std::unordered_map<uint64_t, double> serial_s, starved_s, taken_s;  // by procedure address
   for (const ContextRow& c : view.contexts) {
     const bool under = c.parent != capture::kNoParent && under_object[c.parent];

@@ -193,7 +193,7 @@ void ProfileView::add_context(ContextRow c, const std::string& name,
 
 const std::string& ProfileView::name_of(const ChildRow& c) const {
   static const std::string kSelfName = "self";
-  return c.name_index == ChildRow::kSelf ? kSelfName : names[c.name_index];
+  return c.is_self() ? kSelfName : names[c.name_index];
 }
 
 std::optional<double> ProfileView::share_of_elapsed(double normalized_s) const {

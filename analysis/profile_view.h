@@ -41,6 +41,7 @@ struct ChildRow {
   double normalized_s = 0;
   double share = 0;  // of the parent's normalized time
   uint64_t calls = 0;
+  bool is_self() const { return name_index == kSelf; }
 };
 
 struct LockRow {

@@ -105,7 +105,7 @@ void print_block(std::ostream& out, const ProfileView& v, const std::string& nam
       << percent(total, v.elapsed_s) << " of elapsed)\n";
   if (totals) out << "    by processors busy: " << histogram_inline(*totals) << "\n";
   for (const ChildRow& c : children) {
-    if (c.normalized_s <= 0 && c.name_index != ChildRow::kSelf) continue;
+    if (c.normalized_s <= 0 && !c.is_self()) continue;
     const std::string kind = c.kind == capture::kProcedure ? "" : "  (" + kind_name(c.kind) + ")";
     const std::string& name = v.name_of(c);
     const std::string label =

@@ -45,12 +45,8 @@ void add_context_into(Run& run, uint32_t into, const Run& source, size_t from) {
 // Adds context `from` of `source` into `record`.
 void add_context_into(ContextRecord& record, const Run& source, size_t from) {
   add_states(record.states, source.contexts[from].own);
-  const auto add = [](std::vector<double>& to, std::span<const double> values) {
-    if (to.size() < values.size()) to.resize(values.size(), 0);
-    for (size_t b = 0; b < values.size(); ++b) to[b] += values[b];
-  };
-  add(record.processor, source.processor_of(from));
-  add(record.normalized, source.normalized_of(from));
+  add_values(record.processor, source.processor_of(from));
+  add_values(record.normalized, source.normalized_of(from));
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
                 (error ? "" : " (" + std::to_string(size / 1'000'000) + " MB)"));
   profile::Store store(store_path);
   const auto absolute = std::filesystem::absolute(capture_path, error);
+  const std::string stored_path = error ? capture_path : absolute.string();
   // A regular file is read through a mapping whose pages are given back as they are read
   // (parsed, then stored): the capture is never resident whole beside the run
   // (docs/performance.md "Huge runs"). A pipe is read whole.
@@ -65,8 +66,7 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   progress.step("naming addresses");
   profile::symbolize_run(run);
   progress.step("storing the capture");
-  const int64_t id = store.add_run(bytes, run, error ? capture_path : absolute.string(), options,
-                                   give_back.release);
+  const int64_t id = store.add_run(bytes, run, stored_path, options, give_back.release);
   read = {};
   mapped.reset();
   progress.step("analysing");

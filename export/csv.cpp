@@ -103,8 +103,7 @@ void call_graph(CsvWriter& w, const analysis::ProfileView& v) {
   for (const auto& [parent, children] : v.children) {
     const std::string parent_name = parent == 0 ? "<program>" : names[parent];
     for (const analysis::ChildRow& c : children) {
-      const bool self = c.name_index == analysis::ChildRow::kSelf;
-      w.text(parent_name).text(v.name_of(c)).text(self ? "" : kind_name(c.kind));
+      w.text(parent_name).text(v.name_of(c)).text(c.is_self() ? "" : kind_name(c.kind));
       w.number(c.normalized_s).number(c.share).number(c.calls);
       w.end_row();
     }

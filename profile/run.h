@@ -47,7 +47,7 @@ struct ContextRecord {
 };
 
 // Adds `values` into `into`, element by element (`into` grows to fit).
-inline void add_values(std::vector<double>& into, const std::vector<double>& values) {
+inline void add_values(std::vector<double>& into, std::span<const double> values) {
   if (into.size() < values.size()) into.resize(values.size(), 0);
   for (size_t i = 0; i < values.size(); ++i) into[i] += values[i];
 }
@@ -71,12 +71,6 @@ inline void add_states(ContextStates& into, const ContextStates& r) {
   }
   into.one_busy_starved += r.one_busy_starved;
   into.one_busy_taken += r.one_busy_taken;
-}
-
-inline void add_record(ContextRecord& into, const ContextRecord& r) {
-  add_values(into.processor, r.processor);
-  add_values(into.normalized, r.normalized);
-  add_states(into.states, r.states);
 }
 
 struct Module {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/mapped_file.h"
 #include "tests/profile/capture_builder.h"
 
 namespace quartz::profile {
@@ -67,6 +69,43 @@ TEST(ParseCapture, ReadsEveryField) {
   const profile::Run run = test_support::sample_run();
   const profile::Run parsed = parse_capture(CaptureBuilder::of(run).bytes(), kName);
   test_support::expect_same_run(run, parsed);
+}
+
+// Read through a mapping whose pages are given back as the parse goes (as `quartz import`
+// reads a file), a capture of more contexts than the parse reads between two give-backs
+// parses as it does from memory; the offsets given back stay inside the file.
+TEST(ParseCapture, AMappedFileGivenBackAsItIsReadParsesTheSame) {
+  profile::Run run = test_support::sample_run();
+  for (uint32_t i = static_cast<uint32_t>(run.contexts.size()); i < 100'000; ++i) {
+    run.add_context({i, i - 1, 0x555555555200, capture::kProcedure, {}},
+                    test_support::context_record(run.processors, i));
+  }
+  std::vector<SectionSpan> spans;
+  const std::vector<unsigned char> bytes = CaptureBuilder::of(run).bytes(&spans);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("quartz-mapped-" + std::to_string(getpid()) + ".qcap");
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  const MappedFile mapped(path.string());
+  std::vector<size_t> given_back;
+  ParseOptions options;
+  options.release = [&](size_t offset) {
+    given_back.push_back(offset);
+    mapped.release_before(offset);
+  };
+  const profile::Run parsed = parse_capture(mapped.bytes(), kName, options);
+  std::filesystem::remove(path);
+  test_support::expect_same_run(parse_capture(bytes, kName), parsed);
+  test_support::expect_same_run(run, parsed);
+  const SectionSpan& contexts = span_of(spans, capture::SectionType::contexts);
+  const auto inside = std::count_if(given_back.begin(), given_back.end(), [&](size_t offset) {
+    return offset > contexts.payload_offset &&
+           offset < contexts.payload_offset + contexts.payload_bytes;
+  });
+  EXPECT_EQ(inside, static_cast<long>(run.contexts.size() / 65536)) << "one every 65,536 contexts";
+  EXPECT_LE(*std::max_element(given_back.begin(), given_back.end()), bytes.size());
+  EXPECT_THROW(MappedFile(std::filesystem::temp_directory_path().string()), CaptureError);
 }
 
 TEST(ParseCapture, MinimalCaptureHasOnlyRunAndProgram) {

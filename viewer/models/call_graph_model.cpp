@@ -11,8 +11,7 @@ namespace quartz::viewer {
 namespace {
 
 bool is_self(const analysis::ChildRow& row, uint64_t parent) {
-  return row.name_index == analysis::ChildRow::kSelf && row.address == parent &&
-         row.kind == capture::kProcedure;
+  return row.is_self() && row.address == parent && row.kind == capture::kProcedure;
 }
 
 }  // namespace
