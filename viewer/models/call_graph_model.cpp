@@ -53,7 +53,7 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
       return QBrush(QColor(0x60, 0x60, 0x60));
     return {};
   });
-  if (!run_) return;
+  if (!run_ || direction_ != kCallers) return;  // callees come from the analysis as they are
   procedure_names_[0] = QStringLiteral("<program>");
   for (const analysis::ProcedureRow& p : run_->view.procedures) {
     procedure_names_[p.address] = QString::fromStdString(p.name);

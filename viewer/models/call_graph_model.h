@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,15 @@ class CallGraphModel : public ColumnTableModel {
   std::shared_ptr<const RunData> run_;
   Direction direction_;
   std::vector<Entry> entries_;
-  // (callee, is object) -> (caller, the callee's ChildRow under that caller), heaviest first.
-  std::map<std::pair<uint64_t, bool>, std::vector<std::pair<uint64_t, const analysis::ChildRow*>>>
+  // Of a model of callers only: (callee, is object) -> (caller, the callee's ChildRow under
+  // that caller), heaviest first.
+  struct CalleeHash {
+    size_t operator()(const std::pair<uint64_t, bool>& k) const {
+      return std::hash<uint64_t>()(k.first * 2 + k.second);
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, bool>,
+                     std::vector<std::pair<uint64_t, const analysis::ChildRow*>>, CalleeHash>
       callers_;
   std::map<uint64_t, QString> procedure_names_;
 };
