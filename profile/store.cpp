@@ -53,7 +53,23 @@ void Store::Close::operator()(sqlite3* db) const {
 }
 
 Store::Store(const std::string& path, StoreAccess access) : path_(path) {
-  open(access);
+  // SQLite answers "locked" at once, without the busy handler, where waiting could
+  // deadlock: two processes making a new store at once (two `quartz run`s checking it)
+  // both switch it to WAL, each holding the shared lock the other's switch needs. The one
+  // refused opens again: by then the store is made.
+  const int64_t start = steady_ms();
+  for (;;) {
+    try {
+      open(access);
+      return;
+    } catch (const StoreError&) {
+      const int code = db_ ? sqlite3_extended_errcode(db_.get()) & 0xff : SQLITE_OK;
+      if (code != SQLITE_BUSY || steady_ms() - start >= kLockWaitLimitMs) throw;
+    }
+    db_.reset();
+    immutable_ = false;
+    sqlite3_sleep(10);
+  }
 }
 
 Store::~Store() = default;
