@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 
 #include "analysis/cxx_names.h"
@@ -295,6 +296,26 @@ void print_text_report(std::ostream& wrapped, const ProfileView& view,
   wrapped << text::wrap_lines(out.str());
 }
 
+namespace {
+
+// Names come from the program (its path, thread names) and need not be UTF-8.
+constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+
+// Appends `rows` to the JSON object being written as the array `key`, one row a line
+// (`json_of` makes each): a big run's millions of rows are never a tree in memory at once.
+template <typename Rows, typename JsonOf>
+void stream_array(std::ostream& out, const char* key, const Rows& rows, JsonOf json_of) {
+  out << ",\n  \"" << key << "\": [";
+  bool first = true;
+  for (const auto& row : rows) {
+    out << (first ? "\n    " : ",\n    ") << json_of(row).dump(-1, ' ', false, kReplace);
+    first = false;
+  }
+  out << (first ? "]" : "\n  ]");
+}
+
+}  // namespace
+
 void print_json_report(std::ostream& out, const ProfileView& v, const ReportOptions& options) {
   nlohmann::json j;
   j["program"] = v.program;
@@ -394,16 +415,13 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                         {"question", w.question},
                         {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
-  // Names come from the program (its path, thread names) and need not be UTF-8.
-  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
   // The procedures with their children, and the contexts, one per calling context
   // (millions in a big run), are streamed one per line after the rest: the memory used is
   // that of one, not of a tree of them all.
   std::string head = j.dump(2, ' ', false, kReplace);
   head.resize(head.size() - 2);  // the closing "\n}"
-  out << head << ",\n  \"procedures\": [";
-  bool first = true;
-  for (const ProcedureRow& p : v.procedures) {
+  out << head;
+  stream_array(out, "procedures", v.procedures, [&](const ProcedureRow& p) {
     nlohmann::json row = totals_json(p.totals);
     row["name"] = p.name;
     row["address"] = p.address;
@@ -419,32 +437,28 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                             {"calls", c.calls}});
       }
     }
-    out << (first ? "\n    " : ",\n    ") << row.dump(-1, ' ', false, kReplace);
-    first = false;
-  }
-  out << (first ? "],\n  \"contexts\": [" : "\n  ],\n  \"contexts\": [");
-  first = true;
-  for (const ContextRow& c : v.contexts) {
-    const nlohmann::json row{
-        {"id", c.id},
-        {"parent",
-         c.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(c.parent)},
-        {"address", c.address},
-        {"name", v.name_of(c)},
-        {"kind", kind_name(c.kind)},
-        {"normalized_s", c.normalized_s},
-        {"normalized_self_s", c.normalized_self_s},
-        {"processor_s", c.processor_s},
-        {"processor_self_s", c.processor_self_s},
-        {"wait_self_s", c.wait_self_s},
-        {"calls", c.calls},
-        {"histogram_s", std::vector<double>(v.histogram_of(c).begin(), v.histogram_of(c).end())},
-        {"histogram_self_s",
-         std::vector<double>(v.histogram_self_of(c).begin(), v.histogram_self_of(c).end())}};
-    out << (first ? "\n    " : ",\n    ") << row.dump(-1, ' ', false, kReplace);
-    first = false;
-  }
-  out << (first ? "]\n}\n" : "\n  ]\n}\n");
+    return row;
+  });
+  const auto values = [](std::span<const double> s) {
+    return std::vector<double>(s.begin(), s.end());
+  };
+  stream_array(out, "contexts", v.contexts, [&](const ContextRow& c) {
+    return nlohmann::json{{"id", c.id},
+                          {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(c.parent)},
+                          {"address", c.address},
+                          {"name", v.name_of(c)},
+                          {"kind", kind_name(c.kind)},
+                          {"normalized_s", c.normalized_s},
+                          {"normalized_self_s", c.normalized_self_s},
+                          {"processor_s", c.processor_s},
+                          {"processor_self_s", c.processor_self_s},
+                          {"wait_self_s", c.wait_self_s},
+                          {"calls", c.calls},
+                          {"histogram_s", values(v.histogram_of(c))},
+                          {"histogram_self_s", values(v.histogram_self_of(c))}};
+  });
+  out << "\n}\n";
 }
 
 }  // namespace quartz::analysis
