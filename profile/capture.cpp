@@ -57,7 +57,6 @@ class Cursor {
          const char* section, const ParseOptions& options)
       : data_(data), size_(size), base_(base), name_(name), section_(section), options_(options) {}
 
-  const ParseOptions& options() const { return options_; }
   // Bytes before the current position are read (ParseOptions::release).
   void read_so_far() const {
     if (options_.release) options_.release(base_ + at_);
