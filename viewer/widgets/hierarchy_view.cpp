@@ -178,11 +178,15 @@ void HierarchyView::search(const QString& text) {
   refilter([&] { proxy_->set_search(text); });
   if (!run_ || text.isEmpty()) return;
   // Open the way to the heaviest matches, and select the heaviest.
-  const auto& contexts = run_->view.contexts;
+  const analysis::ProfileView& view = run_->view;
+  const auto& contexts = view.contexts;
+  // Each name matched once, not once per context that bears it.
+  std::vector<bool> matching(view.names.size());
+  for (size_t n = 0; n < view.names.size(); ++n)
+    matching[n] = QString::fromStdString(view.names[n]).contains(text, Qt::CaseInsensitive);
   std::vector<int> matches;
   for (size_t i = 0; i < contexts.size(); ++i) {
-    if (QString::fromStdString(run_->view.name_of(contexts[i])).contains(text, Qt::CaseInsensitive))
-      matches.push_back(int(i));
+    if (matching[contexts[i].name_index]) matches.push_back(int(i));
   }
   const size_t shown = std::min(matches.size(), kExpandedMatches);
   std::partial_sort(matches.begin(), matches.begin() + long(shown), matches.end(),
