@@ -361,8 +361,8 @@ TEST_F(Budget, WhereTheKernelRefusesWritesToTheProgramsMemoryEntriesAreSwitchedB
 // a load from a 128 MB table, and without calls around it the processor overlaps the loads
 // of many look-ups; with them, hardly any. By the calibrated cost its calls (~6% of the
 // program) are under a budget of 12%, so only a trial (sampler/cost_trial.h) finds what they
-// cost and turns the entry off; they are over a quarter of it, which is what starts a trial
-// (at 20% they were barely over a quarter, and one run in ten started none). The truth is the
+// cost and turns the entry off; they are well over a tenth of it, which is what starts a
+// trial (overhead_budget.cpp, kTrialShareOfBudget). The truth is the
 // program's own clock: its threads' processor time in two more runs, every entry on (`--budget 0`)
 // and `lookup`'s never patched (`--procedures`).
 constexpr const char* kLookupSource =
@@ -444,7 +444,9 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
       << every_call_s << " s with every entry, " << without_lookup_s << " s without lookup's";
   const double calibrated_share = lookups * calibrated_ns * 1e-9 / every_call_s;
   ASSERT_LT(calibrated_share, 0.12 * 0.8);
-  ASSERT_GT(calibrated_share, 0.12 * 0.25 * 1.2);
+  // Over the share that starts a trial (a tenth of the budget), with room for the pace to
+  // vary: 3.5-6% of the program's processor time on the hosts seen.
+  ASSERT_GT(calibrated_share, 0.12 * 0.1 * 1.5);
   ASSERT_GT(every_call_s - without_lookup_s, 0.25 * without_lookup_s);
 
   EXPECT_GE(r["sampling"]["cost_trials"].get<int>(), 1);
