@@ -404,7 +404,14 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
     std::cerr << "quartz: run: the trace " << o.output << ".trace is cut short: the runtime could "
               << "not write it: " << error_text(runtime.trace_error) << "\n";
   }
-  if (runtime.final_written) return exists;
+  if (runtime.final_written) {
+    // abort, std::terminate: the capture is whole, but the end is worth saying.
+    if (WIFSIGNALED(status)) {
+      std::cerr << "quartz: run: the program " << describe_end(status) << "; the capture "
+                << o.output << " covers it to its end\n";
+    }
+    return exists;
+  }
   std::string why;
   if (!known) {
     why = "the program " + describe_end(status) + " (no status file could be made in $TMPDIR)";
@@ -416,7 +423,8 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
     why = "the program " + describe_end(status);
   } else {
     why = "the program " + describe_end(status) +
-          " without running its exit handlers (_exit, quick_exit or an exec)";
+          " without the runtime's end (an exec replaced it, or it made the exit system call "
+          "itself)";
   }
   // What the runtime published is at least as recent as any checkpoint it wrote.
   const std::optional<SharedCapture::Published> published = shared.latest();

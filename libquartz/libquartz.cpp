@@ -2,11 +2,14 @@
 // the compiler hooks, the sampler) and runs the library's start-up, exit, fork and exec
 // handling. The pieces do not run each other: the runtime counts and never starts or stops
 // the sampler; the sampler reads the runtime; this file starts, stops and forks them.
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compiler_hooks/patched_entries.h"
@@ -83,12 +86,39 @@ QUARTZ_NOINSTR void finish_run() {
   rt::finish(stop_sampling);
 }
 
+// The ends a program takes without its exit handlers (_exit, _Exit, quick_exit, abort and
+// so std::terminate) finish the run as exit does: the capture then covers the program to
+// its end, not to the sampler's last publication, a period or more before it on a busy
+// machine (issue 10 item 2). They wait for the final capture at most this long: one called
+// from a signal handler may have interrupted a thread holding what the sampler needs, and
+// the program must end all the same.
+constexpr uint64_t kAbruptEndWaitNs = 1'000'000'000;
+
+// The process whose sampler runs: not a forked child (only exit writes its counts) nor a
+// vfork child (it shares our memory and must leave the sampler alone).
+pid_t g_sampled_pid = 0;
+
+QUARTZ_NOINSTR void stop_sampling_soon() {
+  sampler::stop(kAbruptEndWaitNs);
+}
+
+QUARTZ_NOINSTR void finish_run_abruptly() {
+  // In the runtime's own code on this thread (a signal handler interrupted it): what the
+  // run would record now could be half-written; what the sampler last published stands.
+  if (g_sampled_pid == 0 || getpid() != g_sampled_pid || rt::t_local.in_runtime) return;
+  rt::finish(stop_sampling_soon);
+}
+
+using AbortFunction = void (*)();
+AbortFunction g_real_abort = nullptr;  // resolved at start-up: abort may come from a crash
+
 QUARTZ_NOINSTR void on_fork_in_child() {
   rt::after_fork_in_child();
   const int saved_errno = errno;
   // The sampler thread stayed in the parent: the child is not sampled, and at exit it
   // writes its counts to a capture of its own, "<capture>.<pid>".
   sampler::forget_after_fork();
+  g_sampled_pid = 0;
   char* path = rt::runtime().options.output;
   if (path[0]) {
     const size_t used = strlen(path);
@@ -111,10 +141,35 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
   runtime.patched_entries = entries.patched;
   runtime.refused_entries = entries.refused;
   rt::current_block();  // the main thread gets index 0 and a block before anything else
-  if (runtime.options.output[0] && !sampler::start(runtime)) {
-    rt::write_message("quartz: cannot start the sampler; no profile will be written\n");
+  g_real_abort = reinterpret_cast<AbortFunction>(dlsym(RTLD_NEXT, "abort"));
+  if (runtime.options.output[0]) {
+    if (sampler::start(runtime)) {
+      g_sampled_pid = getpid();
+    } else {
+      rt::write_message("quartz: cannot start the sampler; no profile will be written\n");
+    }
   }
   atexit(finish_run);
+  at_quick_exit(finish_run_abruptly);
 }
 
 }  // namespace
+
+// The program's direct ends (above). _exit is the exit_group system call, as in glibc.
+QUARTZ_EXPORT void _exit(int status) {
+  finish_run_abruptly();
+  for (;;) syscall(SYS_exit_group, status);
+}
+
+QUARTZ_EXPORT void _Exit(int status) noexcept {
+  _exit(status);
+}
+
+QUARTZ_EXPORT void abort() noexcept {
+  finish_run_abruptly();
+  if (g_real_abort) g_real_abort();
+  // Not resolved (an abort before our start-up): end as abort would.
+  signal(SIGABRT, SIG_DFL);
+  raise(SIGABRT);
+  for (;;) syscall(SYS_exit_group, 127);
+}

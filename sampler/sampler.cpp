@@ -770,7 +770,7 @@ bool start(rt::Runtime& runtime) {
   return true;
 }
 
-void stop() {
+void stop(uint64_t wait_ns) {
   if (g_forked_child.processors) {
     const ForkedChild child = g_forked_child;
     g_forked_child = ForkedChild{};
@@ -779,7 +779,16 @@ void stop() {
   }
   Sampler* s = g_sampler;
   if (!s || s->stop_requested.exchange(true)) return;
-  rt::real::pthread_join(s->thread, nullptr);
+  if (wait_ns == 0 || !rt::real::pthread_timedjoin_np) {
+    rt::real::pthread_join(s->thread, nullptr);
+  } else {
+    timespec deadline{};
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    const uint64_t until = static_cast<uint64_t>(deadline.tv_nsec) + wait_ns;
+    deadline.tv_sec += static_cast<time_t>(until / 1'000'000'000);
+    deadline.tv_nsec = static_cast<long>(until % 1'000'000'000);
+    if (rt::real::pthread_timedjoin_np(s->thread, nullptr, &deadline) != 0) return;
+  }
   s->runtime->exit_cpu_wanted.store(false, std::memory_order_release);
 }
 

@@ -9,6 +9,8 @@
 // the clock.
 #pragma once
 
+#include <cstdint>
+
 #include "runtime/attributes.h"
 
 namespace quartz::rt {
@@ -22,7 +24,9 @@ QUARTZ_NOINSTR bool start(rt::Runtime& runtime);
 // Takes a last snapshot, writes the final capture and ends the thread. Safe to call from
 // any thread, once; does nothing when sampling never started. In a forked child of a
 // sampled process, writes the child's counts alone (no samples) to runtime.options.output.
-QUARTZ_NOINSTR void stop();
+// Waits for the thread as long as it takes, or at most `wait_ns` when that is not 0 (the
+// sampler then goes on alone; it ends with the process).
+QUARTZ_NOINSTR void stop(uint64_t wait_ns = 0);
 // In a forked child: the sampler thread is the parent's; forget it. The child is not
 // sampled.
 QUARTZ_NOINSTR void forget_after_fork();

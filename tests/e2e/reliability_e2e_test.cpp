@@ -257,11 +257,22 @@ TEST_F(ReliabilityE2E, ProcessSignalsGoToTheProgramsThreads) {
   EXPECT_EQ(printed_values(r.out)["sigwait_got"], std::to_string(SIGTERM));
 }
 
-TEST_F(ReliabilityE2E, ExitWithoutHandlersIsDiagnosedAndKeepsTheStatus) {
+// _exit skips the program's exit handlers, not the runtime's end: the run is whole.
+TEST_F(ReliabilityE2E, UnderscoreExitKeepsTheStatusAndTheWholeRun) {
   Launch l = quartz_run(program("_exit", 0), (dir / "run.qcap").string());
   const CommandResult r = launch(l);
   EXPECT_EQ(r.exit_code, 0) << "a program that exits 0 leaves quartz run with 0: " << r.err;
-  EXPECT_NE(r.err.find("without running its exit handlers"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("quartz: run: "), std::string::npos) << r.err;
+  EXPECT_EQ(stored_runs(), 1u) << r.err;
+}
+
+// An exec replaces the profiled program with one that is not (no --follow-exec): its run
+// ends without the runtime's end, and that is said.
+TEST_F(ReliabilityE2E, AnExecWithoutTheRuntimesEndIsDiagnosedAndKeepsTheStatus) {
+  Launch l = quartz_run(program("exec", 300), (dir / "run.qcap").string());
+  const CommandResult r = launch(l);
+  EXPECT_EQ(r.exit_code, 0) << "/bin/true exits 0, and so does quartz run: " << r.err;
+  EXPECT_NE(r.err.find("without the runtime's end (an exec"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find((dir / "run.qcap").string()), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("statically linked"), std::string::npos) << r.err;
 }
@@ -272,16 +283,18 @@ TEST_F(ReliabilityE2E, AbortIsDiagnosedAndQuartzEndsTheSameWay) {
   expect_unharmed(l, r);
   EXPECT_EQ(r.signal, SIGABRT);
   EXPECT_NE(r.err.find("killed by signal 6"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("covers it to its end"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("statically linked"), std::string::npos) << r.err;
 }
 
-// After checkpoints, an abort keeps the run to its end (what the runtime last gave `quartz
-// run`, not its last checkpoint); it is stored. (abrupt_end_e2e_test.cpp: how close.)
-TEST_F(ReliabilityE2E, AbortAfterACheckpointStoresTheRun) {
+// After checkpoints, an abort still ends the run as exit does: the final capture replaces
+// them, and is stored. (abrupt_end_e2e_test.cpp: how close to the end.)
+TEST_F(ReliabilityE2E, AbortAfterACheckpointStoresTheWholeRun) {
   Launch l = quartz_run(program("abort", 500), (dir / "run.qcap").string());
   const CommandResult r = launch(l);
   EXPECT_EQ(r.signal, SIGABRT) << r.err;
-  EXPECT_NE(r.err.find("covers the run to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("covers it to its end"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("checkpoint"), std::string::npos) << r.err;
   EXPECT_EQ(stored_runs(), 1u) << r.err;
 }
 

@@ -6,6 +6,7 @@
  *     exit      work MS ms, print, return 0 from main
  *     _exit     work MS ms, print, fflush, _exit(0)
  *     abort     work MS ms, print, abort()
+ *     exec      work MS ms, print, fflush, exec /bin/true (which is not profiled)
  *     sigwait   block SIGTERM, a thread sigwait()s for it, main sends it to the process;
  *               prints "sigwait_got=15", returns 0
  *     handler   SIGTERM handler that exits 7; work until it comes (MS: upper bound)
@@ -151,6 +152,11 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "abort") == 0) {
     fflush(stdout);
     abort();
+  }
+  if (strcmp(mode, "exec") == 0) {
+    fflush(stdout);
+    execl("/bin/true", "true", (char*)NULL);
+    return 1;
   }
   return 0;
 }
