@@ -48,27 +48,17 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   profile::Store store(store_path);
   const auto absolute = std::filesystem::absolute(capture_path, error);
   const std::string stored_path = error ? capture_path : absolute.string();
-  // A regular file is read through a mapping whose pages are given back as they are read
-  // (parsed, then stored): the capture is never resident whole beside the run
-  // (docs/performance.md "Huge runs"). A pipe is read whole.
-  std::optional<profile::MappedFile> mapped;
-  std::vector<unsigned char> read;
-  if (std::filesystem::is_regular_file(capture_path, error)) {
-    mapped.emplace(capture_path);
-  } else {
-    read = profile::read_capture_bytes(capture_path);
-  }
-  const std::span<const unsigned char> bytes = mapped ? mapped->bytes() : read;
-  profile::ParseOptions give_back;
-  if (mapped) give_back.release = [&](size_t offset) { mapped->release_before(offset); };
+  // Its pages are given back as they are read (parsed, then stored): the capture is never
+  // resident whole beside the run (docs/performance.md "Huge runs").
+  std::optional<profile::CaptureBytes> capture(std::in_place, capture_path);
+  const profile::ParseOptions give_back = capture->giving_back();
   progress.step("reading the capture's records");
-  profile::Run run = profile::parse_capture(bytes, capture_path, give_back);
+  profile::Run run = profile::parse_capture(capture->bytes(), capture_path, give_back);
   progress.step("naming addresses");
   profile::symbolize_run(run);
   progress.step("storing the capture");
-  const int64_t id = store.add_run(bytes, run, stored_path, options, give_back.release);
-  read = {};
-  mapped.reset();
+  const int64_t id = store.add_run(capture->bytes(), run, stored_path, options, give_back.release);
+  capture.reset();
   progress.step("analysing");
   const analysis::ProfileView view = analysis::analyze(run, {.contexts = false});
   progress.step("storing the metrics");

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "profile/mapped_file.h"
+
 namespace quartz::profile {
 
 using namespace quartz::capture;
@@ -478,7 +480,8 @@ std::vector<unsigned char> read_capture_bytes(const std::string& path) {
 }
 
 Run read_capture(const std::string& path) {
-  return parse_capture(read_capture_bytes(path), path);
+  const CaptureBytes capture(path);
+  return parse_capture(capture.bytes(), path, capture.giving_back());
 }
 
 bool looks_like_capture(const std::string& path) {

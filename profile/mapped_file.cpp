@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "profile/capture.h"
 
@@ -42,6 +43,25 @@ void MappedFile::release_before(size_t offset) const {
   if (data_ != nullptr && end > 0) {
     madvise(const_cast<unsigned char*>(data_), end, MADV_DONTNEED);
   }
+}
+
+CaptureBytes::CaptureBytes(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    mapped_.emplace(path);
+  } else {
+    read_ = read_capture_bytes(path);
+  }
+}
+
+std::span<const unsigned char> CaptureBytes::bytes() const {
+  return mapped_ ? mapped_->bytes() : std::span<const unsigned char>(read_);
+}
+
+ParseOptions CaptureBytes::giving_back() const {
+  ParseOptions options;
+  if (mapped_) options.release = [this](size_t offset) { mapped_->release_before(offset); };
+  return options;
 }
 
 }  // namespace quartz::profile

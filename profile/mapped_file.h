@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
+
+#include "profile/capture.h"
 
 namespace quartz::profile {
 
@@ -24,6 +28,22 @@ class MappedFile {
  private:
   const unsigned char* data_ = nullptr;
   size_t size_ = 0;
+};
+
+// A capture's bytes: mapped when `path` is a regular file, so that a reader gives its pages
+// back as it goes (the capture is never resident whole beside the run it parses into); read
+// whole when it is not (a pipe). CaptureError when it cannot be read.
+class CaptureBytes {
+ public:
+  explicit CaptureBytes(const std::string& path);
+
+  std::span<const unsigned char> bytes() const;
+  // parse_capture's options that give the mapped pages back as it reads them.
+  ParseOptions giving_back() const;
+
+ private:
+  std::optional<MappedFile> mapped_;
+  std::vector<unsigned char> read_;
 };
 
 }  // namespace quartz::profile
