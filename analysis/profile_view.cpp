@@ -292,11 +292,10 @@ class Names {
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> index_;
 };
 
-// From the contexts' rows (their inclusive normalized time).
 std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
                                                      const std::vector<ProcedureRow>& procedures,
-                                                     const std::vector<ContextRow>& contexts,
                                                      Names& names) {
+  const size_t n = run.contexts.size();
   // Each context's inclusive time under its parent's procedure, summed by (parent, child,
   // kind) once sorted, in the contexts' order: one array, not a hash table of hash tables
   // (a big run has about as many of these as contexts).
@@ -306,15 +305,24 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     double time;
   };
   std::vector<Share> shares;
-  shares.reserve(contexts.size());
-  for (const ContextRow& c : contexts) {
-    uint64_t parent_address = 0;
-    if (c.parent != capture::kNoParent) {
-      const ContextRow& p = contexts[c.parent];
-      if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
-      parent_address = p.address;
+  {
+    std::vector<double> inclusive(n, 0);
+    for (size_t i = n; i-- > 0;) {
+      inclusive[i] += sum(run.normalized_of(i));
+      const uint32_t parent = run.contexts[i].parent;
+      if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
     }
-    shares.push_back({parent_address, c.address, c.kind, c.id, c.normalized_s});
+    shares.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const ContextInfo& c = run.contexts[i];
+      uint64_t parent_address = 0;
+      if (c.parent != capture::kNoParent) {
+        const ContextInfo& p = run.contexts[c.parent];
+        if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
+        parent_address = p.address;
+      }
+      shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive[i]});
+    }
   }
   std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
     return std::tie(a.parent, a.child, a.kind, a.context) <
@@ -628,13 +636,12 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.program_totals = totals_of(run.program);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);
-  if (options.contexts) {
-    Names names(run, view);
-    add_context_rows(run, view, names);
-    view.children = child_rows(run, view.procedures, view.contexts, names);
-  }
+  std::optional<Names> names;
+  if (options.contexts) names.emplace(run, view);
+  if (options.contexts) view.children = child_rows(run, view.procedures, *names);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
+  if (options.contexts) add_context_rows(run, view, *names);
   view.quality = quality_of(run);
   view.starvation = starvation_of(run);
   return view;
