@@ -638,6 +638,8 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.procedures = procedure_rows(run);
   std::optional<Names> names;
   if (options.contexts) names.emplace(run, view);
+  // The children rows before the context rows: their sort array (32 bytes a context) is
+  // gone before the rows (136) are made, 240 MB less at the peak at 8.1 M contexts.
   if (options.contexts) view.children = child_rows(run, view.procedures, *names);
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
