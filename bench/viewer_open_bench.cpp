@@ -5,7 +5,8 @@
 //          and apart: reading alone, analyzing alone
 //   window build the models and the window, show it, first paint
 //   and in the shown window: expanding the whole tree, one scroll step (a repaint of the
-//   tree at a new position, 200 steps top to bottom), a name search, a sort by Self.
+//   tree at a new position, 200 steps top to bottom), a name search, a sort by Self; and the
+//   callers of the heaviest procedure (the call graph's model, read from the children rows).
 // Usage: viewer_open_bench [CONTEXTS]   (runs offscreen unless QT_QPA_PLATFORM is set)
 #include <QApplication>
 #include <QElapsedTimer>
@@ -23,6 +24,7 @@
 #include "tests/profile/capture_builder.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/main_window.h"
+#include "viewer/models/call_graph_model.h"
 #include "viewer/models/filter_proxy.h"
 #include "viewer/widgets/hierarchy_view.h"
 
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
 
   const int kRepetitions =
       qEnvironmentVariableIntValue("REPS") ? qEnvironmentVariableIntValue("REPS") : 5;
-  Figures read, analyze, load, window, open, expand, step, search, search_collapsed, sort;
+  Figures read, analyze, load, window, open, expand, step, search, search_collapsed, sort, callers;
   for (int rep = 0; rep < kRepetitions; ++rep) {
     QElapsedTimer total, t;
     t.start();
@@ -118,6 +120,10 @@ int main(int argc, char** argv) {
     tree->sortByColumn(ContextTreeModel::kSelf, Qt::DescendingOrder);
     tree->viewport()->repaint();
     sort.add(t);
+    CallGraphModel graph(run, CallGraphModel::kCallers);
+    t.start();
+    graph.show(run->view.procedures.front().address, false);
+    callers.add(t);
   }
   print("  read the capture", read);
   print("  analyze (analysis::analyze)", analyze);
@@ -129,5 +135,6 @@ int main(int argc, char** argv) {
   print("search a name, path open", search_collapsed);
   print("search a name, all expanded", search);
   print("sort by Self", sort);
+  print("callers of the heaviest procedure", callers);
   return 0;
 }

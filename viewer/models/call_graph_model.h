@@ -1,12 +1,11 @@
 // Call-graph navigation for one procedure or object: its callees (how its normalized time
 // divides among its children and itself, as in `quartz report`'s call graph) or its
 // callers (the procedures it runs under, with the time it takes there). Both come from
-// ProfileView::children; callers read that map backwards.
+// ProfileView::children; callers read that map backwards, at each showing.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,17 +37,7 @@ class CallGraphModel : public ColumnTableModel {
   std::shared_ptr<const RunData> run_;
   Direction direction_;
   std::vector<Entry> entries_;
-  // Of a model of callers only: (callee, is object) -> (caller, the callee's ChildRow under
-  // that caller), heaviest first.
-  struct CalleeHash {
-    size_t operator()(const std::pair<uint64_t, bool>& k) const {
-      return std::hash<uint64_t>()(k.first * 2 + k.second);
-    }
-  };
-  std::unordered_map<std::pair<uint64_t, bool>,
-                     std::vector<std::pair<uint64_t, const analysis::ChildRow*>>, CalleeHash>
-      callers_;
-  std::map<uint64_t, QString> procedure_names_;
+  std::map<uint64_t, QString> procedure_names_;  // of a model of callers
 };
 
 }  // namespace quartz::viewer
