@@ -1,7 +1,9 @@
 // quartz-view [STORE | RUN] [--store FILE] [--screenshot FILE [--view VIEW]]
 //             [--export FORMAT --output PATH]
-// The command line is checked and the run read before any window exists, so bad input
-// gives one line on stderr and exit status 2, with or without a display.
+// The command line is checked before any window exists, and for a screenshot or an export
+// the run is read then too; in a window it is read behind a dialog that says the step under
+// way (a run of millions of contexts takes seconds). Either way bad input gives one line on
+// stderr and exit status 2.
 #include <QApplication>
 #include <QSettings>
 #include <QTimer>
@@ -13,6 +15,7 @@
 #include "viewer/loading/run_data.h"
 #include "viewer/loading/run_export.h"
 #include "viewer/main_window.h"
+#include "viewer/widgets/progress_dialog.h"
 
 using namespace quartz::viewer;
 
@@ -31,7 +34,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     request = resolve_request(options, default_store());
-    if (request.kind == OpenRequest::kRun) run = load_run(request.which, request.store);
+    const bool batch = !options.screenshot.empty() || !options.export_format.empty();
+    if (request.kind == OpenRequest::kRun && batch) run = load_run(request.which, request.store);
     if (!options.export_format.empty()) {
       export_run(*run, options.export_format, options.output);
       return 0;
@@ -87,6 +91,20 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (request.kind == OpenRequest::kRun) {
+    try {
+      run = load_with_progress(
+          nullptr,
+          QStringLiteral("Opening %1")
+              .arg(QString::fromStdString(request.which.empty() ? request.store : request.which)),
+          [&request](const LoadProgress& step) {
+            return load_run(request.which, request.store, {}, step);
+          });
+    } catch (const std::exception& e) {  // LoadError
+      std::cerr << "quartz-view: " << one_line(e.what()) << "\n";
+      return 2;
+    }
+  }
   MainWindow window(settings);
   if (!request.no_store.empty())
     window.show_no_run_reason(QString::fromStdString(request.no_store));

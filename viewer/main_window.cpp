@@ -26,6 +26,7 @@
 #include "viewer/widgets/hierarchy_view.h"
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
+#include "viewer/widgets/progress_dialog.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/run_view.h"
 #include "viewer/widgets/scaling_view.h"
@@ -169,7 +170,11 @@ void MainWindow::build_menus() {
     view_options_.all_frames = shown;
     if (!run_) return;
     const View view = current_view();
-    set_run(reanalyzed(*run_, view_options_));
+    const std::shared_ptr<const RunData> run = run_;
+    const analysis::ViewOptions options = view_options_;
+    set_run(load_with_progress(
+        this, tr("Analysing again"),
+        [run, options](const LoadProgress& step) { return reanalyzed(*run, options, step); }));
     show_view(view);
   });
   view->addSeparator();
@@ -245,7 +250,12 @@ void MainWindow::update_export_actions() {
 bool MainWindow::open_run(const QString& which, const QString& store) {
   QApplication::setOverrideCursor(Qt::WaitCursor);
   try {
-    set_run(load_run(which.toStdString(), store.toStdString(), view_options_));
+    const std::string run = which.toStdString(), from = store.toStdString();
+    const analysis::ViewOptions options = view_options_;
+    set_run(load_with_progress(this, tr("Opening %1").arg(which),
+                               [run, from, options](const LoadProgress& step) {
+                                 return load_run(run, from, options, step);
+                               }));
     QApplication::restoreOverrideCursor();
   } catch (const LoadError& e) {
     QApplication::restoreOverrideCursor();

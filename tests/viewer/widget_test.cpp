@@ -12,6 +12,7 @@
 #include <QIdentityProxyModel>
 #include <QImage>
 #include <QLineEdit>
+#include <QProgressDialog>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
@@ -21,8 +22,11 @@
 #include <QTest>
 #include <QTimer>
 #include <QTreeView>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "analysis/prediction_report.h"
 #include "profile/store.h"
@@ -48,6 +52,7 @@
 #include "viewer/widgets/hierarchy_view.h"
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
+#include "viewer/widgets/progress_dialog.h"
 #include "viewer/widgets/ranked_table.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/scaling_view.h"
@@ -541,6 +546,45 @@ class WidgetTest : public QObject {
     QVERIFY(w->message().startsWith("No predictions are stored with run 1 yet"));
     window_->set_run(nullptr);
     QCOMPARE(w->message(), "No run open: File ▸ Open (Ctrl+O).");
+  }
+
+  // A load that takes long: a dialog says the step the loader last told while the loader
+  // runs on, and what it returns comes back. The loader ends once the dialog was seen (or
+  // after 20 s), so the test waits on the window, not on a guessed time.
+  void aLongLoadShowsItsStepInADialog() {
+    std::atomic<bool> seen{false};
+    QString label;
+    QTimer look;
+    connect(&look, &QTimer::timeout, [&] {
+      for (QWidget* w : QApplication::topLevelWidgets()) {
+        auto* dialog = qobject_cast<QProgressDialog*>(w);
+        if (dialog && dialog->isVisible()) {
+          label = dialog->labelText();
+          seen = true;
+        }
+      }
+    });
+    look.start(20);
+    const auto expected = std::make_shared<const RunData>();
+    const std::shared_ptr<const RunData> got =
+        load_with_progress(nullptr, "Opening big.qcap", [&](const LoadProgress& step) {
+          step("reading big.qcap");
+          for (int i = 0; i < 2000 && !seen; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          return expected;
+        });
+    QVERIFY(seen);
+    QVERIFY2(label.startsWith("reading big.qcap, "), qPrintable(label));
+    QCOMPARE(got, expected);
+  }
+
+  void aLoadThatFailsThrowsToItsCaller() {
+    QVERIFY_THROWS_EXCEPTION(LoadError,
+                             load_with_progress(nullptr, "Opening", [](const LoadProgress&) {
+                               throw LoadError("bad.qcap: no such file");
+                               return std::shared_ptr<const RunData>();
+                             }));
   }
 
   void aTreeOf100000ContextsIsReadLazily() {

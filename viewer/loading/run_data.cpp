@@ -28,6 +28,10 @@ bool has_trace(const profile::OpenedRun& opened, const std::string& store_path) 
   }
 }
 
+std::string analysing(const profile::Run& run) {
+  return "analysing " + std::to_string(run.contexts.size()) + " calling contexts";
+}
+
 }  // namespace
 
 std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& stored) {
@@ -46,7 +50,8 @@ std::vector<WhatIf> read_what_ifs(const std::vector<profile::StoredPrediction>& 
 }
 
 std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path,
-                                        const analysis::ViewOptions& options) {
+                                        const analysis::ViewOptions& options,
+                                        const LoadProgress& progress) {
   const bool run_number =
       !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
   std::error_code error;
@@ -55,15 +60,18 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     throw LoadError(which + ": no such file");
   }
   auto data = std::make_shared<RunData>();
+  if (progress) progress("reading " + (run_number || which.empty() ? store_path : which));
   try {
     static_cast<profile::OpenedRun&>(*data) = profile::open_run(which, store_path);
     data->source = data->id ? store_path : which;
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
   }
+  if (progress) progress(analysing(data->run));
   data->view = analysis::analyze(data->run, options);
   data->has_trace = has_trace(*data, store_path);
   if (data->id) {
+    if (progress) progress("listing its predictions");
     // The profile is open: predictions that cannot be listed are the What-ifs view's
     // problem, not a reason to refuse the run.
     try {
@@ -76,8 +84,9 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
   return data;
 }
 
-std::shared_ptr<const RunData> reanalyzed(const RunData& run,
-                                          const analysis::ViewOptions& options) {
+std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options,
+                                          const LoadProgress& progress) {
+  if (progress) progress(analysing(run.run));
   auto data = std::make_shared<RunData>(run);
   data->view = analysis::analyze(data->run, options);
   return data;

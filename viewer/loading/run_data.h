@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -48,13 +49,19 @@ struct RunData : profile::OpenedRun {
   std::string what_ifs_error;
 };
 
+// Told the step a load is at ("reading run.qcap", "analysing 8100000 calling contexts"),
+// from the thread that loads.
+using LoadProgress = std::function<void(const std::string& step)>;
+
 // `which`: a capture file, a run number, "latest" or "" (the store's latest run), as
 // `quartz report` takes it; `store_path` is the store for numbers and "latest"; `options`
 // as `quartz report` takes them (--all-frames). Throws LoadError.
 std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path,
-                                        const analysis::ViewOptions& options = {});
+                                        const analysis::ViewOptions& options = {},
+                                        const LoadProgress& progress = {});
 // The same run analyzed with other options (system frames shown or folded).
-std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options);
+std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options,
+                                          const LoadProgress& progress = {});
 
 // The stored predictions of a run (oldest first, as the store lists them) read with
 // predictions_from_json(), newest first. One that cannot be read keeps its error.
