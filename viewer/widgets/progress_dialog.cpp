@@ -14,7 +14,7 @@ namespace quartz::viewer {
 
 namespace {
 
-constexpr int kShownAfterMs = 500;
+constexpr int kShownAfterMs = 1000;  // as the command line's (cli/progress.h)
 constexpr int kTickMs = 100;
 
 // The step the loading thread last told, read by the window's thread.
@@ -32,13 +32,12 @@ bool ready(const std::future<std::shared_ptr<const RunData>>& loaded) {
 std::shared_ptr<const RunData> load_with_progress(QWidget* parent, const QString& title,
                                                   const RunLoader& load) {
   auto step = std::make_shared<Step>();
-  std::future<std::shared_ptr<const RunData>> loaded =
-      std::async(std::launch::async, [load, step] {
-        return load([step](const std::string& text) {
-          const std::lock_guard<std::mutex> lock(step->mutex);
-          step->text = text;
-        });
-      });
+  std::future<std::shared_ptr<const RunData>> loaded = std::async(std::launch::async, [load, step] {
+    return load([step](const std::string& text) {
+      const std::lock_guard<std::mutex> lock(step->mutex);
+      step->text = text;
+    });
+  });
   if (!ready(loaded)) {
     QProgressDialog dialog(parent);
     dialog.setWindowTitle(title);

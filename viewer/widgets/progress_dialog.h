@@ -1,5 +1,5 @@
 // A run opened or analysed again while the window stays drawn: the work runs on a thread of
-// its own and, when it takes more than half a second (a run of millions of contexts takes
+// its own and, when it takes more than a second (a run of millions of contexts takes
 // seconds), a dialog says the step under way and the time so far.
 #pragma once
 
