@@ -52,9 +52,8 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
     out << " (--follow-exec)\n";
   }
   if (!v.quality.final) {
-    out << "  WARNING   the run did not end normally (a signal, _exit, abort, an exec): its "
-           "figures stop "
-           "where the capture was last written\n";
+    out << "  WARNING   the run did not end normally (a fatal signal, an exec): its figures "
+           "stop where the capture was last written\n";
   }
 }
 
