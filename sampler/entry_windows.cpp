@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler_hooks/entry_sleds.h"
+#include "runtime/clock.h"
 
 namespace quartz::sampler {
 namespace {
@@ -40,10 +41,13 @@ void EntryWindows::open(const OverheadBudget& budget) {
   }
   hooks::switch_entries(sleds_.data(), sleds_.size(), true);
   ++windows_;
+  opened_ns_ = rt::monotonic_ns();
+  rounds_ = 0;
 }
 
-void EntryWindows::close() {
+void EntryWindows::close(OverheadBudget& budget) {
   hooks::switch_entries(sleds_.data(), sleds_.size(), false);
+  budget.note_window(rt::monotonic_ns() - opened_ns_, rounds_);
 }
 
 void EntryWindows::learn(uint32_t context) {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint32_t kCallsLog2 = 16;
 constexpr uint32_t kMaxUnpatched = 4096;
-constexpr uint64_t kCallShareSamples = 10;  // periods of own time before call_share is told
+constexpr uint64_t kCallShareSamples = 10;  // reads in windows before call_share is told
 // A trial: each of its phases lasts this many snapshots (10 ms at the default period), twice
 // as many at each try after one that told nothing (the pace of a program whose calls vary
 // in cost varies from phase to phase: minimap2's mm_idx_get told nothing 1 time in 5 at
@@ -112,12 +112,14 @@ void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
   if (Calls* c = find(own_, procedure)) c->own_ns += period_ns;
 }
 
-void OverheadBudget::note_window_read(uintptr_t procedure, uint64_t ns) {
+void OverheadBudget::note_window_read(uintptr_t procedure) {
   if (!active() || procedure == 0) return;
-  if (Calls* c = find(own_, procedure)) {
-    c->window_ns += ns;
-    ++c->window_samples;
-  }
+  if (Calls* c = find(own_, procedure)) ++c->window_samples;
+}
+
+void OverheadBudget::note_window(uint64_t open_ns, uint32_t reads) {
+  window_open_ns_ += open_ns;
+  window_reads_ += reads;
 }
 
 double OverheadBudget::ratio(const Calls& c) const {
@@ -151,7 +153,7 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
     if (!own) continue;
     c.own_ns = own->own_ns;
     c.measured_ns = own->measured_ns;
-    if (own->window_samples >= kCallShareSamples && own->window_ns > 0) {
+    if (own->window_samples >= kCallShareSamples && window_reads_ > 0 && window_open_ns_ > 0) {
       const uint64_t to_off =
           c.calls_to_off > own->off_before ? c.calls_to_off - own->off_before : 0;
       const uint64_t into = c.off && c.calls > c.calls_before ? c.calls - c.calls_before : 0;
@@ -161,7 +163,10 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
       const double paid_ns =
           static_cast<double>(to_off) * (1 - rt::kPatchedCallCalleeShare) * call_ns_ +
           static_cast<double>(into) * (rt::kPatchedCallCalleeShare * call_ns_ + excess_ns);
-      own->call_share = paid_ns / static_cast<double>(own->window_ns);
+      const double window_ns = static_cast<double>(own->window_samples) *
+                               static_cast<double>(window_open_ns_) /
+                               static_cast<double>(window_reads_);
+      own->call_share = paid_ns / window_ns;
     }
   }
 }

@@ -45,9 +45,13 @@ class OverheadBudget {
 
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
   QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
-  // A read in a window (entry_windows.h) found a busy thread in `procedure`: `ns` of its own
-  // time with the entries on.
-  QUARTZ_NOINSTR void note_window_read(uintptr_t procedure, uint64_t ns);
+  // A read in a window (entry_windows.h) found a busy thread in `procedure`.
+  QUARTZ_NOINSTR void note_window_read(uintptr_t procedure);
+  // A window closed after `open_ns` with the entries on, in which each busy thread was read
+  // `reads` times: each read stands for open_ns / reads of its thread's time. Measured, not
+  // the reads the window asks for: on a loaded machine the sampler wakes late and fits
+  // fewer (6 of 9 beside two busy threads on two cores), and each then stands for more.
+  QUARTZ_NOINSTR void note_window(uint64_t open_ns, uint32_t reads);
   // Counts the calls again and refreshes call_share() between decisions (one pass over the
   // call edges, as a decision's).
   QUARTZ_NOINSTR void refresh_call_shares(rt::Runtime& runtime) {
@@ -91,8 +95,7 @@ class OverheadBudget {
     uint64_t calls_to_off;    // from it, to procedures whose entries are off
     uint64_t calls_before;    // calls_: into it, when its entry was turned off
     uint64_t own_ns;          // sampled
-    uint64_t window_ns;       // own_: read in windows (note_window_read)
-    uint64_t window_samples;  // own_: how many reads
+    uint64_t window_samples;  // own_: reads in windows that found it (note_window_read)
     uint64_t off_before;      // own_: its calls to each procedure turned off, when it was
     double call_share;        // own_: call_share()
     double measured_ns;       // own_, and calls_ from it: a call's cost as its trial measured
@@ -130,6 +133,8 @@ class OverheadBudget {
   uint32_t percent_ = 0;
   double call_ns_ = 0;
   uint64_t period_ns_ = 0;
+  uint64_t window_open_ns_ = 0;  // the windows' time with entries on (note_window)
+  uint64_t window_reads_ = 0;    // ... and the reads of a thread in them
   uint32_t decisions_ = 0;
   uint32_t entries_off_ = 0;
   bool decide_now_ = false;  // a trial has ended
