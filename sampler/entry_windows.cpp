@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "compiler_hooks/entry_sleds.h"
-#include "runtime/clock.h"
 
 namespace quartz::sampler {
 namespace {
@@ -19,7 +18,7 @@ bool EntryWindows::init(uint32_t max_contexts) {
   return ready_;
 }
 
-void EntryWindows::open(const OverheadBudget& budget) {
+void EntryWindows::open(OverheadBudget& budget) {
   const auto& decided = budget.unpatched();
   if (decided.size() != decided_) {
     // New decisions: the procedures and entries to switch, and each context's path without
@@ -40,14 +39,13 @@ void EntryWindows::open(const OverheadBudget& budget) {
     for (size_t i = 0; i < learned_.size(); ++i) hidden_[learned_[i]] = 0;
   }
   hooks::switch_entries(sleds_.data(), sleds_.size(), true);
+  budget.window_opened();
   ++windows_;
-  opened_ns_ = rt::monotonic_ns();
-  rounds_ = 0;
 }
 
 void EntryWindows::close(OverheadBudget& budget) {
   hooks::switch_entries(sleds_.data(), sleds_.size(), false);
-  budget.note_window(rt::monotonic_ns() - opened_ns_, rounds_);
+  budget.window_closed();
 }
 
 void EntryWindows::learn(uint32_t context) {

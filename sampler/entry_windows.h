@@ -43,12 +43,9 @@ class EntryWindows {
   QUARTZ_NOINSTR bool due(const OverheadBudget& budget, uint64_t snapshot) const {
     return snapshot % kEvery == 0 && entries_off(budget);
   }
-  // Turns the entries the budget turned off on again, and off. Between the two, each
-  // round of reads of the busy threads is counted (read_round; the snapshot's is one):
-  // close tells the budget how long the entries were on and how many times each thread was
-  // read in that time (OverheadBudget::note_window).
-  QUARTZ_NOINSTR void open(const OverheadBudget& budget);
-  QUARTZ_NOINSTR void read_round() { ++rounds_; }
+  // Turns the entries the budget turned off on again, and off (and tells the budget, which
+  // measures the program's processor time in between: OverheadBudget::window_opened).
+  QUARTZ_NOINSTR void open(OverheadBudget& budget);
   QUARTZ_NOINSTR void close(OverheadBudget& budget);
   // A stack read in the window whose leaf is `context`, a procedure's.
   QUARTZ_NOINSTR void learn(uint32_t context);
@@ -71,8 +68,6 @@ class EntryWindows {
   bool ready_ = false;
   uint64_t windows_ = 0;
   uint64_t reads_ = 0;
-  uint64_t opened_ns_ = 0;              // the window's: when its entries were turned on
-  uint32_t rounds_ = 0;                 // ... and its rounds of reads
   size_t decided_ = 0;                  // the budget's decisions off_ was built from
   rt::MappedVector<uintptr_t> off_;     // procedures, sorted
   rt::MappedVector<uintptr_t> sleds_;   // their entries, sorted

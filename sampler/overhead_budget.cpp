@@ -112,14 +112,18 @@ void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
   if (Calls* c = find(own_, procedure)) c->own_ns += period_ns;
 }
 
-void OverheadBudget::note_window_read(uintptr_t procedure) {
-  if (!active() || procedure == 0) return;
-  if (Calls* c = find(own_, procedure)) ++c->window_samples;
+void OverheadBudget::window_opened() {
+  window_opened_cpu_ns_ = program_cpu_ns();
 }
 
-void OverheadBudget::note_window(uint64_t open_ns, uint32_t reads) {
-  window_open_ns_ += open_ns;
-  window_reads_ += reads;
+void OverheadBudget::window_closed() {
+  window_cpu_ns_ += std::max(0.0, program_cpu_ns() - window_opened_cpu_ns_);
+}
+
+void OverheadBudget::note_window_read(uintptr_t procedure) {
+  if (!active()) return;
+  ++window_reads_;
+  if (Calls* c = procedure ? find(own_, procedure) : nullptr) ++c->window_samples;
 }
 
 double OverheadBudget::ratio(const Calls& c) const {
@@ -153,7 +157,7 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
     if (!own) continue;
     c.own_ns = own->own_ns;
     c.measured_ns = own->measured_ns;
-    if (own->window_samples >= kCallShareSamples && window_reads_ > 0 && window_open_ns_ > 0) {
+    if (own->window_samples >= kCallShareSamples && window_cpu_ns_ > 0) {
       const uint64_t to_off =
           c.calls_to_off > own->off_before ? c.calls_to_off - own->off_before : 0;
       const uint64_t into = c.off && c.calls > c.calls_before ? c.calls - c.calls_before : 0;
@@ -163,9 +167,8 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
       const double paid_ns =
           static_cast<double>(to_off) * (1 - rt::kPatchedCallCalleeShare) * call_ns_ +
           static_cast<double>(into) * (rt::kPatchedCallCalleeShare * call_ns_ + excess_ns);
-      const double window_ns = static_cast<double>(own->window_samples) *
-                               static_cast<double>(window_open_ns_) /
-                               static_cast<double>(window_reads_);
+      const double window_ns =
+          static_cast<double>(own->window_samples) * window_cpu_ns_ / window_reads_;
       own->call_share = paid_ns / window_ns;
     }
   }

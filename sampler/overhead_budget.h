@@ -45,13 +45,15 @@ class OverheadBudget {
 
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
   QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
-  // A read in a window (entry_windows.h) found a busy thread in `procedure`.
+  // A window (entry_windows.h) opens and closes: the program's processor time in it is
+  // measured, and each busy read in it stands for an equal share of that. Measured, not
+  // the window's length over the reads it asks for: a loaded machine wakes the sampler
+  // late (6 reads a thread of 9 fit beside two busy threads on two processors, 2 beside two
+  // more processes) and runs the program's threads a part of the window only.
+  QUARTZ_NOINSTR void window_opened();
+  QUARTZ_NOINSTR void window_closed();
+  // A read in a window found a busy thread, in `procedure` (0: in an object's context).
   QUARTZ_NOINSTR void note_window_read(uintptr_t procedure);
-  // A window closed after `open_ns` with the entries on, in which each busy thread was read
-  // `reads` times: each read stands for open_ns / reads of its thread's time. Measured, not
-  // the reads the window asks for: on a loaded machine the sampler wakes late and fits
-  // fewer (6 of 9 beside two busy threads on two cores), and each then stands for more.
-  QUARTZ_NOINSTR void note_window(uint64_t open_ns, uint32_t reads);
   // Counts the calls again and refreshes call_share() between decisions (one pass over the
   // call edges, as a decision's).
   QUARTZ_NOINSTR void refresh_call_shares(rt::Runtime& runtime) {
@@ -133,8 +135,9 @@ class OverheadBudget {
   uint32_t percent_ = 0;
   double call_ns_ = 0;
   uint64_t period_ns_ = 0;
-  uint64_t window_open_ns_ = 0;  // the windows' time with entries on (note_window)
-  uint64_t window_reads_ = 0;    // ... and the reads of a thread in them
+  double window_cpu_ns_ = 0;         // the program's processor time in the windows
+  double window_opened_cpu_ns_ = 0;  // ... as it was when the one under way opened
+  uint64_t window_reads_ = 0;        // busy reads in the windows
   uint32_t decisions_ = 0;
   uint32_t entries_off_ = 0;
   bool decide_now_ = false;  // a trial has ended

@@ -406,9 +406,9 @@ QUARTZ_NOINSTR bool created_after(const rt::Runtime& runtime, uint32_t index, ui
 QUARTZ_NOINSTR void learn_from(Sampler& s, const StackRead& read) {
   if (read.state != capture::kBusy || read.context == kNone) return;
   const ContextNode& leaf = s.tables.context_node(read.context);
-  if (leaf.kind != capture::kProcedure) return;
-  s.windows.learn(read.context);
-  s.budget.note_window_read(leaf.address);
+  const bool procedure = leaf.kind == capture::kProcedure;
+  s.budget.note_window_read(procedure ? leaf.address : 0);
+  if (procedure) s.windows.learn(read.context);
 }
 
 // Before the snapshot due at `next_ns`, when a window is due: turns the entries the budget
@@ -427,7 +427,6 @@ QUARTZ_NOINSTR bool open_entry_window(Sampler& s, uint64_t next_ns) {
   for (uint32_t r = 0; r < EntryWindows::kReads; ++r) {
     clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, nullptr);
     if (rt::monotonic_ns() + EntryWindows::kReadGapNs > next_ns) break;
-    s.windows.read_round();
     s.runtime->threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus status) {
       rt::ThreadBlock* block = slot.block.load(std::memory_order_acquire);
       if (!block || slot.ordinal >= kMaxSlots || status == rt::SlotStatus::exited) return;
@@ -694,7 +693,6 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     now = rt::monotonic_ns();
     take_snapshot(s, snapshot_time(s, now), false, window);
     if (window) {
-      s.windows.read_round();  // the snapshot's
       s.windows.close(s.budget);
       if (s.windows.windows() % kCallShareWindows == 0) s.budget.refresh_call_shares(*s.runtime);
       s.windows.update(s.tables, s.budget);
