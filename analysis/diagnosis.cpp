@@ -106,25 +106,10 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
   const uint32_t p = view.processors;
   if (p < 2) return;
   const double kernel_share = kernel_share_of_blocking(view);
-  // Whether each context runs inside a held object, in one pass: parents come before their
-  // children (profile_view.h), so a parent's answer is known when its child's is asked.
-  std::vector<bool> under_object(view.contexts.size());               // by context id (its index)
-  std::unordered_map<uint64_t, double> serial_s, starved_s, taken_s;  // by procedure address
-  for (const ContextRow& c : view.contexts) {
-    const bool under = c.parent != capture::kNoParent && under_object[c.parent];
-    under_object[c.id] = under || c.kind != capture::kProcedure;
-    if (c.kind != capture::kProcedure || under) continue;
-    const double one_busy_s = view.histogram_self_of(c)[1];  // P >= 2 here
-    const double starved = std::clamp(c.one_busy_starved_s, 0.0, one_busy_s);
-    const double taken = std::clamp(c.one_busy_taken_s, 0.0, one_busy_s - starved);
-    serial_s[c.address] += one_busy_s - starved - taken;
-    starved_s[c.address] += starved;
-    taken_s[c.address] += taken;
-  }
   for (const ProcedureRow& row : view.procedures) {
-    const double t1 = serial_s[row.address];
-    const double starved = starved_s[row.address];
-    const double taken = taken_s[row.address];
+    const double t1 = row.one_busy.serial_s;
+    const double starved = row.one_busy.starved_s;
+    const double taken = row.one_busy.taken_s;
     Finding f;
     f.property = Property::serial_bottleneck;
     f.severity = clamp01(t1 * (1 - 1.0 / p) * (1 - kernel_share) / view.elapsed_s);
@@ -437,21 +422,17 @@ void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& 
 void kernel_blocking(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   if (view.parallelism_s.empty()) return;
   const double idle_s = idle_capacity_s(view) * kernel_share_of_blocking(view);
-  const ContextRow* most = nullptr;  // the procedure that waited longest in the kernel
-  for (const ContextRow& c : view.contexts) {
-    if (c.kind == capture::kProcedure && (!most || c.wait_self_s > most->wait_self_s)) most = &c;
-  }
+  const LongestWait& most = view.longest_wait;  // the procedure that waited longest
   Finding f;
   f.property = Property::kernel_blocking;
   f.severity = clamp01(idle_s / (view.processors * view.elapsed_s));
   f.confidence = confidence(view, idle_s, overhead);
-  f.subject = most && most->wait_self_s > 0 ? view.name_of(*most) : "the program";
-  f.evidence = seconds(idle_s) + " of processor time left idle while threads were blocked in " +
-               "the kernel (" + text::percent(view.parallelism_s[0], view.elapsed_s) +
-               " of elapsed with no processor busy)" +
-               (most && most->wait_self_s > 0
-                    ? "; " + seconds(most->wait_self_s) + " of thread-time blocked in it"
-                    : "");
+  f.subject = most.wait_s > 0 ? most.name : "the program";
+  f.evidence =
+      seconds(idle_s) + " of processor time left idle while threads were blocked in " +
+      "the kernel (" + text::percent(view.parallelism_s[0], view.elapsed_s) +
+      " of elapsed with no processor busy)" +
+      (most.wait_s > 0 ? "; " + seconds(most.wait_s) + " of thread-time blocked in it" : "");
   f.advice =
       "overlap the waits (I/O, sleeps) with work: asynchronous I/O, or more threads "
       "to wait while others compute";

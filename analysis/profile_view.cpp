@@ -1,11 +1,13 @@
 #include "analysis/profile_view.h"
 
 #include <tsl/robin_map.h>
+#include <tsl/robin_set.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -303,10 +305,30 @@ class Names {
   tsl::robin_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> index_;
 };
 
+// The root (0) and the first `limit` procedures by rank with a child context, or none (no
+// limit: every procedure).
+std::optional<tsl::robin_set<uint64_t>> parents_shown(const Run& run,
+                                                      const std::vector<ProcedureRow>& procedures,
+                                                      size_t limit) {
+  if (limit >= procedures.size()) return std::nullopt;
+  tsl::robin_set<uint64_t> parents;
+  for (const ContextInfo& c : run.contexts) {
+    if (c.parent == capture::kNoParent) continue;
+    const ContextInfo& p = run.contexts[c.parent];
+    if (p.kind == capture::kProcedure) parents.insert(p.address);
+  }
+  tsl::robin_set<uint64_t> shown{0};
+  for (size_t i = 0; i < procedures.size() && shown.size() <= limit; ++i) {
+    if (parents.count(procedures[i].address)) shown.insert(procedures[i].address);
+  }
+  return shown;
+}
+
 std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
                                                      const std::vector<ProcedureRow>& procedures,
-                                                     Names& names) {
+                                                     Names& names, size_t limit) {
   const size_t n = run.contexts.size();
+  const std::optional<tsl::robin_set<uint64_t>> shown = parents_shown(run, procedures, limit);
   // Each context's inclusive time under its parent's procedure, summed by (parent, child,
   // kind) once sorted, in the contexts' order: one array, not a hash table of hash tables
   // (a big run has about as many of these as contexts).
@@ -323,7 +345,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       const uint32_t parent = run.contexts[i].parent;
       if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
     }
-    shares.reserve(n);
+    if (!shown) shares.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       const ContextInfo& c = run.contexts[i];
       uint64_t parent_address = 0;
@@ -332,6 +354,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
         if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
         parent_address = p.address;
       }
+      if (shown && !shown->count(parent_address)) continue;
       shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive[i]});
     }
   }
@@ -447,6 +470,41 @@ void add_context_rows(const Run& run, ProfileView& view, Names& names) {
     double* parent_histogram = histograms.data() + size_t{row.parent} * 2 * bins;
     for (size_t b = 0; b < bins; ++b) parent_histogram[b] += histogram[b];
   }
+}
+
+// What the findings read from the calling contexts (OneBusyTime, LongestWait), in one pass:
+// parents come before their children, so whether a context runs inside a held object is
+// known from its parent's answer when its own is asked.
+void sum_context_findings(const Run& run, ProfileView& view) {
+  const size_t n = run.contexts.size();
+  std::vector<bool> under_object(n);
+  tsl::robin_map<uint64_t, OneBusyTime> one_busy;  // by procedure address
+  const ContextInfo* longest = nullptr;
+  double longest_s = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const ContextInfo& c = run.contexts[i];
+    const bool under = c.parent != capture::kNoParent && under_object[c.parent];
+    under_object[i] = under || c.kind != capture::kProcedure;
+    if (c.kind != capture::kProcedure) continue;
+    const double wait_s = c.own.state[capture::kSpinning] + c.own.state[capture::kBlocked];
+    if (!longest || wait_s > longest_s) {
+      longest = &c;
+      longest_s = wait_s;
+    }
+    if (under || run.processors < 2) continue;
+    const double time_s = run.normalized_of(i)[1];
+    const double starved = std::clamp(c.own.one_busy_starved, 0.0, time_s);
+    const double taken = std::clamp(c.own.one_busy_taken, 0.0, time_s - starved);
+    OneBusyTime& t = one_busy[c.address];
+    t.serial_s += time_s - starved - taken;
+    t.starved_s += starved;
+    t.taken_s += taken;
+  }
+  for (ProcedureRow& row : view.procedures) {
+    if (auto it = one_busy.find(row.address); it != one_busy.end()) row.one_busy = it->second;
+  }
+  if (longest && longest_s > 0)
+    view.longest_wait = {display_name(run, longest->address), longest_s};
 }
 
 std::vector<LockRow> lock_rows(const Run& run) {
@@ -653,11 +711,14 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   view.program_totals = totals_of(run.program);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);
+  sum_context_findings(run, view);
   std::optional<Names> names;
-  if (options.contexts) names.emplace(run, view);
+  if (options.contexts || options.children) names.emplace(run, view);
   // The children rows before the context rows: their sort array (32 bytes a context) is
   // gone before the rows (136) are made, 240 MB less at the peak at 8.1 M contexts.
-  if (options.contexts) view.children = child_rows(run, view.procedures, *names);
+  if (options.children) {
+    view.children = child_rows(run, view.procedures, *names, options.children_of);
+  }
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
   if (options.contexts) add_context_rows(run, view, *names);

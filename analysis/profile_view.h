@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -25,12 +26,29 @@ struct Totals {
   std::vector<std::vector<double>> runnable_s;  // [state][k]: time with k runnable threads
 };
 
+// A procedure's own time with one processor busy, in its contexts outside held objects
+// (where a serial bottleneck's findings look, diagnosis.h): summed from the calling
+// contexts when the view is made, so that a view without their rows finds the same.
+struct OneBusyTime {
+  double serial_s = 0;   // with the other processors idle for want of it
+  double starved_s = 0;  // ... with no thread at work to run (ContextRow::one_busy_starved_s)
+  double taken_s = 0;    // ... while other threads were ready for them (one_busy_taken_s)
+};
+
 struct ProcedureRow {
   uint64_t address = 0;
   std::string name;      // demangled function, or the address
   std::string location;  // file:line, or the module
   uint64_t calls = 0;
   Totals totals;
+  OneBusyTime one_busy;
+};
+
+// The procedure context that spent longest spinning or blocked at itself (a finding names
+// it), summed like OneBusyTime.
+struct LongestWait {
+  std::string name;
+  double wait_s = 0;
 };
 
 struct ChildRow {
@@ -209,6 +227,7 @@ struct ProfileView {
   std::vector<std::string> names;
   std::vector<double> context_histograms;
   Starvation starvation;
+  LongestWait longest_wait;
   // Each procedure's normalized time divided among its children (and "self", last), by
   // the procedure's address; children by normalized time, descending.
   std::map<uint64_t, std::vector<ChildRow>> children;
@@ -238,10 +257,16 @@ std::optional<double> share(double part, double whole);
 // What analyze() shows.
 struct ViewOptions {
   bool all_frames = false;  // every frame, system code's included (`--all-frames`)
-  // The calling-context tree and the children's shares; without them only the ranked
-  // tables (what import stores), which a run of millions of contexts builds in a fraction
-  // of the memory.
+  // The calling-context tree's rows, and the children's shares (the call graph); without
+  // them only the ranked tables and the findings (what import stores), which a run of
+  // millions of contexts builds in a fraction of the memory. The text report shows the
+  // call graph, not the rows: at 8.1 M contexts they are 1.1 GB (136 bytes a context).
   bool contexts = true;
+  bool children = true;
+  // The call graph's parents: the root and this many procedures that have children, the
+  // first by rank (the text report shows its --top of them; a huge run's whole call graph
+  // is ~70 bytes a context to build).
+  size_t children_of = std::numeric_limits<size_t>::max();
 };
 
 ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});

@@ -35,6 +35,7 @@ int diagnose_command(const std::vector<std::string>& args) {
     which = a.next();
   }
   const profile::OpenedRun opened = open_named_run("diagnose", which, store_path);
+  view_options.contexts = view_options.children = false;  // the findings need neither
   const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   const std::vector<analysis::Finding> findings =
       analysis::diagnose(view, static_cast<double>(min_percent) / 100);

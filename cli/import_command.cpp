@@ -60,7 +60,7 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   const int64_t id = store.add_run(capture->bytes(), run, stored_path, options, give_back.release);
   capture.reset();
   progress.step("analysing");
-  const analysis::ProfileView view = analysis::analyze(run, {.contexts = false});
+  const analysis::ProfileView view = analysis::analyze(run, {.contexts = false, .children = false});
   progress.step("storing the metrics");
   store_metrics(store, id, view);
   const std::string trace = capture_path + ".trace";

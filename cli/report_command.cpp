@@ -59,6 +59,11 @@ int report_command(const std::vector<std::string>& args) {
     options.child_runs = store.child_runs(*opened.id);
   }
   progress.step("analysing");
+  // The text shows the call graph of its top procedures, not the calling-context tree.
+  if (format == "text" && table.empty()) {
+    view_options.contexts = false;
+    view_options.children_of = top;
+  }
   const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
   progress.step("writing the report");
   if ((format != "text" && format != "json") || !table.empty()) {

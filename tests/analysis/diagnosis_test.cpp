@@ -15,7 +15,7 @@
 namespace quartz::analysis {
 namespace {
 
-constexpr uint64_t kMainProcedure = 0x100, kLoadInput = 0x200, kSolveProcedure = 0x300;
+constexpr uint64_t kLoadInput = 0x200, kSolveProcedure = 0x300;
 
 const Finding* finding_of(const std::vector<Finding>& findings, Property property) {
   for (const Finding& f : findings) {
@@ -48,19 +48,16 @@ ProfileView one_second_on_two_processors(const std::vector<double>& parallelism_
 }
 
 // A procedure running alone (one processor busy) for `one_busy_s`, `starved_s` of it while
-// the other processor had no thread at work.
+// the other processor had no thread at work and `taken_s` while the program's other threads
+// were ready for it (analyze() sums these from the contexts: OneBusyTime).
 void add_alone(ProfileView& view, uint64_t address, const std::string& name, double one_busy_s,
-               double starved_s, uint32_t parent) {
+               double starved_s, double taken_s = 0) {
   ProcedureRow p;
   p.address = address;
   p.name = name;
   p.totals.processor_self_s = one_busy_s;
+  p.one_busy = {one_busy_s - starved_s - taken_s, starved_s, taken_s};
   view.procedures.push_back(p);
-  ContextRow c;
-  c.parent = parent;
-  c.address = address;
-  c.one_busy_starved_s = starved_s;
-  view.add_context(c, name, {0, one_busy_s, 0}, {0, one_busy_s, 0});
 }
 
 // stages on 2 processors over 1 s: main joins; the loader works alone 0.3 s, with the
@@ -74,11 +71,8 @@ ProfileView stages() {
   view.program_totals.state_s[capture::kBusy] = 1.4;
   view.program_totals.state_s[capture::kBlocked] = 1.0;  // main, in its joins
   view.quality.period_s = 0.002;
-  ContextRow root;
-  root.address = kMainProcedure;
-  view.add_context(root, "main", {0, 0, 0}, {0, 0, 0});
-  add_alone(view, kLoadInput, "load_input", 0.3, 0.3, 0);
-  add_alone(view, kSolveProcedure, "solve", 0.3, 0.3, 0);
+  add_alone(view, kLoadInput, "load_input", 0.3, 0.3);
+  add_alone(view, kSolveProcedure, "solve", 0.3, 0.3);
   LockRow join;
   join.name = "join loader";
   join.kind = capture::kJoin;
@@ -115,7 +109,7 @@ TEST(Diagnosis, StarvationIsTheIdleProcessorsShareAndNotASerialBottleneck) {
 
 TEST(Diagnosis, AProcedureAloneWithOthersWaitingStaysASerialBottleneck) {
   ProfileView view = stages();
-  view.contexts[1].one_busy_starved_s = 0.1;  // 0.2 s of load_input's 0.3 s others waited
+  view.procedures[0].one_busy = {0.2, 0.1, 0};  // 0.2 s of load_input's 0.3 s others waited
   view.starvation.startup_s = 0.1;
   view.threads[1].starved_startup_s = 0.1;
   const std::vector<Finding> findings = diagnose(view);
@@ -134,8 +128,7 @@ TEST(Diagnosis, AProcedureAloneWithOthersWaitingStaysASerialBottleneck) {
 // where the rest went.
 TEST(Diagnosis, AProcedureAloneWhileOthersWereReadyIsNotSerialForThatPart) {
   ProfileView view = stages();
-  view.contexts[1].one_busy_starved_s = 0.1;
-  view.contexts[1].one_busy_taken_s = 0.15;
+  view.procedures[0].one_busy = {0.05, 0.1, 0.15};
   view.starvation.startup_s = 0.1;
   view.threads[1].starved_startup_s = 0.1;
   const std::vector<Finding> findings = diagnose(view, 0.0);
@@ -318,6 +311,59 @@ TEST(Diagnosis, NoStarvationFindingWithoutTheMeasurement) {
   ProfileView view = stages();
   view.starvation = Starvation{};
   EXPECT_EQ(finding_of(diagnose(view, 0.0), Property::starvation), nullptr);
+}
+
+// What the findings read from the contexts is summed when the view is made (OneBusyTime,
+// LongestWait): a procedure's time alone, less its starved and taken parts (each at most
+// what is left of it), outside held objects. main alone 0.3 s, 0.1 s of it starved and 0.5 s
+// "taken" (more than the 0.2 s left); `work` alone 0.2 s under main (0.05 s starved) and
+// 0.4 s under a mutex main holds (not serial: the lock's findings have it), blocked 0.7 s.
+TEST(Diagnosis, TheViewSumsEachProceduresTimeAloneOutsideHeldObjects) {
+  constexpr uint64_t kMain = 0x100, kMutex = 0x900;
+  profile::Run run;
+  run.processors = 2;
+  run.symbols[kMain] = {"main", "", 0, ""};
+  run.symbols[kSolveProcedure] = {"solve", "", 0, ""};
+  auto add = [&](uint32_t parent, uint64_t address, uint32_t kind, double one_busy_s,
+                 double starved_s, double taken_s, double blocked_s) {
+    profile::ContextRecord record;
+    record.normalized = record.processor = {0, one_busy_s, 0};
+    record.states.state[capture::kBlocked] = blocked_s;
+    record.states.one_busy_starved = starved_s;
+    record.states.one_busy_taken = taken_s;
+    profile::ContextInfo context;
+    context.parent = parent;
+    context.address = address;
+    context.kind = kind;
+    run.add_context(context, record);
+  };
+  add(capture::kNoParent, kMain, capture::kProcedure, 0.3, 0.1, 0.5, 0);
+  add(0, kMutex, capture::kMutex, 0, 0, 0, 0);
+  add(1, kSolveProcedure, capture::kProcedure, 0.4, 0, 0, 0);
+  add(0, kSolveProcedure, capture::kProcedure, 0.2, 0.05, 0, 0.7);
+  for (const uint64_t address : {kMain, kSolveProcedure}) {
+    profile::ProcedureInfo p;
+    p.address = address;
+    p.record.processor_self = p.record.processor_behalf = {0, 0, 0};
+    p.record.normalized_self = p.record.normalized_behalf = {0, 0, 0};
+    for (auto& bins : p.record.runnable) bins.assign(2, 0);
+    run.procedures.push_back(p);
+  }
+  const ProfileView view = analyze(run, {.contexts = false, .children = false});
+  ASSERT_EQ(view.procedures.size(), 2u);
+  for (const ProcedureRow& row : view.procedures) {
+    if (row.address == kMain) {
+      EXPECT_DOUBLE_EQ(row.one_busy.serial_s, 0);
+      EXPECT_DOUBLE_EQ(row.one_busy.starved_s, 0.1);
+      EXPECT_DOUBLE_EQ(row.one_busy.taken_s, 0.2);
+    } else {
+      EXPECT_DOUBLE_EQ(row.one_busy.serial_s, 0.15);
+      EXPECT_DOUBLE_EQ(row.one_busy.starved_s, 0.05);
+      EXPECT_DOUBLE_EQ(row.one_busy.taken_s, 0);
+    }
+  }
+  EXPECT_EQ(view.longest_wait.name, "solve");
+  EXPECT_DOUBLE_EQ(view.longest_wait.wait_s, 0.7);
 }
 
 }  // namespace

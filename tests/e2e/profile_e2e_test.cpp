@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "harness.h"
@@ -284,6 +286,51 @@ TEST_F(ProfileE2E, ExitStatusIsTheProgramsAndRunsAreListed) {
   const CommandResult list = run_command({kQuartz, "list", "--store", store});
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.out.find("imbalance"), std::string::npos) << list.out;
+}
+
+// The text report's call graph has a block for each of its --top procedures that call
+// others, and nothing else (it builds their children alone: a run of millions of contexts
+// would otherwise build them all). imbalance's main starts 4 workers (its threads run on
+// its behalf), each of which calls do_share once; do_share calls nothing.
+TEST_F(ProfileE2E, TheTextCallGraphShowsTheTopProceduresThatCallOthers) {
+  profile("imbalance", {"--unit-ms", "20"});
+  // Each block of the call graph: its procedure, then each child's name and calls.
+  auto call_graph = [&](const char* top) {
+    const CommandResult r = run_command({kQuartz, "report", "--store", store, "--top", top});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::map<std::string, std::string>> blocks;
+    std::istringstream lines(r.out.substr(r.out.find("Call graph, top-down")));
+    std::string line, block;
+    std::getline(lines, line);
+    std::getline(lines, line);
+    while (std::getline(lines, line) && (line.empty() || line[0] == ' ')) {
+      if (line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+        block = line.substr(2, line.find("  ", 2) - 2);
+        blocks[block];
+      } else if (line.rfind("      ", 0) == 0) {
+        // "      122.60 ms  96.5%         4  worker": time, share, calls (if any), name.
+        std::istringstream words(line);
+        std::string value, unit, percent, calls, name;
+        words >> value >> unit >> percent >> calls;
+        std::getline(words >> std::ws, name);
+        if (!name.empty()) blocks[block][name] = calls;
+      }
+    }
+    return blocks;
+  };
+  auto names = [](const auto& blocks) {
+    std::string all;
+    for (const auto& [name, children] : blocks) all += name + "; ";
+    return all;
+  };
+  const auto one = call_graph("1");
+  EXPECT_EQ(one.size(), 2u);  // <program>, main
+  ASSERT_TRUE(one.count("main")) << names(one);
+  EXPECT_EQ(one.at("main").count("worker") ? one.at("main").at("worker") : "", "4");
+  const auto two = call_graph("2");
+  EXPECT_EQ(two.size(), 3u) << names(two);  // and worker; do_share calls nothing
+  ASSERT_TRUE(two.count("worker")) << names(two);
+  EXPECT_EQ(two.at("worker").count("do_share") ? two.at("worker").at("do_share") : "", "4");
 }
 
 TEST_F(ProfileE2E, BadInputGivesOneLineAndStatusTwo) {
