@@ -59,9 +59,10 @@ class Cursor {
          const char* section, const ParseOptions& options)
       : data_(data), size_(size), base_(base), name_(name), section_(section), options_(options) {}
 
-  // Bytes before the current position are read (ParseOptions::release).
+  // Bytes before the current position are read (ParseOptions::release, done).
   void read_so_far() const {
     if (options_.release) options_.release(base_ + at_);
+    if (options_.done) options_.done(base_ + at_);
   }
 
   // Reports the current position: where missing bytes would have started.
@@ -453,6 +454,7 @@ Run parse_capture(std::span<const unsigned char> bytes, const std::string& name,
     read_section(run, section.type, cursor);
     at = payload + section.bytes;
     if (options.release) options.release(at);
+    if (options.done) options.done(at);
   }
   if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
   if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);

@@ -23,6 +23,8 @@ struct ParseOptions {
   // Called with an offset before which the parser needs no byte until its next pass (the
   // file's checksum, then each section's checksum and its items): MappedFile::release_before.
   std::function<void(size_t)> release;
+  // Called with an offset before which it needs no byte again: OwnedCaptureBytes::drop_before.
+  std::function<void(size_t)> done;
 };
 
 // The CRC-32 of `bytes` (capture_format.h), read in steps, each step's end given to

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <new>
 
 #include "profile/capture.h"
 
@@ -61,6 +62,32 @@ std::span<const unsigned char> CaptureBytes::bytes() const {
 ParseOptions CaptureBytes::giving_back() const {
   ParseOptions options;
   if (mapped_) options.release = [this](size_t offset) { mapped_->release_before(offset); };
+  return options;
+}
+
+OwnedCaptureBytes::OwnedCaptureBytes(size_t size) : size_(size) {
+  if (size_ == 0) return;
+  void* mapped = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  data_ = static_cast<unsigned char*>(mapped);
+  madvise(data_, size_, MADV_HUGEPAGE);  // as the heap's big blocks (huge_pages.cpp)
+}
+
+OwnedCaptureBytes::~OwnedCaptureBytes() {
+  if (data_ != nullptr) munmap(data_, size_);
+}
+
+void OwnedCaptureBytes::drop_before(size_t offset) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  if (data_ == nullptr || end <= dropped_) return;
+  madvise(data_ + dropped_, end - dropped_, MADV_DONTNEED);
+  dropped_ = end;
+}
+
+ParseOptions OwnedCaptureBytes::dropping() {
+  ParseOptions options;
+  options.done = [this](size_t offset) { drop_before(offset); };
   return options;
 }
 

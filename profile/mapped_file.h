@@ -46,4 +46,26 @@ class CaptureBytes {
   std::vector<unsigned char> read_;
 };
 
+// A capture's bytes in memory of their own (an anonymous mapping, not the heap), whose
+// pages the parser drops for good as it finishes with them: a capture read from the store's
+// chunks is parsed without staying resident whole beside the run it parses into.
+class OwnedCaptureBytes {
+ public:
+  explicit OwnedCaptureBytes(size_t size);  // std::bad_alloc when it cannot be mapped
+  ~OwnedCaptureBytes();
+  OwnedCaptureBytes(const OwnedCaptureBytes&) = delete;
+  OwnedCaptureBytes& operator=(const OwnedCaptureBytes&) = delete;
+
+  std::span<unsigned char> bytes() { return {data_, size_}; }
+  // parse_capture's options that drop the pages it is done with.
+  ParseOptions dropping();
+
+ private:
+  void drop_before(size_t offset);
+
+  unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t dropped_ = 0;  // the pages before it are gone
+};
+
 }  // namespace quartz::profile

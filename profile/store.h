@@ -154,9 +154,12 @@ class Store {
     void operator()(sqlite3* db) const;
   };
   void open(StoreAccess access);
-  // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
   // The capture's bytes, from its chunks or, stored before version 5, from runs.capture.
   std::vector<unsigned char> stored_capture(int64_t run_id, const std::string& what) const;
+  // The capture stored whole, before version 5 (none: it is in chunks).
+  std::optional<std::vector<unsigned char>> whole_capture(int64_t run_id,
+                                                          const std::string& what) const;
+  // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
   std::optional<int64_t> run_with_capture(std::span<const unsigned char> capture_bytes,
                                           int64_t crc) const;
   // Opens the connection (`name`: the path or a file: URI) with its error codes and busy

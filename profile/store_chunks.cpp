@@ -95,29 +95,41 @@ std::vector<int64_t> rowids(sqlite3* db, const std::string& path, int64_t run_id
   return out;
 }
 
-std::vector<unsigned char> read_all(sqlite3* db, const std::string& path, int64_t run_id,
-                                    const char* kind, const std::string& what) {
-  std::vector<unsigned char> out;
-  {
-    Statement total(db, path, "SELECT sum(length(bytes)) FROM chunks WHERE run_id = ? AND kind = ?",
-                    what);
-    total.bind(1, run_id);
-    total.bind(2, std::string(kind));
-    if (total.step()) out.reserve(static_cast<size_t>(total.integer(0)));  // no regrowth
-  }
+uint64_t size_of(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
+                 const std::string& what) {
+  Statement total(db, path, "SELECT sum(length(bytes)) FROM chunks WHERE run_id = ? AND kind = ?",
+                  what);
+  total.bind(1, run_id);
+  total.bind(2, std::string(kind));
+  return total.step() ? static_cast<uint64_t>(total.integer(0)) : 0;
+}
+
+void read_into(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
+               const std::string& what, std::span<unsigned char> out) {
+  size_t at = 0;
   for (int64_t rowid : rowids(db, path, run_id, kind, what)) {
     sqlite3_blob* blob = nullptr;
     if (sqlite3_blob_open(db, "main", "chunks", "bytes", rowid, 0, &blob) != SQLITE_OK) {
       sqlite3_blob_close(blob);
       fail(db, path, what);
     }
-    const size_t at = out.size();
     const int n = sqlite3_blob_bytes(blob);
-    out.resize(at + static_cast<size_t>(n));
+    if (static_cast<size_t>(n) > out.size() - at) {  // changed since its size was read
+      sqlite3_blob_close(blob);
+      throw StoreError(path + ": " + what + ": its chunks changed while read");
+    }
     const int read = sqlite3_blob_read(blob, out.data() + at, n, 0);
     sqlite3_blob_close(blob);
     if (read != SQLITE_OK) fail(db, path, what);
+    at += static_cast<size_t>(n);
   }
+  if (at != out.size()) throw StoreError(path + ": " + what + ": its chunks changed while read");
+}
+
+std::vector<unsigned char> read_all(sqlite3* db, const std::string& path, int64_t run_id,
+                                    const char* kind, const std::string& what) {
+  std::vector<unsigned char> out(size_of(db, path, run_id, kind, what));
+  read_into(db, path, run_id, kind, what, out);
   return out;
 }
 

@@ -30,6 +30,11 @@ void write(sqlite3* db, const std::string& path, int64_t run_id, const char* kin
 // The rowids of the run's chunks of `kind`, in order (none: it has no such blob in chunks).
 std::vector<int64_t> rowids(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
                             const std::string& what);
+// The run's blob of `kind`: its size, and its bytes into `out` (of that size) or whole.
+uint64_t size_of(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
+                 const std::string& what);
+void read_into(sqlite3* db, const std::string& path, int64_t run_id, const char* kind,
+               const std::string& what, std::span<unsigned char> out);
 std::vector<unsigned char> read_all(sqlite3* db, const std::string& path, int64_t run_id,
                                     const char* kind, const std::string& what);
 
