@@ -455,8 +455,6 @@ void add_context_rows(const Run& run, ProfileView& view, Names& names) {
     row.processor_self_s = sum(run.processor_of(i));
     row.processor_s = row.processor_self_s;
     row.wait_self_s = c.own.state[capture::kSpinning] + c.own.state[capture::kBlocked];
-    row.one_busy_starved_s = c.own.one_busy_starved;
-    row.one_busy_taken_s = c.own.one_busy_taken;
   }
   // Inclusive values: children come after their parents.
   for (size_t i = n; i-- > 0;) {
@@ -715,7 +713,7 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   std::optional<Names> names;
   if (options.contexts || options.children) names.emplace(run, view);
   // The children rows before the context rows: their sort array (32 bytes a context) is
-  // gone before the rows (136) are made, 240 MB less at the peak at 8.1 M contexts.
+  // gone before the rows (120) are made, 240 MB less at the peak at 8.1 M contexts.
   if (options.children) {
     view.children = child_rows(run, view.procedures, *names, options.children_of);
   }

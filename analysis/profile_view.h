@@ -30,9 +30,13 @@ struct Totals {
 // (where a serial bottleneck's findings look, diagnosis.h): summed from the calling
 // contexts when the view is made, so that a view without their rows finds the same.
 struct OneBusyTime {
-  double serial_s = 0;   // with the other processors idle for want of it
-  double starved_s = 0;  // ... with no thread at work to run (ContextRow::one_busy_starved_s)
-  double taken_s = 0;    // ... while other threads were ready for them (one_busy_taken_s)
+  double serial_s = 0;  // with the other processors idle for want of it
+  // ... with no thread at work to run on them: start-up or wind-down starvation, not a
+  // serial bottleneck (profile::ContextStates::one_busy_starved)
+  double starved_s = 0;
+  // ... while the program's other threads were ready for them (taken by other processes,
+  // or being woken): not a serial bottleneck either (one_busy_taken)
+  double taken_s = 0;
 };
 
 struct ProcedureRow {
@@ -96,13 +100,6 @@ struct ContextRow {
   // top context), from the call graph: a caller seen in several contexts counts them all.
   // 0 for objects.
   uint64_t calls = 0;
-  // Of its own time with one processor busy, the part whose other processors had no thread
-  // at work to run: start-up or wind-down starvation rather than a serial bottleneck
-  // (diagnosis.h).
-  double one_busy_starved_s = 0;
-  // Of the rest, the part whose other processors the program's other threads were ready
-  // for (taken by other processes, or being woken): not a serial bottleneck either.
-  double one_busy_taken_s = 0;
 };
 
 struct ThreadRow {
@@ -260,7 +257,7 @@ struct ViewOptions {
   // The calling-context tree's rows, and the children's shares (the call graph); without
   // them only the ranked tables and the findings (what import stores), which a run of
   // millions of contexts builds in a fraction of the memory. The text report shows the
-  // call graph, not the rows: at 8.1 M contexts they are 1.1 GB (136 bytes a context).
+  // call graph, not the rows: at 8.1 M contexts they are 0.97 GB (120 bytes a context).
   bool contexts = true;
   bool children = true;
   // The call graph's parents: the root and this many procedures that have children, the
