@@ -252,11 +252,11 @@ TEST_F(Budget, ATurnedOffProcedureKeepsItsTimeFromWindowsWithItsEntryOn) {
   // reads are a sample: never more than three standard errors of a share estimated from them
   // above its clock, and two points for the patched calls made in the windows, whose time is
   // the caller's; on a quiet machine (the test runs alone: beside another test, under ASan,
-  // it read 0.63 once in CI). Below, it read 0.41-0.48 for a truth of 0.50-0.505 (14 release
-  // runs, 2026-11-28), and 12-16 points short beside a CPU-bound process (docs/performance.md,
+  // it read 0.63 once in CI). Below, it read 0.45-0.50 for a truth of 0.47-0.50 (10 release
+  // runs, 2026-11-28), and 13-17 points short beside a CPU-bound process (docs/performance.md,
   // "Turned-off procedures"): at least half of its clock's share. A CI run read 0.541 for
   // 0.476 when the truth timed tiny's body, then drive's steps, 85 ms each (a change of pace
-  // between them), and each read in a window stood for a ninth of it where six were made.
+  // between them), and each read in a window stood for a ninth of 500 us where six were made.
   const double bound = 3 * std::sqrt(truth * (1 - truth) / reads) + 0.02;
   // Under ASan a quarter of a patched call falls inside the callee (kPatchedCallCalleeShare):
   // in the -O1 ASan tree 0.476-0.523 for a truth of 0.490-0.502 (5 runs, bound 0.05).
