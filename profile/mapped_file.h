@@ -1,6 +1,7 @@
-// A file read through a read-only mapping, whose pages a reader gives back as it finishes
-// with them: a capture of a gigabyte is checked, stored and parsed without ever being
-// resident whole (docs/performance.md "Huge runs").
+// A capture's bytes in mappings whose pages a reader gives back as it finishes with them
+// (a file's, read-only; or memory of its own, for a capture read from the store): a capture
+// of a gigabyte is checked, stored and parsed without ever being resident whole beside the
+// run it parses into (docs/performance.md "Huge runs").
 #pragma once
 
 #include <cstddef>
