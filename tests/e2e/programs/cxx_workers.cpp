@@ -104,10 +104,11 @@ int main(int argc, char** argv) {
   threads.emplace_back(crunch_numbers, rounds);
   threads.emplace_back([rounds] { sort_records(rounds); });
   threads.emplace_back(sum_squares, rounds * 4);
-  // At least 20,000 primes (~70 ms here, 0.2 s under ASan): its report() at the end takes
-  // microseconds, but a snapshot that finds it there is credited the interval since the
-  // one before, 2.6 ms of count_primes' 49 ms once in CI's ASan run at 8,000.
-  threads.emplace_back(count_primes, std::max(rounds * 20, 20000));
+  // At least 100,000 primes (41 ms alone here, 48 under ASan; longer profiled beside the
+  // other threads): its report() at the end takes microseconds, but a snapshot that finds
+  // it there is credited the interval since the one before, 2.6 ms of count_primes' 49 ms
+  // once in CI's ASan run at 8,000 primes, and 2 ms of 36 at 20,000.
+  threads.emplace_back(count_primes, std::max(rounds * 20, 100000));
   for (std::thread& t : threads) t.join();
   std::printf("results=%zu\n", results.size());
   return results.size() == 4 ? 0 : 1;
