@@ -13,6 +13,20 @@
 #include "profile/capture.h"
 
 namespace quartz::profile {
+namespace {
+
+// Gives the whole pages of a mapping of `size` bytes at `data`, from `from` (a page
+// boundary) to before `offset`, back to the kernel: a file's are read again from the page
+// cache, anonymous memory's are gone. Returns where they end.
+size_t give_back_pages(unsigned char* data, size_t size, size_t from, size_t offset) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size) / page * page;
+  if (data == nullptr || end <= from) return from;
+  madvise(data + from, end - from, MADV_DONTNEED);
+  return end;
+}
+
+}  // namespace
 
 MappedFile::MappedFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -39,11 +53,7 @@ MappedFile::~MappedFile() {
 }
 
 void MappedFile::release_before(size_t offset) const {
-  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t end = std::min(offset, size_) / page * page;
-  if (data_ != nullptr && end > 0) {
-    madvise(const_cast<unsigned char*>(data_), end, MADV_DONTNEED);
-  }
+  give_back_pages(const_cast<unsigned char*>(data_), size_, 0, offset);
 }
 
 CaptureBytes::CaptureBytes(const std::string& path) {
@@ -78,11 +88,7 @@ OwnedCaptureBytes::~OwnedCaptureBytes() {
 }
 
 void OwnedCaptureBytes::drop_before(size_t offset) {
-  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t end = std::min(offset, size_) / page * page;
-  if (data_ == nullptr || end <= dropped_) return;
-  madvise(data_ + dropped_, end - dropped_, MADV_DONTNEED);
-  dropped_ = end;
+  dropped_ = give_back_pages(data_, size_, dropped_, offset);
 }
 
 ParseOptions OwnedCaptureBytes::dropping() {
