@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "analysis/grouping.h"
 #include "analysis/profile_view.h"
@@ -150,14 +152,16 @@ void check_trace(const profile::Run& run, const PredictionRequest& request) {
   }
 }
 
-// Every question replayed under every model in one pass; a configuration two models would
-// replay alike (SchedulerModel::same_as) is replayed once.
 // Whether other processes took more than kBusy of the processors during the recording.
 constexpr double kBusy = 0.05;  // of the processors' time: more than the noise of ticks
 bool recorded_busy(const Predictions& p) {
   return p.other_share && *p.other_share > kBusy;
 }
 
+// Every question replayed under every model in one pass. What would replay alike twice is
+// replayed once: the same question (same_question) under models that replay it alike
+// (SchedulerModel::same_as), however it was asked (--cores 1's "all sharing one processor"
+// is its one grouping).
 class ModelReplays {
  public:
   explicit ModelReplays(const std::vector<SchedulerModel>& models) : models_(models) {}
@@ -172,8 +176,17 @@ class ModelReplays {
   size_t add_others(const SimulationConfig& c, double likely_s) {
     return add_from(c, 1, models_.size(), likely_s);
   }
+  // The question that asked `c` under every model, if one did.
+  std::optional<size_t> asked_under_every_model(const SimulationConfig& c) const {
+    const auto [begin, end] = every_model_.equal_range(hash_of(c));
+    for (auto it = begin; it != end; ++it) {
+      if (same_question(configs_[questions_[it->second].slots[0]], c)) return it->second;
+    }
+    return std::nullopt;
+  }
   size_t questions() const { return questions_.size(); }
-  std::vector<SimulationConfig> take() { return std::move(configs_); }
+  // What to replay: a copy, the questions asked later being looked up in these.
+  std::vector<SimulationConfig> configs() const { return configs_; }
 
   const SimulationResult& likely(const ReplayPass& pass, size_t question) const {
     return pass.results[questions_[question].slots[0]];
@@ -193,31 +206,48 @@ class ModelReplays {
     std::optional<double> likely_s;  // the most likely figure, when known before
   };
 
+  static size_t hash_of(const SimulationConfig& c) {
+    size_t h = std::hash<std::string_view>{}(std::string_view(
+        reinterpret_cast<const char*>(c.group_of_thread.data()), c.group_of_thread.size() * 4));
+    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    for (double cores : c.cores) mix(std::hash<double>{}(cores));
+    mix(std::hash<std::string_view>{}(std::string_view(
+        reinterpret_cast<const char*>(c.in_procedure.data()), c.in_procedure.size())));
+    mix(std::hash<double>{}(c.speedup));
+    mix(static_cast<size_t>(c.migrate) | static_cast<size_t>(c.critical_path) << 1);
+    return h;
+  }
+
   size_t add_from(const SimulationConfig& c, size_t first, size_t end,
                   std::optional<double> likely_s) {
     const bool pools =
         std::any_of(c.cores.begin(), c.cores.end(), [](double cores) { return cores >= 2; });
+    const size_t hash = hash_of(c);
     Question q{{}, likely_s};
-    for (size_t m = first; m < end; ++m) {
-      size_t same = m;
-      for (size_t o = first; o < m && same == m; ++o) {
-        if (models_[o].same_as(models_[m], pools)) same = o;
-      }
-      if (same < m) {
-        q.slots.push_back(q.slots[same - first]);
-        continue;
-      }
-      q.slots.push_back(configs_.size());
-      configs_.push_back(c);
-      configs_.back().model = models_[m];
-    }
+    for (size_t m = first; m < end; ++m) q.slots.push_back(slot_for(c, hash, models_[m], pools));
     questions_.push_back(std::move(q));
+    if (first == 0 && end == models_.size()) every_model_.emplace(hash, questions_.size() - 1);
     return questions_.size() - 1;
+  }
+  // The configuration replaying `c` as `model` would, added if none does yet.
+  size_t slot_for(const SimulationConfig& c, size_t hash, const SchedulerModel& model, bool pools) {
+    const auto [begin, end] = slots_.equal_range(hash);
+    for (auto it = begin; it != end; ++it) {
+      const SimulationConfig& other = configs_[it->second];
+      if (same_question(other, c) && other.model.same_as(model, pools)) return it->second;
+    }
+    configs_.push_back(c);
+    configs_.back().model = model;
+    slots_.emplace(hash, configs_.size() - 1);
+    return configs_.size() - 1;
   }
 
   const std::vector<SchedulerModel>& models_;
   std::vector<SimulationConfig> configs_;
   std::vector<Question> questions_;
+  std::unordered_multimap<size_t, size_t> slots_;  // a question's hash: its configurations
+  std::unordered_multimap<size_t, size_t>
+      every_model_;  // a question's hash: questions asked under every model
 };
 
 }  // namespace
@@ -319,7 +349,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   }
 
   const WakeLatency wake = measure_wake_latency(open());
-  ReplayPass pass = replay(run, open, first.take(), wake);
+  ReplayPass pass = replay(run, open, first.configs(), wake);
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;
   out.quality.samples = pass.assembler.samples;
@@ -383,7 +413,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       if (around.empty()) break;
       ModelReplays round(request.models);
       for (const Grouping& g : around) round.add(threads_grouped(g.group_of), true);
-      ReplayPass more = replay(run, open, round.take(), wake);
+      ReplayPass more = replay(run, open, round.configs(), wake);
       replay_seconds += more.seconds;
       records_replayed += more.assembler.records;
       ++s.report.rounds;
@@ -400,10 +430,15 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       if (!improved) break;
     }
   }
-  // The groupings each search lists, then one more pass for their ranges.
-  std::vector<std::vector<Grouping>> listed(searches.size());
+  // The groupings each search lists, then one more pass for the ranges the first did not
+  // replay under every model.
+  struct RangeQuestion {
+    bool first_pass = false;
+    size_t question = 0;
+  };
   ModelReplays ranges(request.models);
-  std::vector<std::vector<size_t>> range_questions(searches.size());
+  // By search, a question for each grouping listed (none: one model, its figure known).
+  std::vector<std::vector<std::optional<RangeQuestion>>> range_questions(searches.size());
   for (size_t i = 0; i < searches.size(); ++i) {
     Search& s = searches[i];
     std::sort(s.tried.begin(), s.tried.end(),
@@ -413,15 +448,20 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
       const std::string spec = grouping_spec(g);
       if (!specs.insert(spec).second) continue;
       s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9, {}});
-      listed[i].push_back(g);
-      if (request.models.size() > 1)
-        range_questions[i].push_back(ranges.add_others(threads_grouped(g.group_of), ns / 1e9));
+      const SimulationConfig c = threads_grouped(g.group_of);
+      if (const std::optional<size_t> q = first.asked_under_every_model(c)) {
+        range_questions[i].push_back(RangeQuestion{true, *q});
+      } else if (request.models.size() > 1) {
+        range_questions[i].push_back(RangeQuestion{false, ranges.add_others(c, ns / 1e9)});
+      } else {
+        range_questions[i].push_back(std::nullopt);
+      }
       if (s.report.best.size() == request.best) break;
     }
   }
   std::optional<ReplayPass> second;
   if (ranges.questions() > 0) {
-    second = replay(run, open, ranges.take(), wake);
+    second = replay(run, open, ranges.configs(), wake);
     replay_seconds += second->seconds;
     records_replayed += second->assembler.records;
   }
@@ -429,8 +469,13 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     Search& s = searches[i];
     for (size_t g = 0; g < s.report.best.size(); ++g) {
       GroupingPrediction& b = s.report.best[g];
-      b.range = second ? range_of(*second, ranges, range_questions[i][g])
-                       : range_over(std::vector<double>{b.predicted_s});
+      const std::optional<RangeQuestion>& q = range_questions[i][g];
+      if (!q) {
+        b.range = range_over(std::vector<double>{b.predicted_s});
+      } else {
+        b.range = q->first_pass ? range_of(pass, first, q->question)
+                                : range_of(*second, ranges, q->question);
+      }
     }
     out.searches.push_back(std::move(s.report));
   }

@@ -51,6 +51,10 @@ struct SimulationConfig {
   SchedulerModel model;
 };
 
+// Whether two configurations ask the same question, their scheduler models aside (all on
+// one processor is both "every thread sharing 1" and "one group of all").
+bool same_question(const SimulationConfig& a, const SimulationConfig& b);
+
 // Every thread on a processor of its own (the critical path).
 SimulationConfig threads_apart(uint32_t threads);
 // Every thread free to run on any of `cores` processors.
