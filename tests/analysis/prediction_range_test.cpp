@@ -36,6 +36,29 @@ TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {
   EXPECT_EQ(indistinguishable_from_first({}), 0u);
 }
 
+// The recorded time outside its own configuration's range is a caution when the miss is
+// beyond the noise of an elapsed time (1%), said to the point.
+TEST(PredictionRange, TheRecordedTimeJustOutsideItsRangeIsNoCaution) {
+  auto reasons = [](double observed_s) {
+    Predictions p;
+    p.observed_s = observed_s;
+    p.models = {{"barging", 2.310}, {"fair", 2.312}};
+    p.recorded_s = 2.310;
+    p.recorded_range = range_over(std::vector<double>{2.310, 2.312});  // 2.2407-2.3814 s
+    std::vector<std::string> out;
+    for (const TrustWarning& w : trust_warnings(p)) out.push_back(w.reason + ": " + w.text);
+    return out;
+  };
+  EXPECT_TRUE(reasons(2.387).empty());  // minimap2's recording: 0.2% above
+  EXPECT_TRUE(reasons(2.222).empty());  // 0.8% below
+  const std::vector<std::string> above = reasons(2.45);
+  ASSERT_EQ(above.size(), 1u);
+  EXPECT_EQ(above[0].substr(0, above[0].find(':', 15)),
+            "outside_range: the recorded time is 3% above the range its own configuration "
+            "replays to");
+  ASSERT_EQ(reasons(2.15).size(), 1u);  // 4% below
+}
+
 GroupingPrediction grouping(const char* spec, double likely_s, double low_s, double high_s) {
   GroupingPrediction g{spec, spec, likely_s, {}};
   g.range.low_s = low_s;
