@@ -160,10 +160,12 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
     for (const auto& g : s.best) {
       out << answer_line(g.predicted_s, g.range, p.recorded_s, placement(g)) << "\n";
     }
-    out << answer_line(s.shared_s, s.shared_range, p.recorded_s,
-                       "(all threads sharing the " + std::to_string(s.cores) + " processor" +
-                           (s.cores == 1 ? "" : "s") + ")")
-        << "\n";
+    // On one processor, every thread sharing it is the one grouping listed above.
+    if (s.cores > 1) {
+      out << answer_line(s.shared_s, s.shared_range, p.recorded_s,
+                         "(all threads sharing the " + std::to_string(s.cores) + " processors)")
+          << "\n";
+    }
     print_verdict(out, s.best);
   }
   if (!p.procedures.empty()) {
