@@ -510,6 +510,11 @@ BestGrouping best_grouping(const std::vector<GroupingPrediction>& groupings) {
 // a minute apart: medians 0.651 and 0.663 s). minimap2's recording, 0.2% above a range its
 // four models agreed on to 0.1%, read "CAUTION ... 0% above".
 constexpr double kOutsideRangeNoise = 0.01;
+// A critical path more than this off the processor bounds every answer by time the replay
+// cannot change: pbzip2's signal thread, in sigwait from its start until main's
+// pthread_kill at the end, was 100% of its path, and every grouping onto two processors
+// read +0.0%.
+constexpr double kPathOffProcessor = 0.5;
 
 std::vector<TrustWarning> trust_warnings(const Predictions& p) {
   std::vector<TrustWarning> out;
@@ -547,6 +552,15 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
                                         (p.observed_s < r.low_s ? " below" : " above") +
                                         " the range its own configuration replays to: the "
                                         "other ranges can miss by as much"});
+  }
+  const CriticalPath& path = p.critical_path;
+  if (path.length_s > 0 && path.delay_s > kPathOffProcessor * path.length_s) {
+    out.push_back({"path_off_processor",
+                   percent(path.delay_s / path.length_s) + " of the critical path (" +
+                       text::seconds(path.delay_s) +
+                       ") is time off the processor: I/O, sleep, or a wait Quartz does not "
+                       "trace (sigwait, a pipe, the program's own futex); every replay keeps it "
+                       "as recorded, so no answer goes below it"});
   }
   if (p.quality.dropped) {
     out.push_back({"dropped_events", "the trace lost " + std::to_string(p.quality.dropped) +

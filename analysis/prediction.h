@@ -136,8 +136,9 @@ struct Predictions {
 // Why the predictions may be off, most serious first (empty: nothing known against them):
 // a recording made on a busy machine (with its replay on the capacity left, which explains
 // what follows), the replay of the recording more than 10% from the recorded time, the
-// recorded time outside the range its configuration replays to, a trace that lost events
-// or ends early, waits replayed without their recorded wake-up. Each with the reason, for
+// recorded time outside the range its configuration replays to, a critical path mostly off
+// the processor, a trace that lost events or ends early, waits replayed without their
+// recorded wake-up. Each with the reason, for
 // text, JSON and the viewer alike.
 struct TrustWarning {
   std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...

@@ -59,6 +59,22 @@ TEST(PredictionRange, TheRecordedTimeJustOutsideItsRangeIsNoCaution) {
   ASSERT_EQ(reasons(2.15).size(), 1u);  // 4% below
 }
 
+// A critical path mostly off the processor bounds every answer: said, with how much.
+TEST(PredictionRange, ACriticalPathMostlyOffTheProcessorIsACaution) {
+  Predictions p;
+  p.observed_s = p.recorded_s = 0.92;
+  p.critical_path.length_s = 0.92;
+  p.critical_path.cpu_s = 0.005;
+  p.critical_path.delay_s = 0.915;  // pbzip2's signal thread, in sigwait all along
+  const std::vector<TrustWarning> said = trust_warnings(p);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].reason, "path_off_processor");
+  EXPECT_EQ(said[0].text.substr(0, 43), "99% of the critical path (915.00 ms) is tim");
+  p.critical_path.cpu_s = 0.47;
+  p.critical_path.delay_s = 0.45;  // under half
+  EXPECT_TRUE(trust_warnings(p).empty());
+}
+
 GroupingPrediction grouping(const char* spec, double likely_s, double low_s, double high_s) {
   GroupingPrediction g{spec, spec, likely_s, {}};
   g.range.low_s = low_s;

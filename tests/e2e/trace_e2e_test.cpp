@@ -620,6 +620,40 @@ TEST_F(TraceE2E, APredictionRecordedOnABusyMachineSaysSoFirst) {
   EXPECT_LT(caution, text.out.find("Critical path")) << "before any prediction";
 }
 
+// A thread in sigwait from its start until main's pthread_kill, as pbzip2's signal thread:
+// the wait is not traced, so every replay keeps it as recorded and the critical path runs
+// through it (pbzip2's every grouping onto two processors read +0.0%). The predictions say
+// so first; without that thread, they do not. Truth: the waiting thread's own clock.
+TEST_F(TraceE2E, ACriticalPathMostlyOffTheProcessorIsSaidFirst) {
+  auto record = [&](const char* signal_thread) {
+    const CommandResult r = run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--",
+                                         program("signal_thread"), "--work-ms", "200",
+                                         "--signal-thread", signal_thread});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::stod(printed_values(r.out)["sigwait_s"]);
+  };
+  auto said = [](const json& p) {
+    for (const json& w : p["trust"]) {
+      if (w["reason"] == "path_off_processor") return true;
+    }
+    return false;
+  };
+  const double sigwait_s = record("1");
+  const json p = predict({});
+  ASSERT_FALSE(p.is_discarded());
+  EXPECT_GT(p["critical_path"]["delay_s"].get<double>(), 0.8 * sigwait_s) << p.dump(1);
+  EXPECT_TRUE(said(p)) << p["trust"].dump(1);
+  const CommandResult text = run_command({kQuartz, "predict", "--store", store});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const size_t caution = text.out.find("CAUTION");
+  ASSERT_NE(caution, std::string::npos) << text.out;
+  EXPECT_LT(caution, text.out.find("Critical path")) << "before any prediction";
+  record("0");
+  const json alone = predict({});
+  ASSERT_FALSE(alone.is_discarded());
+  EXPECT_FALSE(said(alone)) << alone["trust"].dump(1);
+}
+
 // Queues too small for the drain period: events are lost, counted, and predictions refused
 // unless asked for anyway.
 TEST_F(TraceE2E, ATraceThatLostEventsIsRefusedUnlessAllowed) {
