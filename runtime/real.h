@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 
 #include "runtime/attributes.h"
 
@@ -65,7 +66,11 @@ __asm__(".symver quartz_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5")
   X(sem_trywait, nullptr, nullptr)                                   \
   X(sem_timedwait, nullptr, nullptr)                                 \
   X(sem_clockwait, nullptr, nullptr)                                 \
-  X(sem_post, nullptr, nullptr)
+  X(sem_post, nullptr, nullptr)                                      \
+  X(pthread_kill, nullptr, nullptr)                                  \
+  X(sigwait, nullptr, nullptr)                                       \
+  X(sigwaitinfo, nullptr, nullptr)                                   \
+  X(sigtimedwait, nullptr, nullptr)
 
 namespace quartz::rt::real {
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,15 @@
 
 namespace quartz::rt {
 namespace {
+
+// Takes one of `set`'s pending signals without waiting, by the system call itself:
+// sigtimedwait is the runtime's own wrapper (interpose_signals.cpp), which may not have
+// found the real function yet when a warning is written at start. Returns the signal, or
+// -1 when none is pending.
+QUARTZ_NOINSTR int take_pending(const sigset_t* set) {
+  const timespec now{0, 0};
+  return static_cast<int>(syscall(SYS_rt_sigtimedwait, set, nullptr, &now, _NSIG / 8));
+}
 
 // Blocks SIGPIPE and SIGXFSZ in the calling thread while it writes, and afterwards takes
 // back the ones its writes raised (the kernel sends both to the writing thread), so that
@@ -39,9 +49,8 @@ class QuietSignals {
     sigemptyset(&ours);
     if (!pipe_pending_ && sigismember(&pending, SIGPIPE) == 1) sigaddset(&ours, SIGPIPE);
     if (!size_pending_ && sigismember(&pending, SIGXFSZ) == 1) sigaddset(&ours, SIGXFSZ);
-    const timespec now{0, 0};
     int taken = 0;
-    while (!sigisemptyset(&ours) && (taken = sigtimedwait(&ours, nullptr, &now)) > 0) {
+    while (!sigisemptyset(&ours) && (taken = take_pending(&ours)) > 0) {
       sigdelset(&ours, taken);
     }
     pthread_sigmask(SIG_SETMASK, &mask_, nullptr);

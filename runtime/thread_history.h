@@ -39,6 +39,8 @@ struct alignas(kCacheLine) ThreadRecord {
   // 1 once the program named the thread (pthread_setname_np, quartz_name_thread, or a new
   // kernel name seen at its end); 0 while it has the name it inherited from its creator.
   std::atomic<uint32_t> named{0};
+  // Signals sent to it with pthread_kill while tracing (trace_format.h kThreadSignals).
+  std::atomic<uint32_t> signals_sent{0};
   // The bottom of the thread's own stack (above what it inherited): the first
   // `routine_count` entries, as they were when it first reached kThreadRoutines deep (or
   // at its last new call if never). Offline, the first of the program's own procedures

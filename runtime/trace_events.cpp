@@ -111,6 +111,20 @@ void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphore, uintptr_t sit
   record_event(block, trace::Type::sem_post, EntryKind::semaphore, semaphore, sequence, 0, ticks());
 }
 
+namespace {
+// A semaphore's acquisition (its wait first, when it had to block), numbered `sequence`.
+QUARTZ_NOINSTR void record_acquired(ThreadBlock& block, uint64_t semaphore, uint32_t sequence,
+                                    uint32_t initial, uint64_t requested_ticks, bool waited,
+                                    uint64_t now) {
+  if (waited) {
+    push_event(block, trace::Type::sem_wait_begin, EntryKind::semaphore, semaphore, 0, 0,
+               requested_ticks);
+  }
+  record_event(block, trace::Type::sem_acquire, EntryKind::semaphore, semaphore, sequence, initial,
+               now);
+}
+}  // namespace
+
 void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore, uint64_t requested_ticks,
                               bool waited) {
   const uint64_t now = ticks();
@@ -120,12 +134,25 @@ void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore, uint64_t 
     sequence = r->trace_count.fetch_add(1, std::memory_order_acq_rel) + 1;
     initial = r->trace_parameter.load(std::memory_order_relaxed);
   }
-  if (waited) {
-    push_event(block, trace::Type::sem_wait_begin, EntryKind::semaphore, semaphore, 0, 0,
-               requested_ticks);
-  }
-  record_event(block, trace::Type::sem_acquire, EntryKind::semaphore, semaphore, sequence, initial,
-               now);
+  record_acquired(block, semaphore, sequence, initial, requested_ticks, waited, now);
+}
+
+void trace_thread_signal(ThreadBlock& block, uint64_t target_handle) {
+  const uint32_t index = thread_index_of(target_handle);
+  ThreadRecord* r = index == trace::kNoThread ? nullptr : runtime().history.at(index);
+  if (!r) return;
+  // Numbered before the real call, so the wait it ends reads at least this number.
+  const uint32_t sequence = r->signals_sent.fetch_add(1, std::memory_order_acq_rel) + 1;
+  record_event(block, trace::Type::sem_post, EntryKind::semaphore, trace::kThreadSignals | index,
+               sequence, 0, ticks());
+}
+
+void trace_signal_taken(ThreadBlock& block, uint64_t requested_ticks, bool waited) {
+  const uint64_t now = ticks();
+  const ThreadRecord* r = runtime().history.find(block.index);
+  const uint32_t sent = r ? r->signals_sent.load(std::memory_order_acquire) : 0;
+  record_acquired(block, trace::kThreadSignals | block.index, sent, 0, requested_ticks, waited,
+                  now);
 }
 
 void note_initialised(uintptr_t object, EntryKind kind, uint32_t parameter, uintptr_t site) {

@@ -67,6 +67,13 @@ QUARTZ_NOINLINE void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphor
 QUARTZ_NOINLINE void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore,
                                               uint64_t requested_ticks, bool waited);
 
+// A signal is about to be sent to the thread whose pthread_t is `target_handle`
+// (pthread_kill), and this thread took one in a signal wait (sigwait and friends; `waited`:
+// none of the signals waited for was pending when it began). Recorded as the posts and
+// acquisitions of the thread's own semaphore (trace_format.h kThreadSignals).
+QUARTZ_NOINLINE void trace_thread_signal(ThreadBlock& block, uint64_t target_handle);
+QUARTZ_NOINLINE void trace_signal_taken(ThreadBlock& block, uint64_t requested_ticks, bool waited);
+
 // Remembers what offline pairing needs of a barrier or semaphore being initialised (its
 // count, its initial value) and restarts its numbering. Works whether or not tracing.
 QUARTZ_NOINSTR void note_initialised(uintptr_t object, EntryKind kind, uint32_t parameter,

@@ -1,11 +1,12 @@
 /* signal_thread: a thread that waits in sigwait() from its start until main ends it with
  * pthread_kill(), as pbzip2's signal handler thread does, beside two workers computing.
- * The waiting thread's time off the processor is a wait Quartz does not trace, so the
- * replay keeps it as recorded: the critical path of a prediction runs through it.
+ * The wait follows main's pthread_kill (runtime/interpose_signals.cpp); a replay that did
+ * not know it would keep the whole wait as recorded, and the critical path of every
+ * prediction would run through it.
  *
  * Prints the waiting thread's time in sigwait by its own clock (sigwait_s) and elapsed_s.
  *
- *   signal_thread [--work-ms W] [--signal-thread 0|1]     defaults: 300 (each worker), 1
+ *   signal_thread [--work-ms W]     default 300 (each worker)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -40,21 +41,17 @@ static void* signal_waiter(void* arg) {
 
 int main(int argc, char** argv) {
   double start = now_us();
-  long signal_thread = 1;
-  struct sample_flag flags[] = {{"--work-ms", &work_ms, 0, 100000},
-                                {"--signal-thread", &signal_thread, 0, 1}};
-  if (!parse_sample_flags(argc, argv, flags, 2)) return 2;
+  struct sample_flag flags[] = {{"--work-ms", &work_ms, 0, 100000}};
+  if (!parse_sample_flags(argc, argv, flags, 1)) return 2;
   sigemptyset(&quit);
   sigaddset(&quit, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &quit, NULL); /* every thread inherits it */
   pthread_t waiter, workers[2];
-  if (signal_thread) pthread_create(&waiter, NULL, signal_waiter, NULL);
+  pthread_create(&waiter, NULL, signal_waiter, NULL);
   for (int i = 0; i < 2; ++i) pthread_create(&workers[i], NULL, worker, NULL);
   for (int i = 0; i < 2; ++i) pthread_join(workers[i], NULL);
-  if (signal_thread) {
-    pthread_kill(waiter, SIGUSR1);
-    pthread_join(waiter, NULL);
-  }
+  pthread_kill(waiter, SIGUSR1);
+  pthread_join(waiter, NULL);
   printf("sigwait_s=%.6f\n", sigwait_s);
   printf("elapsed_s=%.6f\n", (now_us() - start) / 1e6);
   return 0;
