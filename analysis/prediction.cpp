@@ -511,9 +511,8 @@ BestGrouping best_grouping(const std::vector<GroupingPrediction>& groupings) {
 // four models agreed on to 0.1%, read "CAUTION ... 0% above".
 constexpr double kOutsideRangeNoise = 0.01;
 // A critical path more than this off the processor bounds every answer by time the replay
-// cannot change: pbzip2's signal thread, in sigwait from its start until main's
-// pthread_kill at the end, was 100% of its path, and every grouping onto two processors
-// read +0.0%.
+// cannot change (io_wait's I/O; before signals were traced, pbzip2's signal thread, in
+// sigwait until main's pthread_kill at the end: its whole path, every grouping +0.0%).
 constexpr double kPathOffProcessor = 0.5;
 
 std::vector<TrustWarning> trust_warnings(const Predictions& p) {
@@ -559,8 +558,8 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
                    percent(path.delay_s / path.length_s) + " of the critical path (" +
                        text::seconds(path.delay_s) +
                        ") is time off the processor: I/O, sleep, or a wait Quartz does not "
-                       "trace (sigwait, a pipe, the program's own futex); every replay keeps it "
-                       "as recorded, so no answer goes below it"});
+                       "trace (a pipe, a signalfd, the program's own futex); every replay keeps "
+                       "it as recorded, so no answer goes below it"});
   }
   if (p.quality.dropped) {
     out.push_back({"dropped_events", "the trace lost " + std::to_string(p.quality.dropped) +

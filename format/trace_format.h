@@ -86,13 +86,15 @@ enum class Type : uint8_t {
 
 inline constexpr uint32_t kNoThread = 0xffffffffu;
 
-// Signals sent to a thread with pthread_kill and taken by it with sigwait, sigwaitinfo or
-// sigtimedwait are recorded as a semaphore's posts and acquisitions (the thread's pending
-// signals hand over as a semaphore's count does): object kThreadSignals | the thread's
-// index, an address no object has (x86-64's are below 2^47). A post's sequence numbers
-// the signals sent to the thread; an acquisition's is the number sent when the wait
-// returned (0: none, a signal sent to the process).
+// Signals a thread sends with pthread_kill (to a thread) or kill (to its own process) and
+// another takes in a wait (sigwait, sigwaitinfo, sigtimedwait, sigsuspend) are recorded as
+// a semaphore's posts and acquisitions (pending signals hand over as a semaphore's count
+// does): object kThreadSignals | the receiving thread's index, or kThreadSignals |
+// kNoThread for the process's; addresses no object has (x86-64's are below 2^47). A
+// post's sequence numbers the signals sent there; an acquisition's is the number sent when
+// the wait returned (0: none seen, a signal from outside the process).
 inline constexpr uint64_t kThreadSignals = 0xffff000000000000ull;
+inline constexpr uint64_t kProcessSignals = kThreadSignals | kNoThread;
 
 // `kind` of sync events: the capture's object kinds (capture_format.h Kind).
 inline bool is_sync_event(Type type) {

@@ -1,10 +1,12 @@
-// Wrappers for signals one thread sends another and waits for (pthread_kill, sigwait and
-// friends), traced only: a thread that waits in sigwait until another's pthread_kill (a
-// program's signal thread, as pbzip2's) is blocked on that other thread, and a replay that
-// does not know it keeps the whole wait as recorded (trace_format.h kThreadSignals). The
-// profile sees such a wait as time blocked in the kernel, as before.
+// Wrappers for signals one thread of the program sends and another waits for (pthread_kill
+// and kill of its own process; sigwait and friends, sigsuspend), traced only: a thread that
+// waits in sigwait until another's pthread_kill (pbzip2's signal thread), or in sigsuspend
+// until another's kill (lbzip2's main thread), is blocked on that other thread, and a
+// replay that does not know it keeps the whole wait as recorded (trace_format.h
+// kThreadSignals). The profile sees such a wait as time blocked in the kernel, as before.
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -13,28 +15,33 @@
 using namespace quartz::rt;
 
 namespace {
-// Whether none of `set`'s signals is pending for the thread now: a wait for them blocks.
-QUARTZ_NOINSTR bool none_pending(const sigset_t* set) {
+// Whether no signal the wait can take is pending for the thread now: `set`'s, or with
+// `outside`, those not in it (sigsuspend's mask). A wait then blocks.
+QUARTZ_NOINSTR bool none_pending(const sigset_t* set, bool outside) {
   sigset_t pending;
   if (!set || sigpending(&pending) != 0) return true;
-  sigset_t both;
-  if (sigandset(&both, &pending, set) != 0) return true;
-  return sigisemptyset(&both);
+  for (int signal = 1; signal < NSIG; ++signal) {
+    if (sigismember(&pending, signal) == 1 && (sigismember(set, signal) == 1) != outside) {
+      return false;
+    }
+  }
+  return true;
 }
 
-// Traces a signal wait around `wait()`, which returns whether it took a signal. errno is
-// the real call's.
+// Traces a signal wait around `wait()`, which returns its result and whether it took a
+// signal. errno is the real call's.
 template <typename WaitFn>
-QUARTZ_ALWAYS_INLINE int signal_wait(const sigset_t* set, WaitFn wait) {
+QUARTZ_ALWAYS_INLINE int signal_wait(const sigset_t* set, bool outside, WaitFn wait) {
   ThreadBlock* block = current_block();
   if (!block || !block->trace) return wait().first;
   const int saved_errno = errno;
-  const bool blocks = none_pending(set);
+  const bool blocks = none_pending(set, outside);
+  const SignalsSent before = signals_sent(*block);
   const uint64_t requested = ticks();
   errno = saved_errno;
   const auto [rc, took] = wait();
   const int wait_errno = errno;
-  if (took) trace_signal_taken(*block, requested, blocks);
+  if (took) trace_signal_taken(*block, before, requested, blocks);
   errno = wait_errno;
   return rc;
 }
@@ -53,7 +60,7 @@ QUARTZ_EXPORT int pthread_kill(pthread_t thread, int signal) {
 
 QUARTZ_EXPORT int sigwait(const sigset_t* set, int* signal) {
   if (!have_real<real::sigwait>()) return ENOSYS;
-  return signal_wait(set, [set, signal] {
+  return signal_wait(set, false, [set, signal] {
     const int rc = real::sigwait(set, signal);
     return std::pair{rc, rc == 0};
   });
@@ -64,7 +71,7 @@ QUARTZ_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
     errno = ENOSYS;
     return -1;
   }
-  return signal_wait(set, [set, info] {
+  return signal_wait(set, false, [set, info] {
     const int rc = real::sigwaitinfo(set, info);
     return std::pair{rc, rc > 0};
   });
@@ -76,8 +83,34 @@ QUARTZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info,
     errno = ENOSYS;
     return -1;
   }
-  return signal_wait(set, [set, info, timeout] {
+  return signal_wait(set, false, [set, info, timeout] {
     const int rc = real::sigtimedwait(set, info, timeout);
     return std::pair{rc, rc > 0};
+  });
+}
+
+QUARTZ_EXPORT int kill(pid_t pid, int signal) {
+  if (!have_real<real::kill>()) {
+    errno = ENOSYS;
+    return -1;
+  }
+  ThreadBlock* block = t_local.block;
+  if (signal != 0 && block && block->trace && pid == getpid()) {
+    const int saved_errno = errno;
+    trace_process_signal(*block);
+    errno = saved_errno;
+  }
+  return real::kill(pid, signal);
+}
+
+QUARTZ_EXPORT int sigsuspend(const sigset_t* mask) {
+  if (!have_real<real::sigsuspend>()) {
+    errno = ENOSYS;
+    return -1;
+  }
+  // It returns once a handler has run: -1, EINTR.
+  return signal_wait(mask, true, [mask] {
+    const int rc = real::sigsuspend(mask);
+    return std::pair{rc, rc == -1 && errno == EINTR};
   });
 }

@@ -70,7 +70,9 @@ __asm__(".symver quartz_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5")
   X(pthread_kill, nullptr, nullptr)                                  \
   X(sigwait, nullptr, nullptr)                                       \
   X(sigwaitinfo, nullptr, nullptr)                                   \
-  X(sigtimedwait, nullptr, nullptr)
+  X(sigtimedwait, nullptr, nullptr)                                  \
+  X(sigsuspend, nullptr, nullptr)                                    \
+  X(kill, nullptr, nullptr)
 
 namespace quartz::rt::real {
 

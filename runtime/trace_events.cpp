@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <atomic>
+
 #include "runtime/runtime.h"
 
 namespace quartz::rt {
@@ -147,12 +149,31 @@ void trace_thread_signal(ThreadBlock& block, uint64_t target_handle) {
                sequence, 0, ticks());
 }
 
-void trace_signal_taken(ThreadBlock& block, uint64_t requested_ticks, bool waited) {
-  const uint64_t now = ticks();
+namespace {
+// Signals sent to the process with kill while tracing.
+std::atomic<uint32_t> g_process_signals_sent{0};
+}  // namespace
+
+SignalsSent signals_sent(const ThreadBlock& block) {
   const ThreadRecord* r = runtime().history.find(block.index);
-  const uint32_t sent = r ? r->signals_sent.load(std::memory_order_acquire) : 0;
-  record_acquired(block, trace::kThreadSignals | block.index, sent, 0, requested_ticks, waited,
-                  now);
+  return {r ? r->signals_sent.load(std::memory_order_acquire) : 0,
+          g_process_signals_sent.load(std::memory_order_acquire)};
+}
+
+void trace_process_signal(ThreadBlock& block) {
+  const uint32_t sequence = g_process_signals_sent.fetch_add(1, std::memory_order_acq_rel) + 1;
+  record_event(block, trace::Type::sem_post, EntryKind::semaphore, trace::kProcessSignals, sequence,
+               0, ticks());
+}
+
+void trace_signal_taken(ThreadBlock& block, const SignalsSent& before, uint64_t requested_ticks,
+                        bool waited) {
+  const uint64_t now = ticks();
+  const SignalsSent after = signals_sent(block);
+  const bool thread = after.to_thread != before.to_thread ||
+                      (after.to_process == before.to_process && after.to_thread != 0);
+  record_acquired(block, thread ? trace::kThreadSignals | block.index : trace::kProcessSignals,
+                  thread ? after.to_thread : after.to_process, 0, requested_ticks, waited, now);
 }
 
 void note_initialised(uintptr_t object, EntryKind kind, uint32_t parameter, uintptr_t site) {

@@ -67,12 +67,21 @@ QUARTZ_NOINLINE void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphor
 QUARTZ_NOINLINE void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore,
                                               uint64_t requested_ticks, bool waited);
 
-// A signal is about to be sent to the thread whose pthread_t is `target_handle`
-// (pthread_kill), and this thread took one in a signal wait (sigwait and friends; `waited`:
-// none of the signals waited for was pending when it began). Recorded as the posts and
-// acquisitions of the thread's own semaphore (trace_format.h kThreadSignals).
+// Signals between the program's threads, recorded as the posts and acquisitions of the
+// receiving thread's or the process's semaphore (trace_format.h kThreadSignals): one is
+// about to be sent to the thread whose pthread_t is `target_handle` (pthread_kill), or to
+// the process (kill of its own pid); this thread took one in a signal wait (sigwait and
+// friends, sigsuspend) that began when the signals sent so far were `before` (`waited`:
+// none it could take was pending then). It took the thread's own when that count moved
+// during the wait, else the process's when that moved, else the latest sent before.
+struct SignalsSent {
+  uint32_t to_thread = 0, to_process = 0;
+};
+QUARTZ_NOINSTR SignalsSent signals_sent(const ThreadBlock& block);
 QUARTZ_NOINLINE void trace_thread_signal(ThreadBlock& block, uint64_t target_handle);
-QUARTZ_NOINLINE void trace_signal_taken(ThreadBlock& block, uint64_t requested_ticks, bool waited);
+QUARTZ_NOINLINE void trace_process_signal(ThreadBlock& block);
+QUARTZ_NOINLINE void trace_signal_taken(ThreadBlock& block, const SignalsSent& before,
+                                        uint64_t requested_ticks, bool waited);
 
 // Remembers what offline pairing needs of a barrier or semaphore being initialised (its
 // count, its initial value) and restarts its numbering. Works whether or not tracing.

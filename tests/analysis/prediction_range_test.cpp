@@ -65,7 +65,7 @@ TEST(PredictionRange, ACriticalPathMostlyOffTheProcessorIsACaution) {
   p.observed_s = p.recorded_s = 0.92;
   p.critical_path.length_s = 0.92;
   p.critical_path.cpu_s = 0.005;
-  p.critical_path.delay_s = 0.915;  // pbzip2's signal thread, in sigwait all along
+  p.critical_path.delay_s = 0.915;  // a thread waiting in the kernel all along
   const std::vector<TrustWarning> said = trust_warnings(p);
   ASSERT_EQ(said.size(), 1u);
   EXPECT_EQ(said[0].reason, "path_off_processor");

@@ -620,14 +620,18 @@ TEST_F(TraceE2E, APredictionRecordedOnABusyMachineSaysSoFirst) {
   EXPECT_LT(caution, text.out.find("Critical path")) << "before any prediction";
 }
 
-// A thread in sigwait from its start until main's pthread_kill, as pbzip2's signal thread
-// (whose untraced wait held every grouping of pbzip2 onto two processors at +0.0%): the
-// wait follows the pthread_kill in the replay, so the critical path runs through the
-// workers, and a program without their work is predicted without the wait. Truth: the
-// waiting thread's own clock.
-TEST_F(TraceE2E, AThreadInSigwaitWaitsForTheThreadThatSignalsIt) {
-  const CommandResult r = run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--",
-                                       program("signal_thread"), "--work-ms", "200"});
+// A thread waiting for a signal from its start until main sends it: in sigwait until a
+// pthread_kill, as pbzip2's signal thread (whose untraced wait held every grouping of
+// pbzip2 onto two processors at +0.0%), or in sigsuspend until a kill of the process, as
+// lbzip2's main thread. The wait follows the signal in the replay, so the critical path
+// runs through the workers, and a program without their work is predicted without the
+// wait. Truth: the waiting thread's own clock.
+class SignalWaits : public TraceE2E, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(SignalWaits, AThreadWaitingForASignalWaitsForTheThreadThatSendsIt) {
+  const CommandResult r =
+      run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--",
+                   program("signal_thread"), "--work-ms", "200", "--suspend", GetParam()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double sigwait_s = std::stod(printed_values(r.out)["sigwait_s"]);
   ASSERT_GT(sigwait_s, 0.18) << "it waited while the workers computed";
@@ -638,6 +642,12 @@ TEST_F(TraceE2E, AThreadInSigwaitWaitsForTheThreadThatSignalsIt) {
   ASSERT_EQ(p["procedures"].size(), 1u);
   EXPECT_LT(p["procedures"][0]["predicted_s"].get<double>(), 0.1 * sigwait_s) << p.dump(1);
 }
+
+INSTANTIATE_TEST_SUITE_P(SigwaitAndSigsuspend, SignalWaits, ::testing::Values("0", "1"),
+                         [](const auto& info) {
+                           return std::string(info.param[0] == '1' ? "sigsuspend_kill"
+                                                                   : "sigwait_pthread_kill");
+                         });
 
 // A critical path mostly off the processor (threads waiting in the kernel for what the
 // trace does not show: here I/O, a nanosleep) bounds every answer by time no replay
