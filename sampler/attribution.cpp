@@ -372,32 +372,43 @@ QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSa
   charge(tables, before, c, 0, stamp, snapshot_id);
 }
 
-// Charges a sample (charge), or, when it was read with entries off and the windows found
-// procedures hidden under its context, each context they found its share of it.
+// The contexts a busy sample read in `context` stands for, each with its weight: when it
+// was read with entries off and the windows found procedures hidden under it, those they
+// found; else the context itself, whole. Calls fn(context, weight) for each.
+template <typename Fn>
+QUARTZ_ALWAYS_INLINE void for_each_part(ProfileTables& tables, uint32_t context, bool entries_off,
+                                        const HiddenParts& hidden, Fn fn) {
+  uint32_t n = 0;
+  const HiddenPart* parts = entries_off && hidden.count != 0 && context != kNone &&
+                                    tables.context_node(context).kind == capture::kProcedure
+                                ? hidden.of(context, &n)
+                                : nullptr;
+  if (!parts) {
+    fn(context, 1.0);
+    return;
+  }
+  for (uint32_t i = 0; i < n; ++i) fn(parts[i].context, parts[i].weight);
+}
+
+// Charges a sample (charge), or each context it stands for its share of it (for_each_part).
 QUARTZ_NOINSTR void charge_sample(ProfileTables& tables, const ThreadSample& s,
                                   const Contribution& c, double duration_s, bool entries_off,
                                   const HiddenParts& hidden, AttributionTotals& totals,
                                   uint64_t snapshot_id) {
-  uint32_t n = 0;
-  const HiddenPart* parts = entries_off && hidden.count != 0 && s.context != kNone &&
-                                    tables.context_node(s.context).kind == capture::kProcedure
-                                ? hidden.of(s.context, &n)
-                                : nullptr;
-  if (!parts) {
-    charge(tables, s, c, duration_s, ++totals.stamps, snapshot_id);
-    return;
-  }
-  for (uint32_t i = 0; i < n; ++i) {
+  for_each_part(tables, s.context, entries_off, hidden, [&](uint32_t context, double w) {
+    if (context == s.context && w == 1.0) {
+      charge(tables, s, c, duration_s, ++totals.stamps, snapshot_id);
+      return;
+    }
     ThreadSample part = s;
-    part.context = parts[i].context;
-    const double w = parts[i].weight;
+    part.context = context;
     Contribution share = c;
     share.processor *= w;
     share.normalized *= w;
     share.normalized_idle *= w;
     for (double& state : share.state) state *= w;
     charge(tables, part, share, duration_s * w, ++totals.stamps, snapshot_id);
-  }
+  });
 }
 
 // A thread waiting for another's end is not at work: it waits for the wind-down.
@@ -410,9 +421,9 @@ QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) 
 // one processor busy, the parts of the others that were not waiting for it, after the first
 // pass has found e. `start_s`: the snapshot's start since the run's.
 QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const SnapshotRecord& snap,
-                               double processors, double model_run, double e,
-                               const ProcessorsBusy& busy_bins, double delta, double start_s,
-                               Starvation& totals) {
+                               const HiddenParts& hidden, double processors, double model_run,
+                               double e, const ProcessorsBusy& busy_bins, double delta,
+                               double start_s, Starvation& totals) {
   double at_work = 0, spinning = 0, ready_all = 0;
   bool section = false;  // a thread other than the first is at work and has worked
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
@@ -478,9 +489,14 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
     const double taken = std::fmin(idle - starved, ready_all - ready);
     const double taken_share = taken > 0 ? std::fmin(1.0 - starved_share, taken / others) : 0.0;
     const double alone_s = run * delta / std::fmax(1.0, e) * (1 - busy_bins.upper);
-    OneBusyApart& apart = tables.context_apart(context);
-    apart.starved += alone_s * starved_share;
-    apart.taken += alone_s * taken_share;
+    // Where the sample's normalized time went (charge_sample; a wait's run before it goes
+    // whole to where it ran): its parts are parts of that.
+    for_each_part(tables, context, snap.entries_off && s.state == kBusy, hidden,
+                  [&](uint32_t part, double w) {
+                    OneBusyApart& apart = tables.context_apart(part);
+                    apart.starved += alone_s * starved_share * w;
+                    apart.taken += alone_s * taken_share * w;
+                  });
   }
 }
 
@@ -527,7 +543,7 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     const uint32_t runnable_bin =
         static_cast<uint32_t>(std::fmin(shape.runnable_bins - 1.0, std::round(r)));
     tables.note_runnable_bin(runnable_bin);
-    starvation(window, tables, snap, processors, model_run, e, busy_bins, delta,
+    starvation(window, tables, snap, config.hidden, processors, model_run, e, busy_bins, delta,
                totals.elapsed_s - delta, totals.starvation);
 
     // Second pass: charge each thread.
