@@ -631,10 +631,10 @@ class SignalWaits : public TraceE2E, public ::testing::WithParamInterface<const 
 TEST_P(SignalWaits, AThreadWaitingForASignalWaitsForTheThreadThatSendsIt) {
   const CommandResult r =
       run_command({kQuartz, "run", "-q", "--trace", "--store", store, "--",
-                   program("signal_thread"), "--work-ms", "200", "--suspend", GetParam()});
+                   program("signal_thread"), "--work-ms", "400", "--suspend", GetParam()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double sigwait_s = std::stod(printed_values(r.out)["sigwait_s"]);
-  ASSERT_GT(sigwait_s, 0.18) << "it waited while the workers computed";
+  ASSERT_GT(sigwait_s, 0.36) << "it waited while the workers computed";
   const json p = predict({"--zero", "crunch"});
   ASSERT_FALSE(p.is_discarded());
   EXPECT_EQ(p["trace"]["forced_waits"], 0);
