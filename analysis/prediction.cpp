@@ -294,6 +294,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     asked_questions.push_back(first.add(threads_grouped(asked.back().group_of)));
   }
   std::vector<size_t> change_questions;
+  const std::vector<UnpatchedProcedure> unpatched =
+      request.zero.empty() && request.speedup.empty() && request.migrate.empty()
+          ? std::vector<UnpatchedProcedure>{}
+          : unpatched_procedures(run);
   auto change = [&](const std::string& name, std::string what, double percent,
                     const std::function<void(SimulationConfig&)>& set) {
     auto [in, matched] = procedure_contexts(run, name);
@@ -301,7 +305,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     c.in_procedure = std::move(in);
     set(c);
     change_questions.push_back(first.add(std::move(c)));
-    out.procedures.push_back({std::move(what), matched, percent, 0, 0, {}});
+    out.procedures.push_back({std::move(what), matched, percent, 0, 0, {}, std::nullopt});
+    for (const UnpatchedProcedure& u : unpatched) {
+      if (u.name == matched) out.procedures.back().turned_off_s = u.at_s;
+    }
   };
   for (const std::string& name : request.zero) {
     change(name, "zero", 100, [](SimulationConfig& c) { c.speedup = 1; });
@@ -560,6 +567,15 @@ std::vector<TrustWarning> trust_warnings(const Predictions& p) {
                        ") is time off the processor: I/O, sleep, or a wait Quartz does not "
                        "trace (a pipe, a signalfd, the program's own futex); every replay keeps "
                        "it as recorded, so no answer goes below it"});
+  }
+  for (const ProcedurePrediction& c : p.procedures) {
+    if (!c.turned_off_s) continue;
+    out.push_back({"procedure_turned_off",
+                   c.procedure + "'s entry was turned off by the overhead budget " +
+                       text::seconds(*c.turned_off_s) +
+                       " into the run: its time since is its callers' in the trace, so the "
+                       "change leaves that out; record with --procedures '" +
+                       c.procedure + "' (or --budget 0) to ask about it"});
   }
   if (p.quality.dropped) {
     out.push_back({"dropped_events", "the trace lost " + std::to_string(p.quality.dropped) +

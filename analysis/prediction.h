@@ -68,6 +68,9 @@ struct ProcedurePrediction {
   double predicted_s = 0;
   double unreceived_s = 0;  // migrate: moved time no thread waited for
   PredictionRange range;
+  // When the overhead budget turned the procedure's entry off, how far into the run: its
+  // time since is its callers' in the trace, which the change then leaves alone.
+  std::optional<double> turned_off_s;
 };
 
 // A scheduler model's replay of the recorded configuration, to set against the recorded
@@ -137,8 +140,8 @@ struct Predictions {
 // a recording made on a busy machine (with its replay on the capacity left, which explains
 // what follows), the replay of the recording more than 10% from the recorded time, the
 // recorded time outside the range its configuration replays to, a critical path mostly off
-// the processor, a trace that lost events or ends early, waits replayed without their
-// recorded wake-up. Each with the reason, for
+// the processor, a changed procedure whose entry the budget turned off, a trace that lost
+// events or ends early, waits replayed without their recorded wake-up. Each with the reason, for
 // text, JSON and the viewer alike.
 struct TrustWarning {
   std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...

@@ -273,7 +273,9 @@ std::string predictions_json(const Predictions& p) {
                           {"procedure", c.procedure},
                           {"percent", c.percent},
                           {"predicted_s", c.predicted_s},
-                          {"unreceived_s", c.unreceived_s}};
+                          {"unreceived_s", c.unreceived_s},
+                          {"turned_off_s", c.turned_off_s ? nlohmann::json(*c.turned_off_s)
+                                                          : nlohmann::json(nullptr)}};
     add_range(change, c.predicted_s, c.range);
     procedures.push_back(std::move(change));
   }
@@ -346,8 +348,11 @@ Predictions predictions_from_json(const std::string& text) {
       const double likely_s = c.at("predicted_s").get<double>();
       p.procedures.push_back({c.at("change").get<std::string>(),
                               c.at("procedure").get<std::string>(), c.at("percent").get<double>(),
-                              likely_s, c.at("unreceived_s").get<double>(),
-                              range_from(c, likely_s)});
+                              likely_s, c.at("unreceived_s").get<double>(), range_from(c, likely_s),
+                              std::nullopt});
+      if (const auto off = c.find("turned_off_s"); off != c.end() && off->is_number()) {
+        p.procedures.back().turned_off_s = off->get<double>();
+      }
     }
     const auto& q = j.at("trace");
     p.quality.events = q.at("events").get<uint64_t>();

@@ -613,7 +613,8 @@ std::vector<LimitReached> limits_reached(const Run& run, const Quality& q) {
   return reached;
 }
 
-// The budget's decisions (capture key "unpatched"): those that turned an entry off.
+}  // namespace
+
 std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   std::vector<UnpatchedProcedure> out;
   std::istringstream list(run.text(capture::run_keys::kUnpatched));
@@ -629,8 +630,6 @@ std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   }
   return out;
 }
-
-}  // namespace
 
 std::optional<Baseline> baseline_of(const Run& run) {
   using namespace capture::run_keys;

@@ -270,6 +270,8 @@ ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
 
 // The run's --baseline, if it has one.
 std::optional<Baseline> baseline_of(const profile::Run& run);
+// The procedures whose entries the overhead budget turned off (capture key "unpatched").
+std::vector<UnpatchedProcedure> unpatched_procedures(const profile::Run& run);
 
 // A symbol's display name: the function, or the address in hex.
 std::string display_name(const profile::Run& run, uint64_t address);

@@ -29,6 +29,9 @@
 namespace quartz::analysis {
 
 inline constexpr uint32_t kNoContext = 0xffffffffu;
+// Where a thread read with no procedure on its stack was: in none (outside the procedures
+// `--procedures` patched, say). In attributions like a context no procedure is on.
+inline constexpr uint32_t kNoProcedure = 0xfffffffeu;
 inline constexpr uint32_t kNoAttribution = 0xffffffffu;
 
 // Which calling contexts a work step's time belongs to: (context, weight), weights adding

@@ -75,6 +75,23 @@ TEST(PredictionRange, ACriticalPathMostlyOffTheProcessorIsACaution) {
   EXPECT_TRUE(trust_warnings(p).empty());
 }
 
+// A change of a procedure whose entry the budget turned off leaves out its time since:
+// said, with when and what to record instead.
+TEST(PredictionRange, AChangedProcedureTurnedOffByTheBudgetIsACaution) {
+  Predictions p;
+  p.observed_s = p.recorded_s = 2.0;
+  p.procedures.push_back({"zero", "hc_find_func", 100, 1.9, 0, {}, 0.58});
+  const std::vector<TrustWarning> said = trust_warnings(p);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].reason, "procedure_turned_off");
+  EXPECT_EQ(said[0].text,
+            "hc_find_func's entry was turned off by the overhead budget 580.00 ms into the run: "
+            "its time since is its callers' in the trace, so the change leaves that out; record "
+            "with --procedures 'hc_find_func' (or --budget 0) to ask about it");
+  p.procedures[0].turned_off_s.reset();
+  EXPECT_TRUE(trust_warnings(p).empty());
+}
+
 GroupingPrediction grouping(const char* spec, double likely_s, double low_s, double high_s) {
   GroupingPrediction g{spec, spec, likely_s, {}};
   g.range.low_s = low_s;

@@ -181,6 +181,76 @@ TEST_F(Budget, TheDefaultBudgetTurnsTheCostliestEntryOffAndSaysSo) {
   EXPECT_EQ((*hot_loop)["calls"], 1);
 }
 
+// A traced run whose budget turned `tiny`'s entry off: `quartz predict --zero tiny` says
+// first that tiny's time since is not in the trace (its caller's), and what to record
+// instead; recorded without a budget, it does not.
+TEST_F(Budget, AChangeOfAProcedureTurnedOffSaysItsTimeSinceIsLeftOut) {
+  const std::string program = build("hot", kHotSource);
+  auto caution = [&](const char* budget) {
+    const std::string store = program + budget + ".db";
+    const CommandResult run = run_command(
+        {kQuartz, "run", "-q", "--trace", "--budget", budget, "--store", store, "--", program});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const CommandResult p =
+        run_command({kQuartz, "predict", "--zero", "tiny", "--json", "--store", store});
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    const json predictions = json::parse(p.out, nullptr, false);
+    for (const json& w : predictions["trust"]) {
+      if (w["reason"] == "procedure_turned_off") return w["text"].get<std::string>();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(caution("5").rfind("tiny's entry was turned off by the overhead budget", 0), 0u);
+  EXPECT_EQ(caution("0"), "");
+}
+
+// Recorded with only some procedures patched (--procedures), a thread's readings outside
+// them (no procedure on its stack) count as time outside them: `--zero half` of a thread
+// that alternates `half` (0.37 ms) and `other` (0.53 ms, not patched; together not a
+// multiple of the 2 ms sampling period), with no synchronization between, predicts what
+// the program measures with `half` doing nothing. (xz recorded with only hc_find_func
+// patched: --zero said -96% where it has half the time.)
+constexpr const char* kHalvesSource =
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <time.h>\n"
+    "static double now(clockid_t c) {\n"
+    "  struct timespec t; clock_gettime(c, &t); return t.tv_sec + t.tv_nsec / 1e9; }\n"
+    "static volatile double sink;\n"
+    "static void burn(double s) {\n"
+    "  double end = now(CLOCK_THREAD_CPUTIME_ID) + s, x = 1;\n"
+    "  while (now(CLOCK_THREAD_CPUTIME_ID) < end) for (int i = 0; i < 1000; i++) x = x * "
+    "1.0000001;\n"
+    "  sink = x; }\n"
+    "static double half_s = 0.00037;\n"
+    "__attribute__((noinline)) void half(void) { burn(half_s); }\n"
+    "__attribute__((noinline)) void other(void) { burn(0.00053); }\n"
+    "int main(int argc, char** argv) {\n"
+    "  if (argc > 1) half_s = atof(argv[1]);\n"
+    "  double start = now(CLOCK_MONOTONIC);\n"
+    "  for (int i = 0; i < 600; i++) { half(); other(); }\n"
+    "  printf(\"elapsed_s=%f\\n\", now(CLOCK_MONOTONIC) - start);\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST_F(Budget, WithSomeProceduresPatchedTimeOutsideThemStaysOutside) {
+  const std::string program = build("halves", kHalvesSource);
+  const std::string store = program + ".db";
+  const CommandResult run = run_command(
+      {kQuartz, "run", "-q", "--trace", "--procedures", "half", "--store", store, "--", program});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const CommandResult p =
+      run_command({kQuartz, "predict", "--zero", "half", "--json", "--store", store});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json predictions = json::parse(p.out, nullptr, false);
+  ASSERT_FALSE(predictions.is_discarded());
+  const double predicted = predictions["procedures"][0]["predicted_s"];
+  const CommandResult without = run_command({program, "0"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const double measured = std::stod(printed_values(without.out)["elapsed_s"]);
+  EXPECT_NEAR(predicted, measured, 0.15 * measured) << p.out;  // 0.32 s of other(); was ~0
+}
+
 // main's start in the budget's programs: two threads run `drive` to their end.
 #define TWO_DRIVERS                                                           \
   "  pthread_t threads[2];\n"                                                 \

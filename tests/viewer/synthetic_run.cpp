@@ -248,10 +248,10 @@ analysis::Predictions small_predictions() {
   search.shared_range = range(1.32, 1.3);
   search.best = {{"0,1,2", "solver,worker,worker", 1.24, range(1.24, 1.24)}};
   p.searches = {search};
-  p.procedures = {
-      {"zero", "log_message", 100, 0.68, 0, range(0.68, 0.7)},
-      {"speedup", "relax(Row&, int)", 25, 0.72, 0, range(0.72, 0.71)},
-      {"migrate", "solve(Grid&)", 100, 0.8002, 0.012, range(0.8002, 0.8002)}};  // +0.0%: unchanged
+  p.procedures = {{"zero", "log_message", 100, 0.68, 0, range(0.68, 0.7), std::nullopt},
+                  {"speedup", "relax(Row&, int)", 25, 0.72, 0, range(0.72, 0.71), std::nullopt},
+                  {"migrate", "solve(Grid&)", 100, 0.8002, 0.012, range(0.8002, 0.8002),
+                   std::nullopt}};  // +0.0%: unchanged
   p.quality.events = 12000;
   p.quality.records = 15000;
   p.quality.samples = 400;
