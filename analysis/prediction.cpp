@@ -294,10 +294,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     asked_questions.push_back(first.add(threads_grouped(asked.back().group_of)));
   }
   std::vector<size_t> change_questions;
-  const std::vector<UnpatchedProcedure> unpatched =
-      request.zero.empty() && request.speedup.empty() && request.migrate.empty()
-          ? std::vector<UnpatchedProcedure>{}
-          : unpatched_procedures(run);
+  const std::vector<UnpatchedProcedure> unpatched = unpatched_procedures(run);
   auto change = [&](const std::string& name, std::string what, double percent,
                     const std::function<void(SimulationConfig&)>& set) {
     auto [in, matched] = procedure_contexts(run, name);

@@ -396,10 +396,6 @@ QUARTZ_NOINSTR void charge_sample(ProfileTables& tables, const ThreadSample& s,
                                   const HiddenParts& hidden, AttributionTotals& totals,
                                   uint64_t snapshot_id) {
   for_each_part(tables, s.context, entries_off, hidden, [&](uint32_t context, double w) {
-    if (context == s.context && w == 1.0) {
-      charge(tables, s, c, duration_s, ++totals.stamps, snapshot_id);
-      return;
-    }
     ThreadSample part = s;
     part.context = context;
     Contribution share = c;
