@@ -40,6 +40,27 @@ namespace quartz::sampler {
 // Roles of the top stack entry, as the runtime records them (EntryRole).
 enum TopRole : uint8_t { kRoleNone = 0, kRoleWaiting = 1, kRoleHolding = 2, kRoleReleased = 3 };
 
+// The share of each interval a thread existed (ThreadSample::present), from its creation
+// and end, counting each stretch of its life once. A thread's first sample also carries
+// the time since its creation that no snapshot saw (it had not started running yet), and a
+// sample read after the thread stored its end (its slot may still say live) the time it
+// lived while the walk went on past the snapshot's time, so a share can exceed 1; the next
+// sample then starts where that one stopped. Its state times add up to its lifetime.
+struct LifeCount {
+  uint64_t counted_to_ns = 0;  // the end of the last stretch counted; 0: none yet
+
+  // `born_ns`, `ended_ns`: 0 when not known (yet); the interval is (`start_ns`, `now`].
+  QUARTZ_NOINSTR float share(uint64_t born_ns, uint64_t ended_ns, uint64_t start_ns, uint64_t now) {
+    if (now <= start_ns) return 1;
+    uint64_t from = born_ns > start_ns || (counted_to_ns == 0 && born_ns) ? born_ns : start_ns;
+    if (from < counted_to_ns) from = counted_to_ns;
+    const uint64_t to = ended_ns ? ended_ns : now;
+    if (to <= from) return 0;
+    counted_to_ns = to;
+    return static_cast<float>(static_cast<double>(to - from) / static_cast<double>(now - start_ns));
+  }
+};
+
 // One thread at one snapshot.
 struct ThreadSample {
   uint32_t thread;         // thread index

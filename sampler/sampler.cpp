@@ -82,6 +82,7 @@ struct Track {
   // its samples were in this one. Given to the next window, once.
   uint64_t runqueue_carry_ns;
   uint64_t runqueue_carried_in_ns;  // of the window being measured: not carried again
+  LifeCount life;  // how much of its life its samples have counted (ThreadSample::present)
 };
 
 struct Sampler {
@@ -278,15 +279,11 @@ QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint
   }
 }
 
-// The time the thread existed in the interval (`start_ns`, `now`], as a share of it: it
-// may have been created or have ended inside it. A thread's first sample (`first`) also
-// carries the time since its creation that no snapshot saw (it had not started running
-// yet), and its last the time it lived while the walk went on past `now`, so a share can
-// exceed 1; the thread's state times then add up to its lifetime.
-QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, uint32_t index, bool first,
-                              uint64_t start_ns, uint64_t now) {
-  const rt::ThreadRecord* record = runtime.history.find(index);
-  if (!record || now <= start_ns) return 1;
+// The share of the interval (`start_ns`, `now`] the thread existed (LifeCount).
+QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, Track& track, uint64_t start_ns,
+                              uint64_t now) {
+  const rt::ThreadRecord* record = runtime.history.find(track.thread_index);
+  if (!record) return 1;
   const uint64_t created = record->created_ns.load(std::memory_order_relaxed);
   // Read even while the slot is live: a thread stores its end before its slot says so, and
   // may be preempted in between.
@@ -294,10 +291,7 @@ QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, uint32_t index, bool f
   // A thread created before the run's clock started (by an earlier constructor) began
   // with the run.
   const uint64_t born = created ? std::max(created, runtime.clock.start_ns) : 0;
-  const uint64_t from = born > start_ns || (first && born) ? born : start_ns;
-  const uint64_t to = exited ? exited : now;  // it may have ended while the walk went on
-  if (to <= from) return 0;
-  return static_cast<float>(static_cast<double>(to - from) / static_cast<double>(now - start_ns));
+  return track.life.share(born, exited, start_ns, now);
 }
 
 QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block) {
@@ -485,7 +479,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
     ThreadSample sample{index,         track.window_position,
                         context,       read.state,
                         read.top_role, 0,
-                        run,           presence(*s.runtime, index, fresh, now - duration_ns, now)};
+                        run,           presence(*s.runtime, track, now - duration_ns, now)};
     sample.released = read.released;
     if (read.state != capture::kBlocked) {
       track.active_sample = s.window.next_sample();
