@@ -72,6 +72,18 @@ void StepAssembler::add(const std::vector<profile::TraceRecord>& records) {
       if (t.exited || !t.started) {
         if (t.started) sample(t, r.thread, r);
       } else {
+        // A reading is held until the events before it have come: an event recorded
+        // before the snapshot may reach the queue after the sampler drained it. A later
+        // snapshot's reading says they have (the sampler drains a thread's queue before it
+        // reads the thread), and a thread in a wait records nothing until the wait ends:
+        // without this, a thread waiting for the whole run (main in pthread_join) held
+        // every thread's steps in memory until its end.
+        while (t.waiting && !t.samples.empty() && t.samples.front().time_ns < r.time_ns) {
+          const profile::TraceRecord s = t.samples.front();
+          t.samples.pop_front();
+          --pending_;
+          sample(t, r.thread, s);
+        }
         t.samples.push_back(r);
         ++pending_;
       }

@@ -514,5 +514,46 @@ TEST(Replay, KernelBlockedTimeIsKeptAndReadyTimeDropped) {
   EXPECT_NEAR(ms[0], 40, 1e-6);  // 10 of work, 30 asleep; the 20 ready are the recording's
 }
 
+// Main waits in pthread_join for the whole run while a worker takes a lock 10 times in
+// each of 100 periods of 10 ms; the trace comes a period a chunk, each with the sampler's
+// readings of both threads (main's say only that it still waits). Main's readings are
+// placed as the next period's come, not when its wait ends, the trace's last event: the
+// replay holds a few periods' steps at once (40 each), not the whole trace's 4,000.
+TEST(Replay, AThreadWaitingForTheWholeRunHoldsNoStepsBack) {
+  constexpr int kPeriods = 100, kPairs = 10;
+  std::vector<BuiltRecord> r;
+  std::vector<size_t> chunk_ends;
+  Timeline main(0, r), worker(1, r);
+  main.event(Type::thread_start, 0, trace::kNoThread).event(Type::create, 0, 1);
+  main.event(Type::join_begin, capture::kJoin, 1);
+  worker.event(Type::thread_start, 0, 0);
+  uint32_t sequence = 0;
+  for (int period = 0; period < kPeriods; ++period) {
+    for (int i = 0; i < kPairs; ++i) {
+      worker.work(0.5).event(Type::lock_acquire, capture::kMutex, kLock, ++sequence);
+      worker.work(0.5).event(Type::lock_release, capture::kMutex, kLock, sequence);
+    }
+    worker.sample(-1, 0);
+    main.until(worker.now()).sample(-1, 0);
+    chunk_ends.push_back(r.size());
+  }
+  worker.exit();
+  main.event(Type::join_end, capture::kJoin, 1).event(Type::process_end).exit();
+  chunk_ends.push_back(r.size());
+  TraceBytes bytes;
+  size_t from = 0;
+  for (size_t end : chunk_ends) {
+    bytes.chunk({r.begin() + static_cast<std::ptrdiff_t>(from),
+                 r.begin() + static_cast<std::ptrdiff_t>(end)});
+    from = end;
+  }
+  bytes.end();
+  const ReplayPass pass = replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"), 2,
+                                       AssemblerCosts{}, {apart(2)});
+  ASSERT_EQ(pass.results.size(), 1u);
+  EXPECT_NEAR(pass.results[0].elapsed_ns / 1e6, kPeriods * kPairs * 1.0, 1e-6);
+  EXPECT_LT(pass.results[0].peak_window, 4 * 4 * kPairs);
+}
+
 }  // namespace
 }  // namespace quartz::analysis
