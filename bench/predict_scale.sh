@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The predictor on a trace of many objects (issue 9 item 8: 100,000 objects, 2,000,000
-# events, under 2 s): bench/many_objects takes 100,000 mutexes in four threads, recorded
+# events, under 2 s): tests/e2e/programs/many_objects.c takes 100,000 mutexes in four threads, recorded
 # with --trace; then `quartz predict --cores 1` (one grouping) and `quartz predict` (every
 # grouping) are timed, with their peak memory (GNU time's %M, from wait4).
 #   bench/predict_scale.sh [BUILD_DIR]        (ROUNDS=2 OBJECTS=100000)
@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 "$build/bin/quartz" run -q --trace --trace-capacity 4194304 --store s.db -- \
-  "$build/bench/many_objects" "$rounds" "$objects" > /dev/null
+  "$build/tests/e2e/many_objects" "$rounds" "$objects" > /dev/null
 for question in "--cores 1" ""; do
   # shellcheck disable=SC2086
   /usr/bin/time -f "%e s, %M KB peak" -o time.txt \

@@ -1,16 +1,26 @@
-/* Many objects for the predictor (bench/predict_scale.sh): four threads take N mutexes in
- * turn, ROUNDS times over, each hand-off a dependency the replay follows.
+/* Many objects for the sampler (many_objects_e2e_test.cpp) and the predictor
+ * (bench/predict_scale.sh): four threads take N mutexes in turn, ROUNDS times
+ * over, each hand-off a dependency the replay follows, with WORK iterations of a loop in
+ * each hold (1 by default: a burst of events).
  *
- *   many_objects ROUNDS N        prints "acquisitions=..."
+ *   many_objects ROUNDS N [WORK]   prints "acquisitions=..." and "wall_ns=" (main's own
+ *                                  wall clock)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { kThreads = 4 };
 static pthread_mutex_t* locks;
-static int rounds, objects;
+static int rounds, objects, work;
 static volatile long sink;
+
+static unsigned long long monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
 
 static void* take_in_turn(void* arg) {
   const long id = (long)arg;
@@ -18,7 +28,7 @@ static void* take_in_turn(void* arg) {
     for (int i = 0; i < objects; i++) {
       pthread_mutex_t* m = &locks[(i * 7L + id * 13L) % objects];
       pthread_mutex_lock(m);
-      sink++;
+      for (int k = 0; k < work; k++) sink++;
       pthread_mutex_unlock(m);
     }
   }
@@ -26,9 +36,11 @@ static void* take_in_turn(void* arg) {
 }
 
 int main(int argc, char** argv) {
+  const unsigned long long start = monotonic_ns();
   rounds = argc > 1 ? atoi(argv[1]) : 2;
   objects = argc > 2 ? atoi(argv[2]) : 100000;
-  if (rounds < 1 || objects < 1) return 2;
+  work = argc > 3 ? atoi(argv[3]) : 1;
+  if (rounds < 1 || objects < 1 || work < 0) return 2;
   locks = calloc((size_t)objects, sizeof *locks);
   if (!locks) return 1;
   for (int i = 0; i < objects; i++) pthread_mutex_init(&locks[i], NULL);
@@ -37,5 +49,6 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kThreads; i++) pthread_join(threads[i], NULL);
   printf("acquisitions=%ld\n", (long)kThreads * rounds * objects);
   free(locks);
+  printf("wall_ns=%llu\n", monotonic_ns() - start);
   return 0;
 }
