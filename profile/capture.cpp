@@ -144,6 +144,33 @@ FullRecord read_full(Cursor& c, uint32_t processors, uint32_t runnable_bins) {
   return r;
 }
 
+// The record of what no snapshot saw: every figure 0.
+FullRecord zero_full(uint32_t processors, uint32_t runnable_bins) {
+  FullRecord r;
+  const size_t bins = size_t{processors} + 1;
+  r.processor_self.assign(bins, 0);
+  r.processor_behalf.assign(bins, 0);
+  r.normalized_self.assign(bins, 0);
+  r.normalized_behalf.assign(bins, 0);
+  for (auto& hist : r.runnable) hist.assign(runnable_bins, 0);
+  return r;
+}
+
+// An object's fields up to its exact wait (both objects sections begin alike).
+ObjectInfo read_object_counts(Cursor& c, uint32_t id) {
+  ObjectInfo o;
+  o.id = id;
+  o.address = c.u64();
+  o.kind = c.u32();
+  o.name = c.str();
+  o.first_site = c.u64();
+  o.acquisitions = c.u64();
+  o.contended = c.u64();
+  o.posts = c.u64();
+  o.exact_wait_ns = c.u64();
+  return o;
+}
+
 // A context's record: its time by processors busy into the run's columns, the rest into
 // `own`.
 void read_context(Run& run, Cursor& c, ContextStates& own) {
@@ -169,7 +196,8 @@ const char* section_name(uint32_t type) {
                                        "object frames",
                                        "thread starvation",
                                        "context starvation",
-                                       "context taken"};
+                                       "context taken",
+                                       "unseen objects"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -234,16 +262,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
     case SectionType::objects: {
       const uint32_t n = c.count(full);
       for (uint32_t i = 0; i < n; ++i) {
-        ObjectInfo o;
-        o.id = static_cast<uint32_t>(run.objects.size()) + 1;
-        o.address = c.u64();
-        o.kind = c.u32();
-        o.name = c.str();
-        o.first_site = c.u64();
-        o.acquisitions = c.u64();
-        o.contended = c.u64();
-        o.posts = c.u64();
-        o.exact_wait_ns = c.u64();
+        ObjectInfo o = read_object_counts(c, static_cast<uint32_t>(run.objects.size()) + 1);
         o.wait_spinning_s = c.f64();
         o.wait_blocked_s = c.f64();
         o.hold_s = c.f64();
@@ -252,6 +271,27 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         o.record = read_full(c, run.processors, run.runnable_bins);
         run.objects.push_back(std::move(o));
       }
+      break;
+    }
+    case SectionType::unseen_objects: {
+      // Into the objects section's, in the order the program first used them; ids again.
+      const uint32_t n = c.count(60);
+      std::vector<ObjectInfo> seen = std::move(run.objects);
+      run.objects.clear();
+      run.objects.reserve(seen.size() + n);
+      size_t next = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        const uint32_t after = c.u32();
+        if (after < next || after > seen.size()) c.fail_at(item, "unseen objects out of order");
+        for (; next < after; ++next) run.objects.push_back(std::move(seen[next]));
+        ObjectInfo o = read_object_counts(c, 0);
+        o.record = zero_full(run.processors, run.runnable_bins);
+        run.objects.push_back(std::move(o));
+      }
+      for (; next < seen.size(); ++next) run.objects.push_back(std::move(seen[next]));
+      for (size_t i = 0; i < run.objects.size(); ++i)
+        run.objects[i].id = static_cast<uint32_t>(i) + 1;
       break;
     }
     case SectionType::procedures: {

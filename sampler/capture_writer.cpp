@@ -377,9 +377,22 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
   write_context_apart(out, tables, SectionType::context_taken, &OneBusyApart::taken);
 }
 
-QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
-                                 const rt::MergedCounts& counts, uint64_t address, uint32_t kind,
-                                 const rt::ObjectRecord* r, uint32_t sampled, double ns_per_tick) {
+// What the snapshots saw of an object: its waits, hold, queue lengths and full record.
+QUARTZ_NOINSTR void write_object_figures(Out& out, ProfileTables& tables, uint32_t sampled) {
+  const ObjectEntry& o = tables.object_entry(sampled);
+  out.f64(o.wait_spinning_s);
+  out.f64(o.wait_blocked_s);
+  out.f64(o.hold_s);
+  out.u32(kQueueBins);
+  out.f64s(tables.object_queue(sampled), kQueueBins);
+  full_record(out, tables, tables.object_record(sampled));
+}
+
+// An object's fields up to its exact wait (both objects sections begin alike).
+QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
+                                        const rt::MergedCounts& counts, uint64_t address,
+                                        uint32_t kind, const rt::ObjectRecord* r,
+                                        double ns_per_tick) {
   uint64_t posts = 0, site = 0;
   char name[rt::kObjectNameBytes] = "";
   if (r) {
@@ -396,44 +409,48 @@ QUARTZ_NOINSTR void write_object(Out& out, ProfileTables& tables, const rt::Runt
   out.u64(totals.contended);
   out.u64(posts);
   out.u64(static_cast<uint64_t>(static_cast<double>(totals.wait_ticks) * ns_per_tick));
-  if (sampled != kNone) {
-    const ObjectEntry& o = tables.object_entry(sampled);
-    out.f64(o.wait_spinning_s);
-    out.f64(o.wait_blocked_s);
-    out.f64(o.hold_s);
-    out.u32(kQueueBins);
-    out.f64s(tables.object_queue(sampled), kQueueBins);
-    full_record(out, tables, tables.object_record(sampled));
-  } else {
-    out.f64(0);
-    out.f64(0);
-    out.f64(0);
-    out.u32(kQueueBins);
-    out.zeros(kQueueBins);
-    full_record(out, tables, nullptr);
-  }
 }
 
+// The objects the snapshots saw, with their figures, then (SectionType::unseen_objects) the
+// registered ones they never saw, with their counts only.
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                   const rt::MergedCounts& counts, double ns_per_tick) {
   out.begin_counted(SectionType::objects);
   uint32_t n = 0;
-  // Registered objects first, then those only the stacks showed (waited for, never yet
-  // acquired when the capture was written).
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
     const uint32_t sampled = tables.find_object(address);
+    if (sampled == kNone) return;
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
-    if (kind == rt::kKindUnset && sampled != kNone) kind = tables.object_entry(sampled).kind;
-    write_object(out, tables, runtime, counts, address, kind, &r, sampled, ns_per_tick);
+    if (kind == rt::kKindUnset) kind = tables.object_entry(sampled).kind;
+    write_object_counts(out, runtime, counts, address, kind, &r, ns_per_tick);
+    write_object_figures(out, tables, sampled);
     ++n;
   });
+  // Those only the stacks showed (waited for, never yet acquired when the capture was
+  // written).
   for (uint32_t i = 0; i < tables.object_count(); ++i) {
     const ObjectEntry& o = tables.object_entry(i);
     if (runtime.objects.find(o.address)) continue;
-    write_object(out, tables, runtime, counts, o.address, o.kind, nullptr, i, ns_per_tick);
+    write_object_counts(out, runtime, counts, o.address, o.kind, nullptr, ns_per_tick);
+    write_object_figures(out, tables, i);
     ++n;
   }
+  out.end_counted(n);
+  out.begin_counted(SectionType::unseen_objects);
+  n = 0;
+  uint32_t seen = 0;  // of the objects section's, in the same order
+  runtime.objects.for_each([&](const rt::ObjectRecord& r) {
+    const uintptr_t address = r.address.load(std::memory_order_acquire);
+    if (tables.find_object(address) != kNone) {
+      ++seen;
+      return;
+    }
+    out.u32(seen);
+    write_object_counts(out, runtime, counts, address, r.kind.load(std::memory_order_relaxed), &r,
+                        ns_per_tick);
+    ++n;
+  });
   out.end_counted(n);
 }
 

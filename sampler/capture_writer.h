@@ -74,6 +74,7 @@ class CaptureWriter {
   QUARTZ_NOINSTR bool publish(const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime);
   QUARTZ_NOINSTR bool shared() const { return bytes_.shared(); }
+  QUARTZ_NOINSTR size_t built_bytes() const { return bytes_.size(); }  // the last capture built
 
  private:
   QUARTZ_NOINSTR bool build(bool final, bool seal, const RunInfo& info,

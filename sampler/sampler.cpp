@@ -116,13 +116,17 @@ struct Sampler {
   Window published_window;
   bool can_publish = false;
   uint64_t last_publish_ns = 0;  // the snapshot time of the last publication
-  // What the last publications cost by the sampler's clock (0: not measured yet). The
-  // least of the last four stands for the next (the first ones touch new pages, one with
-  // cold caches is slow), unless the last cost more than four times that: the capture grew
-  // with the program's objects and contexts. Taken as the least, a capture of 100,000
-  // mutexes (58 MB) was published at nearly every snapshot, its 1.4 ms before the objects
-  // came standing for 35-200 ms.
-  uint64_t publish_costs[4] = {};
+  // What the last publications cost by the sampler's clock, and their sizes (0: not
+  // measured yet). The least cost a byte of the last four, times the last one's bytes,
+  // stands for the next: the first ones touch new pages, one with cold caches is slow, and
+  // a capture grows with the program's objects and contexts. The least cost alone stood
+  // for a capture of 100,000 mutexes (58 MB) at 1.4 ms, from before the objects came,
+  // where they cost 35-200 ms: it was published at nearly every snapshot.
+  struct PublishCost {
+    uint64_t ns;
+    uint64_t bytes;
+  };
+  PublishCost publish_costs[4] = {};
   uint32_t publications = 0;
   MachineLoad load_at_start;    // the program's processors' busy time, to tell others' use
   uint64_t other_noted_ns = 0;  // when publish_capture last read it
@@ -540,13 +544,17 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   s.writer.write(final, s.info, s.totals, s.tables, *s.runtime);
 }
 
-// What the next publication will cost (Sampler::publish_costs); 0 before the first.
+// What the next publication will cost (Sampler::publish_costs); 0 until four are
+// measured (the first ones come at every snapshot).
 QUARTZ_NOINSTR uint64_t publish_cost(const Sampler& s) {
-  if (s.publications == 0) return 0;
-  const uint64_t last = s.publish_costs[(s.publications - 1) % 4];
-  uint64_t least = last;
-  for (uint64_t c : s.publish_costs) least = c != 0 && c < least ? c : least;
-  return least > last / 4 ? least : last / 4;
+  double least_per_byte = -1;
+  for (const Sampler::PublishCost& c : s.publish_costs) {
+    if (c.ns == 0 || c.bytes == 0) return 0;
+    const double per_byte = static_cast<double>(c.ns) / static_cast<double>(c.bytes);
+    if (least_per_byte < 0 || per_byte < least_per_byte) least_per_byte = per_byte;
+  }
+  const uint64_t last_bytes = s.publish_costs[(s.publications - 1) % 4].bytes;
+  return static_cast<uint64_t>(least_per_byte * static_cast<double>(last_bytes));
 }
 
 // Under `quartz run`, the figures so far go to the parent at every snapshot, so that a
@@ -578,7 +586,7 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
     s.other_noted_ns = now;
   }
   s.writer.publish(s.info, totals, s.published_tables, *s.runtime);
-  s.publish_costs[s.publications++ % 4] = own_cpu_ns() - start;
+  s.publish_costs[s.publications++ % 4] = {own_cpu_ns() - start, s.writer.built_bytes()};
   s.last_publish_ns = now;
 }
 

@@ -138,6 +138,60 @@ TEST(ParseCapture, SkipsSectionsOfNewerWriters) {
   EXPECT_EQ(run.text("host"), "h");
 }
 
+// Objects no snapshot saw come in a section of their own, with their counts only (older
+// readers skip it): each goes where the program first used it among the others, ids
+// follow that order, and its figures are zero records of the run's shape.
+TEST(ParseCapture, ObjectsNoSnapshotSawTakeTheirPlaceInTheOrderOfFirstUse) {
+  const profile::Run run = test_support::sample_run();
+  const size_t seen = run.objects.size();
+  ASSERT_GE(seen, 1u);
+  test_support::PayloadWriter unseen;
+  unseen.u32(2);
+  for (const auto& [after, address] :
+       {std::pair<uint32_t, uint64_t>{0, 0xA000}, std::pair<uint32_t, uint64_t>{1, 0xB000}}) {
+    unseen.u32(after);
+    unseen.u64(address);
+    unseen.u32(capture::kMutex);
+    unseen.str("");
+    unseen.u64(0x401000);  // first site
+    unseen.u64(7);         // acquisitions
+    unseen.u64(0);
+    unseen.u64(0);
+    unseen.u64(0);
+  }
+  const profile::Run read =
+      parse_capture(CaptureBuilder::of(run)
+                        .raw_section(uint32_t(capture::SectionType::unseen_objects), unseen.bytes())
+                        .bytes(),
+                    kName);
+  ASSERT_EQ(read.objects.size(), seen + 2);
+  EXPECT_EQ(read.objects[0].address, 0xA000u);
+  EXPECT_EQ(read.objects[1].address, run.objects[0].address);
+  EXPECT_EQ(read.objects[2].address, 0xB000u);
+  for (size_t i = 0; i < read.objects.size(); ++i) EXPECT_EQ(read.objects[i].id, i + 1);
+  const profile::ObjectInfo& a = read.objects[0];
+  EXPECT_EQ(a.acquisitions, 7u);
+  EXPECT_EQ(a.first_site, 0x401000u);
+  EXPECT_EQ(a.record.processor_self.size(), run.processors + 1u);
+  EXPECT_EQ(a.record.normalized_behalf.size(), run.processors + 1u);
+  for (const auto& hist : a.record.runnable) EXPECT_EQ(hist.size(), run.runnable_bins);
+  EXPECT_TRUE(a.queue.empty());
+
+  test_support::PayloadWriter backwards;  // `after` must not go back, nor past the others
+  backwards.u32(1);
+  backwards.u32(static_cast<uint32_t>(seen) + 1);
+  backwards.u64(0xC000);
+  backwards.u32(capture::kMutex);
+  backwards.str("");
+  for (int i = 0; i < 5; ++i) backwards.u64(0);
+  EXPECT_THROW(parse_capture(CaptureBuilder::of(run)
+                                 .raw_section(uint32_t(capture::SectionType::unseen_objects),
+                                              backwards.bytes())
+                                 .bytes(),
+                             kName),
+               CaptureError);
+}
+
 // Which threads the program named, and the bottom of their own stacks, come in a section
 // older readers skip; without it (an older capture) a thread that has its creator's name
 // is taken to have inherited it.
