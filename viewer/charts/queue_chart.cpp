@@ -11,8 +11,9 @@ QueueChart::QueueChart(QWidget* parent) : ChartView(parent) {}
 
 void QueueChart::show_queue(const QueueLengths& queue) {
   clear_chart(queue.title);
-  // Up to the longest queue seen (at least 0..1 waiting).
-  size_t bins = std::min<size_t>(2, queue.queue_s.size());
+  // Up to the longest queue seen, at least 0..1 waiting (an object no snapshot saw has no
+  // queue lengths: zeros).
+  size_t bins = 2;
   for (size_t k = 0; k < queue.queue_s.size(); ++k) {
     if (queue.queue_s[k] > 0) bins = std::max(bins, k + 1);
   }
@@ -25,7 +26,7 @@ void QueueChart::show_queue(const QueueLengths& queue) {
   set->setBorderColor(palette::kQueue);
   QStringList categories;
   for (size_t k = 0; k < bins; ++k) {
-    set->append(queue.queue_s[k] * unit.per_second);
+    set->append((k < queue.queue_s.size() ? queue.queue_s[k] : 0.0) * unit.per_second);
     categories << QString::number(k);
   }
   auto* series = new QBarSeries;
