@@ -328,43 +328,6 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["findings"] = findings_json(diagnose(v));
   if (options.parent_run) j["parent_run"] = *options.parent_run;
   if (!options.child_runs.empty()) j["child_runs"] = options.child_runs;
-  auto& locks = j["locks"] = nlohmann::json::array();
-  for (const LockRow& l : v.locks) {
-    nlohmann::json row = totals_json(l.totals);
-    row["id"] = l.id;
-    row["name"] = l.name;
-    row["kind"] = kind_name(l.kind);
-    row["address"] = l.address;
-    row["wait_s"] = l.wait_s;
-    row["wait_spinning_s"] = l.wait_spinning_s;
-    row["wait_blocked_s"] = l.wait_blocked_s;
-    row["hold_s"] = l.hold_s;
-    row["acquisitions"] = l.acquisitions;
-    row["contended"] = l.contended;
-    row["posts"] = l.posts;
-    row["mean_wait_s"] = l.mean_wait_s;
-    row["mean_queue"] = l.mean_queue;
-    row["queue_s"] = l.queue_s;
-    locks.push_back(std::move(row));
-  }
-  auto& threads = j["threads"] = nlohmann::json::array();
-  for (const ThreadRow& t : v.threads) {
-    nlohmann::json row = totals_json(t.totals);
-    row["index"] = t.index;
-    row["parent"] =
-        t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
-    row["name"] = t.name;
-    row["named"] = t.named;
-    row["routine"] = t.routine;
-    row["role"] = t.role;
-    row["busy_s"] = t.busy_s;
-    row["spin_s"] = t.spinning_s;
-    row["blocked_s"] = t.blocked_s;
-    row["ready_s"] = t.ready_s;
-    row["cpu_s"] = t.cpu_s;
-    row["calls"] = t.calls;
-    threads.push_back(std::move(row));
-  }
   const Quality& q = v.quality;
   j["sampling"] = {
       {"samples", q.samples},
@@ -414,12 +377,48 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                         {"question", w.question},
                         {"predictions", nlohmann::json::parse(w.json, nullptr, false)}});
   }
-  // The procedures with their children, and the contexts, one per calling context
-  // (millions in a big run), are streamed one per line after the rest: the memory used is
-  // that of one, not of a tree of them all.
+  // The locks and threads (100,000 mutexes took 5.6 s and 886 MB as a tree), the procedures
+  // with their children, and the contexts, one per calling context (millions in a big
+  // run), are streamed one per line after the rest: the memory used is that of one, not of
+  // a tree of them all.
   std::string head = j.dump(2, ' ', false, kReplace);
   head.resize(head.size() - 2);  // the closing "\n}"
   out << head;
+  stream_array(out, "locks", v.locks, [&](const LockRow& l) {
+    nlohmann::json row = totals_json(l.totals);
+    row["id"] = l.id;
+    row["name"] = l.name;
+    row["kind"] = kind_name(l.kind);
+    row["address"] = l.address;
+    row["wait_s"] = l.wait_s;
+    row["wait_spinning_s"] = l.wait_spinning_s;
+    row["wait_blocked_s"] = l.wait_blocked_s;
+    row["hold_s"] = l.hold_s;
+    row["acquisitions"] = l.acquisitions;
+    row["contended"] = l.contended;
+    row["posts"] = l.posts;
+    row["mean_wait_s"] = l.mean_wait_s;
+    row["mean_queue"] = l.mean_queue;
+    row["queue_s"] = l.queue_s;
+    return row;
+  });
+  stream_array(out, "threads", v.threads, [&](const ThreadRow& t) {
+    nlohmann::json row = totals_json(t.totals);
+    row["index"] = t.index;
+    row["parent"] =
+        t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
+    row["name"] = t.name;
+    row["named"] = t.named;
+    row["routine"] = t.routine;
+    row["role"] = t.role;
+    row["busy_s"] = t.busy_s;
+    row["spin_s"] = t.spinning_s;
+    row["blocked_s"] = t.blocked_s;
+    row["ready_s"] = t.ready_s;
+    row["cpu_s"] = t.cpu_s;
+    row["calls"] = t.calls;
+    return row;
+  });
   stream_array(out, "procedures", v.procedures, [&](const ProcedureRow& p) {
     nlohmann::json row = totals_json(p.totals);
     row["name"] = p.name;

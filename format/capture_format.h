@@ -84,7 +84,8 @@ enum class SectionType : uint32_t {
   // min(idle - starved, others' ready) / (P - 1))): u32 n, then n: u32 context id,
   // f64 seconds. Contexts not listed have none.
   context_taken = 13,
-  // Added later; readers before it skip it. Objects no snapshot saw (acquired, never seen
+  // Added later; readers before it skip it, and then refuse the object_frames of these
+  // objects (frames of an object not listed). Objects no snapshot saw (acquired, never seen
   // held or waited for): the objects section's fields up to exact_wait_ns, their figures
   // all 0, which there took ~500 bytes an object (a capture of 100,000 mutexes: 58 MB,
   // 35-200 ms a publication). u32 n, then n: u32 after (how many of the objects section's
