@@ -429,9 +429,12 @@ TEST_F(ProfileE2E, DiagnosisNamesEachSamplesKnownProblemFirst) {
       // Two threads, each holding the lock 100 of every 120 us: the lock is the bottleneck
       // (2 x 100 > 20 + 100) and nothing else is. With four, they also oversubscribe two
       // processors, a real second problem: under ASan a CI run ranked it first, severity
-      // 0.104 against the lock's 0.100 (0.16-0.19 against 0.02-0.03 in Release).
+      // 0.104 against the lock's 0.100 (0.16-0.19 against 0.02-0.03 in Release). 2,000
+      // rounds (0.5 s under ASan): with 500 (0.13 s) the sampler's own time was 9% of the
+      // processors under ASan, a slower CI machine's over 10%, and a finding's confidence
+      // is halved past that (0.41); with 2,000 it is 4% and the confidence 0.94-0.95.
       {"lock_contention",
-       {"--threads", "2", "--iterations", "500", "--work-us", "20"},
+       {"--threads", "2", "--iterations", "2000", "--work-us", "20"},
        "lock contention",
        "work_queue"},
       {"imbalance", {"--unit-ms", "50"}, "load imbalance", ""},
