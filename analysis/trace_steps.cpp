@@ -60,12 +60,7 @@ void StepAssembler::add(const std::vector<profile::TraceRecord>& records) {
     Thread& t = threads_[r.thread];
     if (trace::is_sync_event(r.type)) {
       ++totals_.events;
-      while (!t.samples.empty() && t.samples.front().time_ns <= r.time_ns) {
-        const profile::TraceRecord s = t.samples.front();
-        t.samples.pop_front();
-        --pending_;
-        sample(t, r.thread, s);
-      }
+      place_readings(t, r.thread, r.time_ns);
       event(t, r.thread, r);
     } else if (r.type == Type::sample) {
       ++totals_.samples;
@@ -78,22 +73,12 @@ void StepAssembler::add(const std::vector<profile::TraceRecord>& records) {
         // reads the thread), and a thread in a wait records nothing until the wait ends:
         // without this, a thread waiting for the whole run (main in pthread_join) held
         // every thread's steps in memory until its end.
-        while (t.waiting && !t.samples.empty() && t.samples.front().time_ns < r.time_ns) {
-          const profile::TraceRecord s = t.samples.front();
-          t.samples.pop_front();
-          --pending_;
-          sample(t, r.thread, s);
-        }
+        if (t.waiting && r.time_ns > 0) place_readings(t, r.thread, r.time_ns - 1);
         t.samples.push_back(r);
         ++pending_;
       }
     } else if (r.type == Type::cpu) {
-      while (!t.samples.empty() && t.samples.front().time_ns <= r.time_ns) {
-        const profile::TraceRecord s = t.samples.front();
-        t.samples.pop_front();
-        --pending_;
-        sample(t, r.thread, s);
-      }
+      place_readings(t, r.thread, r.time_ns);
       if (t.started && !t.exited) {
         close_piece(t, static_cast<double>(r.time_ns), costs_.cpu_read_ns);
         resolve_cpu(t, static_cast<double>(r.cpu_ns), false);
@@ -104,6 +89,16 @@ void StepAssembler::add(const std::vector<profile::TraceRecord>& records) {
     }
   }
   totals_.peak_pending = std::max(totals_.peak_pending, pending_);
+}
+
+// Places the thread's held readings taken at `through_ns` or before, oldest first.
+void StepAssembler::place_readings(Thread& t, uint32_t index, uint64_t through_ns) {
+  while (!t.samples.empty() && t.samples.front().time_ns <= through_ns) {
+    const profile::TraceRecord s = t.samples.front();
+    t.samples.pop_front();
+    --pending_;
+    sample(t, index, s);
+  }
 }
 
 void StepAssembler::close_piece(Thread& t, double until_ns, double overhead_ns) {
@@ -194,12 +189,7 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
     case Type::thread_exit:
       t.exited = true;
       t.waiting = false;
-      while (!t.samples.empty()) {
-        const profile::TraceRecord s = t.samples.front();
-        t.samples.pop_front();
-        --pending_;
-        sample(t, index, s);
-      }
+      place_readings(t, index, ~uint64_t{0});
       break;
     default:
       break;
@@ -365,11 +355,7 @@ void StepAssembler::flush_thread(Thread& t, uint32_t index) {
 void StepAssembler::finish() {
   for (uint32_t index = 0; index < threads_.size(); ++index) {
     Thread& t = threads_[index];
-    while (!t.samples.empty()) {
-      const profile::TraceRecord s = t.samples.front();
-      t.samples.pop_front();
-      sample(t, index, s);
-    }
+    place_readings(t, index, ~uint64_t{0});
     flush_thread(t, index);
     logs_[index].ended = true;
   }

@@ -165,6 +165,7 @@ class StepAssembler {
 
   void event(Thread& t, uint32_t index, const profile::TraceRecord& r);
   void sample(Thread& t, uint32_t index, const profile::TraceRecord& r);
+  void place_readings(Thread& t, uint32_t index, uint64_t through_ns);
   void close_piece(Thread& t, double until_ns, double overhead_ns);
   void resolve_cpu(Thread& t, double cpu_ns, bool final);
   void resolve_ready(Thread& t, uint32_t index, double runqueue_ns, bool known);
