@@ -306,15 +306,16 @@ class Names {
 };
 
 // The root (0) and the first `limit` procedures by rank with a child context, or none (no
-// limit: every procedure).
-std::optional<tsl::robin_set<uint64_t>> parents_shown(const Run& run,
+// limit: every procedure). `Context`: the run's (ContextInfo) or the view's (ContextRow).
+template <typename Context>
+std::optional<tsl::robin_set<uint64_t>> parents_shown(const std::vector<Context>& contexts,
                                                       const std::vector<ProcedureRow>& procedures,
                                                       size_t limit) {
   if (limit >= procedures.size()) return std::nullopt;
   tsl::robin_set<uint64_t> parents;
-  for (const ContextInfo& c : run.contexts) {
+  for (const Context& c : contexts) {
     if (c.parent == capture::kNoParent) continue;
-    const ContextInfo& p = run.contexts[c.parent];
+    const Context& p = contexts[c.parent];
     if (p.kind == capture::kProcedure) parents.insert(p.address);
   }
   tsl::robin_set<uint64_t> shown{0};
@@ -324,11 +325,16 @@ std::optional<tsl::robin_set<uint64_t>> parents_shown(const Run& run,
   return shown;
 }
 
+// From the run's contexts (ContextInfo) or the view's rows (ContextRow), whichever the
+// analysis holds; `inclusive(i)`: context i's normalized time with its subtree.
+template <typename Context, typename Inclusive>
 std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
+                                                     const std::vector<Context>& contexts,
+                                                     const Inclusive& inclusive,
                                                      const std::vector<ProcedureRow>& procedures,
                                                      Names& names, size_t limit) {
-  const size_t n = run.contexts.size();
-  const std::optional<tsl::robin_set<uint64_t>> shown = parents_shown(run, procedures, limit);
+  const size_t n = contexts.size();
+  const std::optional<tsl::robin_set<uint64_t>> shown = parents_shown(contexts, procedures, limit);
   // Each context's inclusive time under its parent's procedure, summed by (parent, child,
   // kind) once sorted, in the contexts' order: one array, not a hash table of hash tables
   // (a big run has about as many of these as contexts).
@@ -338,25 +344,17 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     double time;
   };
   std::vector<Share> shares;
-  {
-    std::vector<double> inclusive(n, 0);
-    for (size_t i = n; i-- > 0;) {
-      inclusive[i] += sum(run.normalized_of(i));
-      const uint32_t parent = run.contexts[i].parent;
-      if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
+  if (!shown) shares.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Context& c = contexts[i];
+    uint64_t parent_address = 0;
+    if (c.parent != capture::kNoParent) {
+      const Context& p = contexts[c.parent];
+      if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
+      parent_address = p.address;
     }
-    if (!shown) shares.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      const ContextInfo& c = run.contexts[i];
-      uint64_t parent_address = 0;
-      if (c.parent != capture::kNoParent) {
-        const ContextInfo& p = run.contexts[c.parent];
-        if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
-        parent_address = p.address;
-      }
-      if (shown && !shown->count(parent_address)) continue;
-      shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive[i]});
-    }
+    if (shown && !shown->count(parent_address)) continue;
+    shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive(i)});
   }
   std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
     return std::tie(a.parent, a.child, a.kind, a.context) <
@@ -418,16 +416,32 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
   return result;
 }
 
+// The call graph without the view's rows (the text report's), from the run's contexts.
+std::map<uint64_t, std::vector<ChildRow>> child_rows_of_run(
+    const Run& run, const std::vector<ProcedureRow>& procedures, Names& names, size_t limit) {
+  std::vector<double> inclusive(run.contexts.size(), 0);
+  for (size_t i = inclusive.size(); i-- > 0;) {
+    inclusive[i] += sum(run.normalized_of(i));
+    const uint32_t parent = run.contexts[i].parent;
+    if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
+  }
+  return child_rows(
+      run, run.contexts, [&](size_t i) { return inclusive[i]; }, procedures, names, limit);
+}
+
 // The calling-context tree into `view`: its rows, their names (each distinct procedure's
-// or object's once) and histograms.
-void add_context_rows(const Run& run, ProfileView& view, Names& names) {
+// or object's once) and histograms. `bins`: the run's contexts' time by processors busy
+// (Run::context_bins, taken or copied), which become the histograms in place.
+void add_context_rows(const Run& run, std::vector<double> bins_by_context, ProfileView& view,
+                      Names& names) {
   const size_t n = run.contexts.size();
   const size_t bins = view.bins();
   const EdgeCalls edge_calls = edge_calls_of(run);
   std::vector<ContextRow>& rows = view.contexts;
   rows.assign(n, {});
   std::vector<double>& histograms = view.context_histograms;
-  histograms.assign(n * 2 * bins, 0);
+  histograms = std::move(bins_by_context);
+  histograms.resize(n * 2 * bins, 0);
   for (size_t i = 0; i < n; ++i) {
     const ContextInfo& c = run.contexts[i];
     ContextRow& row = rows[i];
@@ -446,13 +460,12 @@ void add_context_rows(const Run& run, ProfileView& view, Names& names) {
       auto it = edge_calls.find({caller, c.address});
       if (it != edge_calls.end()) row.calls = it->second;
     }
-    const std::span<const double> normalized = run.normalized_of(i);
-    row.normalized_self_s = sum(normalized);
-    const size_t copied = std::min(bins, normalized.size());
+    // The run's [processor time, normalized] by processors busy become the view's
+    // [normalized with the subtree (its own, until the sums below), normalized].
     double* histogram = histograms.data() + i * 2 * bins;
-    std::copy_n(normalized.begin(), copied, histogram);
-    std::copy_n(normalized.begin(), copied, histogram + bins);
-    row.processor_self_s = sum(run.processor_of(i));
+    row.processor_self_s = sum({histogram, bins});
+    row.normalized_self_s = sum({histogram + bins, bins});
+    std::copy_n(histogram + bins, bins, histogram);
     row.processor_s = row.processor_self_s;
     row.wait_self_s = c.own.state[capture::kSpinning] + c.own.state[capture::kBlocked];
   }
@@ -692,14 +705,12 @@ Starvation starvation_of(const Run& run) {
   return s;
 }
 
-}  // namespace
-
-ProfileView analyze(const Run& source, const ViewOptions& options) {
-  const std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(source);
-  const Run& run = folded ? *folded : source;
+// `owned`: `run` itself when its contexts are the view's to take (analyze_taking_contexts,
+// or a folded copy), else null.
+ProfileView view_of(const Run& run, const ViewOptions& options, bool folded, Run* owned) {
   ProfileView view;
   view.all_frames = options.all_frames;
-  view.folded_system_frames = folded.has_value();
+  view.folded_system_frames = folded;
   view.program = run.text(capture::run_keys::kProgram);
   std::stringstream split(run.text(capture::run_keys::kArguments));
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);
@@ -711,17 +722,47 @@ ProfileView analyze(const Run& source, const ViewOptions& options) {
   sum_context_findings(run, view);
   std::optional<Names> names;
   if (options.contexts || options.children) names.emplace(run, view);
-  // The children rows before the context rows: their sort array (32 bytes a context) is
-  // gone before the rows (120) are made, 240 MB less at the peak at 8.1 M contexts.
-  if (options.children) {
-    view.children = child_rows(run, view.procedures, *names, options.children_of);
+  if (options.contexts) {
+    std::vector<double> bins;
+    if (owned) {
+      bins = std::move(owned->context_bins);
+    } else {
+      bins = run.context_bins;
+    }
+    add_context_rows(run, std::move(bins), view, *names);
+    // The call graph from the rows, once the run's contexts (104 bytes each) are gone.
+    if (owned) owned->contexts = std::vector<ContextInfo>();
+    if (options.children) {
+      view.children = child_rows(
+          run, view.contexts, [&](size_t i) { return view.contexts[i].normalized_s; },
+          view.procedures, *names, options.children_of);
+    }
+  } else if (options.children) {
+    view.children = child_rows_of_run(run, view.procedures, *names, options.children_of);
   }
   view.locks = lock_rows(run);
   view.threads = thread_rows(run);
-  if (options.contexts) add_context_rows(run, view, *names);
   view.quality = quality_of(run);
   view.starvation = starvation_of(run);
+  if (owned) {
+    // Assigned new vectors: `= {}` would keep their capacity.
+    owned->contexts = std::vector<ContextInfo>();
+    owned->context_bins = std::vector<double>();
+  }
   return view;
+}
+
+}  // namespace
+
+ProfileView analyze(const Run& run, const ViewOptions& options) {
+  std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(run);
+  return folded ? view_of(*folded, options, true, &*folded) : view_of(run, options, false, nullptr);
+}
+
+ProfileView analyze_taking_contexts(Run& run, const ViewOptions& options) {
+  std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(run);
+  if (folded) run = std::move(*folded);
+  return view_of(run, options, folded.has_value(), &run);
 }
 
 }  // namespace quartz::analysis

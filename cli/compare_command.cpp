@@ -67,9 +67,9 @@ Side open_side(const std::string& list, const std::string& store_path) {
     const size_t comma = std::min(list.find(',', start), list.size());
     const std::string which = list.substr(start, comma - start);
     if (which.empty()) throw UsageError("compare: empty run in '" + list + "'");
-    const profile::OpenedRun run = open_named_run("compare", which, store_path);
+    profile::OpenedRun run = open_named_run("compare", which, store_path);
     labels.push_back(run.label);
-    side.views.push_back(analysis::analyze(run.run));
+    side.views.push_back(analysis::analyze_taking_contexts(run.run));
     start = comma + 1;
   }
   // "run 1 (s.db)", "run 2 (s.db)" read as "runs 1, 2 (s.db)".

@@ -64,7 +64,7 @@ int report_command(const std::vector<std::string>& args) {
     view_options.contexts = false;
     view_options.children_of = top;
   }
-  const analysis::ProfileView view = analysis::analyze(opened.run, view_options);
+  const analysis::ProfileView view = analysis::analyze_taking_contexts(opened.run, view_options);
   progress.step("writing the report");
   if ((format != "text" && format != "json") || !table.empty()) {
     try {

@@ -89,7 +89,8 @@ std::vector<analysis::ScalePoint> load_series(const std::vector<int64_t>& runs,
                                               const std::string& store) {
   std::vector<analysis::ProfileView> views;
   for (int64_t id : runs) {
-    views.push_back(analysis::analyze(open_named_run("scale", std::to_string(id), store).run));
+    profile::OpenedRun opened = open_named_run("scale", std::to_string(id), store);
+    views.push_back(analysis::analyze_taking_contexts(opened.run));
   }
   return analysis::points_by_processors(std::move(views));
 }

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -166,15 +167,23 @@ void MainWindow::build_menus() {
   system->setToolTip(
       tr("As 'quartz report --all-frames'; otherwise their time is the time of "
          "the program's procedure that called them"));
-  connect(system, &QAction::toggled, this, [this](bool shown) {
+  connect(system, &QAction::toggled, this, [this, system](bool shown) {
     view_options_.all_frames = shown;
     if (!run_) return;
     const View view = current_view();
     const std::shared_ptr<const RunData> run = run_;
     const analysis::ViewOptions options = view_options_;
-    set_run(load_with_progress(
-        this, tr("Analysing again"),
-        [run, options](const LoadProgress& step) { return reanalyzed(*run, options, step); }));
+    try {
+      set_run(load_with_progress(
+          this, tr("Analysing again"),
+          [run, options](const LoadProgress& step) { return reanalyzed(*run, options, step); }));
+    } catch (const LoadError& e) {  // the run is read again: its file may have gone
+      view_options_.all_frames = !shown;
+      const QSignalBlocker quiet(system);
+      system->setChecked(!shown);
+      report_error(QString::fromStdString(e.what()));
+      return;
+    }
     show_view(view);
   });
   view->addSeparator();

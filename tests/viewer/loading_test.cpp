@@ -2,6 +2,8 @@
 // no operand, the default store's latest run), missing files named.
 #include <QTemporaryDir>
 #include <QTest>
+#include <filesystem>
+#include <fstream>
 
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
@@ -109,6 +111,30 @@ class LoadingTest : public QObject {
     QVERIFY(all->view.all_frames);
     QVERIFY(names(*all).contains("relax"));
     QCOMPARE(names(*all).size(), names(*folded).size() + 1);
+
+    // The view took the run's contexts, so showing them again reads the capture again: a
+    // capture file is read from where it was (unsymbolized here: nothing to fold), and one
+    // gone since is named.
+    const std::string capture = dir.filePath("run.qcap").toStdString();
+    {
+      const std::vector<unsigned char>& bytes =
+          profile::test_support::CaptureBuilder::of(run).bytes();
+      std::ofstream(capture, std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    }
+    const std::shared_ptr<const RunData> from_file = load_run(capture, "");
+    QVERIFY(from_file->run.contexts.empty());
+    const std::shared_ptr<const RunData> again = reanalyzed(*from_file, {.all_frames = true});
+    QVERIFY(again->view.all_frames);
+    QCOMPARE(again->view.contexts.size(), from_file->view.contexts.size());
+    QVERIFY(!again->view.contexts.empty());
+    std::filesystem::remove(capture);
+    try {
+      reanalyzed(*from_file, {.all_frames = true});
+      QFAIL("analysed a capture that is gone");
+    } catch (const LoadError& e) {
+      QCOMPARE(QString(e.what()), QString::fromStdString(capture + ": no such file"));
+    }
   }
 
   void missingFilesAreNamed() {

@@ -68,7 +68,7 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     throw LoadError(one_line(e.what()));
   }
   if (progress) progress(analysing(data->run));
-  data->view = analysis::analyze(data->run, options);
+  data->view = analysis::analyze_taking_contexts(data->run, options);
   data->has_trace = has_trace(*data, store_path);
   if (data->id) {
     if (progress) progress("listing its predictions");
@@ -86,10 +86,9 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
 
 std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options,
                                           const LoadProgress& progress) {
-  if (progress) progress(analysing(run.run));
-  auto data = std::make_shared<RunData>(run);
-  data->view = analysis::analyze(data->run, options);
-  return data;
+  // The view took the run's contexts: they are read again from where they came.
+  return run.id ? load_run(std::to_string(*run.id), run.source, options, progress)
+                : load_run(run.source, "", options, progress);
 }
 
 }  // namespace quartz::viewer

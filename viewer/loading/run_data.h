@@ -33,7 +33,8 @@ struct WhatIf {
   std::string error;                                 // then: why, in one line
 };
 
-// From profile::OpenedRun: `run` (for what is not a metric: host, topology, start routines),
+// From profile::OpenedRun: `run` (for what is not a metric: host, topology, start routines;
+// without its calling contexts, which the view took: analysis::analyze_taking_contexts),
 // `label` ("run 3 (quartz.db)" or the capture's path) and `id` (the run's number in its
 // store, for a run of a store).
 struct RunData : profile::OpenedRun {
@@ -59,7 +60,8 @@ using LoadProgress = std::function<void(const std::string& step)>;
 std::shared_ptr<const RunData> load_run(const std::string& which, const std::string& store_path,
                                         const analysis::ViewOptions& options = {},
                                         const LoadProgress& progress = {});
-// The same run analyzed with other options (system frames shown or folded).
+// The same run read again and analyzed with other options (system frames shown or folded).
+// Throws LoadError (the file or store changed or went away).
 std::shared_ptr<const RunData> reanalyzed(const RunData& run, const analysis::ViewOptions& options,
                                           const LoadProgress& progress = {});
 

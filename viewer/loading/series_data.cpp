@@ -28,7 +28,8 @@ std::optional<SeriesData> load_series(const RunData& run) {
     if (!series) return std::nullopt;
     out.runs = store.series_runs(*series);
     for (int64_t id : out.runs) {
-      views.push_back(analysis::analyze(profile::open_run(std::to_string(id), run.source).run));
+      profile::OpenedRun opened = profile::open_run(std::to_string(id), run.source);
+      views.push_back(analysis::analyze_taking_contexts(opened.run));
     }
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
