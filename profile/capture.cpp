@@ -1,5 +1,7 @@
 #include "profile/capture.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -425,12 +427,70 @@ uint32_t checksum(std::span<const unsigned char> bytes, const std::function<void
   uint32_t crc = 0;
   for (size_t done = 0; done < bytes.size();) {
     const size_t step = std::min(kStep, bytes.size() - done);
-    crc = crc32_update(crc, bytes.data() + done, step);
+    crc = static_cast<uint32_t>(crc32_z(crc, bytes.data() + done, step));
     done += step;
     if (release) release(base + done);
   }
   return crc;
 }
+
+namespace {
+
+// The sections of a capture whose header and footer were checked, each section's checksum
+// before it is read; `file_crc`: the checksum of every byte before the footer, from them.
+Run parse_sections(std::span<const unsigned char> bytes, const FileHeader& header, size_t footer_at,
+                   const std::string& name, const ParseOptions& options, uint32_t& file_crc) {
+  auto fail = [&](size_t offset, const std::string& what) -> Run {
+    throw CaptureError(name + ": offset " + std::to_string(offset) + ": " + what);
+  };
+  auto crc_of = [](uint32_t crc, const unsigned char* data, size_t n) {
+    return static_cast<uint32_t>(crc32_z(crc, data, n));
+  };
+  Run run;
+  run.processors = header.processors;
+  run.runnable_bins = header.runnable_bins;
+  run.final = header.flags & kFinal;
+  size_t at = sizeof header;
+  file_crc = crc_of(0, bytes.data(), at);
+  bool seen[kSectionTypeCount + 1] = {};
+  for (uint32_t s = 0; s < header.section_count; ++s) {
+    if (footer_at - at < sizeof(SectionHeader)) return fail(at, "truncated section header");
+    SectionHeader section;
+    std::memcpy(&section, bytes.data() + at, sizeof section);
+    const size_t payload = at + sizeof section;
+    if (section.bytes > footer_at - payload) return fail(at, "a section longer than the file");
+    file_crc = crc_of(file_crc, bytes.data() + at, sizeof section);
+    const uint32_t payload_crc =
+        checksum(bytes.subspan(payload, section.bytes), options.release, payload);
+    if (payload_crc != section.crc32) {
+      return fail(payload, std::string("checksum mismatch in the ") + section_name(section.type) +
+                               " section");
+    }
+    file_crc = static_cast<uint32_t>(
+        crc32_combine(file_crc, payload_crc, static_cast<z_off_t>(section.bytes)));
+    if (section.type == 0 || section.type > kSectionTypeCount) {
+      at = payload + section.bytes;  // a section from a newer writer: skip it
+      continue;
+    }
+    if (seen[section.type])
+      return fail(at, std::string("a second ") + section_name(section.type) + " section");
+    seen[section.type] = true;
+    Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type),
+                  options);
+    read_section(run, section.type, cursor);
+    at = payload + section.bytes;
+    if (options.release) options.release(at);
+    if (options.done) options.done(at);
+  }
+  if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
+  if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);
+  for (uint32_t type : {uint32_t(SectionType::run), uint32_t(SectionType::program)}) {
+    if (!seen[type]) return fail(at, std::string("no ") + section_name(type) + " section");
+  }
+  return run;
+}
+
+}  // namespace
 
 Run parse_capture(std::span<const unsigned char> bytes, const std::string& name,
                   const ParseOptions& options) {
@@ -461,46 +521,22 @@ Run parse_capture(std::span<const unsigned char> bytes, const std::string& name,
       footer.file_bytes != bytes.size()) {
     return fail(footer_at, "truncated or damaged: no valid end marker");
   }
-  if (checksum(bytes.first(footer_at), options.release) != footer.crc32) {
-    return fail(footer_at, "checksum mismatch: the file is corrupt");
-  }
-
+  auto corrupt = [&] { return fail(footer_at, "checksum mismatch: the file is corrupt"); };
+  // One pass: each section's checksum is checked before it is read, and the file's (the
+  // footer's) follows from them, so every byte is checksummed once. A file whose sections
+  // do not read is judged by the file's checksum first, as a damaged file, when its pages
+  // can still be read (not dropped for good: ParseOptions::done).
+  uint32_t file_crc = 0;
   Run run;
-  run.processors = header.processors;
-  run.runnable_bins = header.runnable_bins;
-  run.final = header.flags & kFinal;
-  size_t at = sizeof header;
-  bool seen[kSectionTypeCount + 1] = {};
-  for (uint32_t s = 0; s < header.section_count; ++s) {
-    if (footer_at - at < sizeof(SectionHeader)) return fail(at, "truncated section header");
-    SectionHeader section;
-    std::memcpy(&section, bytes.data() + at, sizeof section);
-    const size_t payload = at + sizeof section;
-    if (section.bytes > footer_at - payload) return fail(at, "a section longer than the file");
-    if (checksum(bytes.subspan(payload, section.bytes), options.release, payload) !=
-        section.crc32) {
-      return fail(payload, std::string("checksum mismatch in the ") + section_name(section.type) +
-                               " section");
+  try {
+    run = parse_sections(bytes, header, footer_at, name, options, file_crc);
+  } catch (const CaptureError&) {
+    if (!options.done && checksum(bytes.first(footer_at), options.release) != footer.crc32) {
+      return corrupt();
     }
-    if (section.type == 0 || section.type > kSectionTypeCount) {
-      at = payload + section.bytes;  // a section from a newer writer: skip it
-      continue;
-    }
-    if (seen[section.type])
-      return fail(at, std::string("a second ") + section_name(section.type) + " section");
-    seen[section.type] = true;
-    Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type),
-                  options);
-    read_section(run, section.type, cursor);
-    at = payload + section.bytes;
-    if (options.release) options.release(at);
-    if (options.done) options.done(at);
+    throw;
   }
-  if (at != footer_at) return fail(at, "unexpected bytes before the end marker");
-  if (!seen[uint32_t(SectionType::thread_routines)]) infer_named_threads(run);
-  for (uint32_t type : {uint32_t(SectionType::run), uint32_t(SectionType::program)}) {
-    if (!seen[type]) return fail(at, std::string("no ") + section_name(type) + " section");
-  }
+  if (file_crc != footer.crc32) return corrupt();
   return run;
 }
 

@@ -27,8 +27,9 @@ struct ParseOptions {
   std::function<void(size_t)> done;
 };
 
-// The CRC-32 of `bytes` (capture_format.h), read in steps, each step's end given to
-// `release` (if any) as an offset from `base`, where `bytes` starts in what it counts.
+// The CRC-32 of `bytes` (capture_format.h's, by zlib's faster code), read in steps, each
+// step's end given to `release` (if any) as an offset from `base`, where `bytes` starts in
+// what it counts.
 uint32_t checksum(std::span<const unsigned char> bytes,
                   const std::function<void(size_t)>& release = {}, size_t base = 0);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "format/capture_format.h"
+#include "profile/capture.h"
 
 namespace quartz::profile {
 namespace {
@@ -158,7 +159,7 @@ bool TraceReader::next_chunk(std::vector<TraceRecord>& out) {
       return false;
     }
     const uint64_t payload_offset = offset_ + sizeof header;
-    if (capture::crc32_update(0, payload_.data(), payload_.size()) != header.crc32) {
+    if (checksum(payload_) != header.crc32) {
       fail(offset_, "chunk checksum mismatch");
     }
     offset_ = payload_offset + header.bytes;
