@@ -325,16 +325,20 @@ std::optional<tsl::robin_set<uint64_t>> parents_shown(const std::vector<Context>
   return shown;
 }
 
-// From the run's contexts (ContextInfo) or the view's rows (ContextRow), whichever the
-// analysis holds; `inclusive(i)`: context i's normalized time with its subtree.
-template <typename Context, typename Inclusive>
-std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
-                                                     const std::vector<Context>& contexts,
-                                                     const Inclusive& inclusive,
-                                                     const std::vector<ProcedureRow>& procedures,
-                                                     Names& names, size_t limit) {
+// Keeps the pairs whose parent is among `shown` (none: every pair).
+CallGraphFilter parents_among(const std::optional<tsl::robin_set<uint64_t>>& shown) {
+  if (!shown) return {};
+  return [&shown](uint64_t parent, uint64_t, uint32_t) { return shown->count(parent) > 0; };
+}
+
+// The call graph (ProfileView::children) from the run's contexts (ContextInfo) or the
+// view's rows (ContextRow), whichever the analysis holds. `from` tells what a context's
+// row is made of: inclusive(i), its normalized time with its subtree; name_index(i), its
+// name in ProfileView::names; calls(i, parent), the calls to it from its parent's procedure.
+template <typename Context, typename From>
+CallGraph child_rows(const std::vector<Context>& contexts, const From& from, double root_total,
+                     const std::vector<ProcedureRow>& procedures, const CallGraphFilter& keep) {
   const size_t n = contexts.size();
-  const std::optional<tsl::robin_set<uint64_t>> shown = parents_shown(contexts, procedures, limit);
   // Each context's inclusive time under its parent's procedure, summed by (parent, child,
   // kind) once sorted, in the contexts' order: one array, not a hash table of hash tables
   // (a big run has about as many of these as contexts).
@@ -344,7 +348,7 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
     double time;
   };
   std::vector<Share> shares;
-  if (!shown) shares.reserve(n);
+  if (!keep) shares.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const Context& c = contexts[i];
     uint64_t parent_address = 0;
@@ -353,24 +357,24 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       if (p.kind != capture::kProcedure) continue;  // a child of a lock belongs to the lock
       parent_address = p.address;
     }
-    if (shown && !shown->count(parent_address)) continue;
-    shares.push_back({parent_address, c.address, c.kind, static_cast<uint32_t>(i), inclusive(i)});
+    if (keep && !keep(parent_address, c.address, c.kind)) continue;
+    shares.push_back(
+        {parent_address, c.address, c.kind, static_cast<uint32_t>(i), from.inclusive(i)});
   }
   std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
     return std::tie(a.parent, a.child, a.kind, a.context) <
            std::tie(b.parent, b.child, b.kind, b.context);
   });
 
-  const EdgeCalls edge_calls = edge_calls_of(run);
   std::unordered_map<uint64_t, const ProcedureRow*> by_address;
   for (const ProcedureRow& p : procedures) by_address[p.address] = &p;
-  std::map<uint64_t, std::vector<ChildRow>> result;
+  CallGraph result;
   for (size_t at = 0; at < shares.size();) {
     const uint64_t parent = shares[at].parent;
     double total = 0;
     double self = 0;
     if (parent == 0) {
-      total = sum(run.program.normalized_self);
+      total = root_total;
     } else if (by_address.count(parent)) {
       total = by_address[parent]->totals.normalized_s;
       self = by_address[parent]->totals.normalized_self_s;
@@ -386,17 +390,14 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
       ChildRow row;
       row.address = shares[at].child;
       row.kind = shares[at].kind;
-      row.name_index = names.index(row.address, row.kind);
+      row.name_index = from.name_index(shares[at].context);
+      if (row.kind == capture::kProcedure) row.calls = from.calls(shares[at].context, parent);
       for (; at < shares.size() && shares[at].parent == parent && shares[at].child == row.address &&
              shares[at].kind == row.kind;
            ++at) {
         row.normalized_s += shares[at].time;
       }
       row.share = share(row.normalized_s, total).value_or(0);
-      if (row.kind == capture::kProcedure) {
-        auto it = edge_calls.find({parent, row.address});
-        row.calls = it == edge_calls.end() ? 0 : it->second;
-      }
       rows.push_back(row);
     }
     // Ties by address and kind: the same order on every run.
@@ -416,17 +417,47 @@ std::map<uint64_t, std::vector<ChildRow>> child_rows(const Run& run,
   return result;
 }
 
+// The call graph from the view's rows, which hold all a child row is made of: a context's
+// calls are those from the procedure above it, its parent's here (a child of a lock is
+// the lock's).
+CallGraph child_rows_of_view(const ProfileView& view, const CallGraphFilter& keep) {
+  struct FromRows {
+    const std::vector<ContextRow>& rows;
+    double inclusive(size_t i) const { return rows[i].normalized_s; }
+    uint32_t name_index(size_t i) const { return rows[i].name_index; }
+    uint64_t calls(size_t i, uint64_t) const { return rows[i].calls; }
+  };
+  return child_rows(view.contexts, FromRows{view.contexts}, view.program_totals.normalized_self_s,
+                    view.procedures, keep);
+}
+
 // The call graph without the view's rows (the text report's), from the run's contexts.
-std::map<uint64_t, std::vector<ChildRow>> child_rows_of_run(
-    const Run& run, const std::vector<ProcedureRow>& procedures, Names& names, size_t limit) {
+CallGraph child_rows_of_run(const Run& run, const std::vector<ProcedureRow>& procedures,
+                            Names& names, size_t limit) {
   std::vector<double> inclusive(run.contexts.size(), 0);
   for (size_t i = inclusive.size(); i-- > 0;) {
     inclusive[i] += sum(run.normalized_of(i));
     const uint32_t parent = run.contexts[i].parent;
     if (parent != capture::kNoParent) inclusive[parent] += inclusive[i];
   }
-  return child_rows(
-      run, run.contexts, [&](size_t i) { return inclusive[i]; }, procedures, names, limit);
+  struct From {
+    const Run& run;
+    const std::vector<double>& inclusive_s;
+    Names& names;
+    const EdgeCalls edge_calls;
+    double inclusive(size_t i) const { return inclusive_s[i]; }
+    uint32_t name_index(size_t i) const {
+      return names.index(run.contexts[i].address, run.contexts[i].kind);
+    }
+    uint64_t calls(size_t i, uint64_t parent) const {
+      auto it = edge_calls.find({parent, run.contexts[i].address});
+      return it == edge_calls.end() ? 0 : it->second;
+    }
+  };
+  const std::optional<tsl::robin_set<uint64_t>> shown =
+      parents_shown(run.contexts, procedures, limit);
+  return child_rows(run.contexts, From{run, inclusive, names, edge_calls_of(run)},
+                    sum(run.program.normalized_self), procedures, parents_among(shown));
 }
 
 // The calling-context tree into `view`: its rows, their names (each distinct procedure's
@@ -733,9 +764,9 @@ ProfileView view_of(const Run& run, const ViewOptions& options, bool folded, Run
     // The call graph from the rows, once the run's contexts (104 bytes each) are gone.
     if (owned) owned->contexts = std::vector<ContextInfo>();
     if (options.children) {
-      view.children = child_rows(
-          run, view.contexts, [&](size_t i) { return view.contexts[i].normalized_s; },
-          view.procedures, *names, options.children_of);
+      const std::optional<tsl::robin_set<uint64_t>> shown =
+          parents_shown(view.contexts, view.procedures, options.children_of);
+      view.children = child_rows_of_view(view, parents_among(shown));
     }
   } else if (options.children) {
     view.children = child_rows_of_run(run, view.procedures, *names, options.children_of);
@@ -753,6 +784,10 @@ ProfileView view_of(const Run& run, const ViewOptions& options, bool folded, Run
 }
 
 }  // namespace
+
+CallGraph call_graph(const ProfileView& view, const CallGraphFilter& keep) {
+  return child_rows_of_view(view, keep);
+}
 
 ProfileView analyze(const Run& run, const ViewOptions& options) {
   std::optional<Run> folded = options.all_frames ? std::nullopt : fold_system_frames(run);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -204,6 +205,12 @@ struct Quality {
   std::string seen_through() const;
 };
 
+// Each procedure's normalized time divided among its children (and "self", last), by the
+// procedure's address (0: the root); children by normalized time, descending.
+using CallGraph = std::map<uint64_t, std::vector<ChildRow>>;
+// Which (parent procedure, child, child's kind) pairs of a call graph to sum.
+using CallGraphFilter = std::function<bool(uint64_t parent, uint64_t child, uint32_t kind)>;
+
 struct ProfileView {
   std::string program;
   bool all_frames = false;  // false: system frames folded into their callers (system_frames.h)
@@ -225,9 +232,8 @@ struct ProfileView {
   std::vector<double> context_histograms;
   Starvation starvation;
   LongestWait longest_wait;
-  // Each procedure's normalized time divided among its children (and "self", last), by
-  // the procedure's address; children by normalized time, descending.
-  std::map<uint64_t, std::vector<ChildRow>> children;
+  // The call graph; empty in a view made without it (ViewOptions::children): call_graph().
+  CallGraph children;
   Quality quality;
 
   // "% elapsed" of a record: its normalized time as a share of the elapsed time.
@@ -273,6 +279,13 @@ ProfileView analyze(const profile::Run& run, const ViewOptions& options = {});
 // contexts peaks at 224 bytes a context where a copy took 312. Leaves `run` as the view
 // shows it (system frames folded unless options.all_frames) and without contexts.
 ProfileView analyze_taking_contexts(profile::Run& run, const ViewOptions& options = {});
+
+// The call graph summed from a view's rows, of the pairs `keep` lets through (every pair
+// when empty): the rows ProfileView::children holds, for a view made without it. The viewer
+// makes its view so and sums one procedure's callers or callees as it shows them: the
+// whole call graph of a run of millions of contexts takes seconds and a third of a
+// gigabyte to sum.
+CallGraph call_graph(const ProfileView& view, const CallGraphFilter& keep = {});
 
 // The run's --baseline, if it has one.
 std::optional<Baseline> baseline_of(const profile::Run& run);

@@ -100,7 +100,10 @@ void call_graph(CsvWriter& w, const analysis::ProfileView& v) {
   w.header({"parent", "child", "kind", "normalized_s", "share", "calls"});
   std::map<uint64_t, std::string> names;
   for (const analysis::ProcedureRow& p : v.procedures) names[p.address] = p.name;
-  for (const auto& [parent, children] : v.children) {
+  // A view made without its call graph (the viewer's) sums it from its rows here.
+  const analysis::CallGraph summed =
+      v.children.empty() ? analysis::call_graph(v) : analysis::CallGraph{};
+  for (const auto& [parent, children] : v.children.empty() ? summed : v.children) {
     const std::string parent_name = parent == 0 ? "<program>" : names[parent];
     for (const analysis::ChildRow& c : children) {
       w.text(parent_name).text(v.name_of(c)).text(c.is_self() ? "" : kind_name(c.kind));

@@ -68,7 +68,10 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     throw LoadError(one_line(e.what()));
   }
   if (progress) progress(analysing(data->run));
-  data->view = analysis::analyze_taking_contexts(data->run, options);
+  // Without the call graph: the views sum a procedure's part of it as they show it.
+  analysis::ViewOptions viewer_options = options;
+  viewer_options.children = false;
+  data->view = analysis::analyze_taking_contexts(data->run, viewer_options);
   data->has_trace = has_trace(*data, store_path);
   if (data->id) {
     if (progress) progress("listing its predictions");

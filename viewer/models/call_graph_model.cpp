@@ -62,20 +62,24 @@ CallGraphModel::CallGraphModel(std::shared_ptr<const RunData> run, Direction dir
 
 void CallGraphModel::show(uint64_t address, bool object) {
   std::vector<Entry> entries;
+  analysis::CallGraph graph;
   if (run_ && direction_ == kCallees && !object) {
-    auto it = run_->view.children.find(address);
-    if (it != run_->view.children.end()) {
+    graph = analysis::call_graph(
+        run_->view, [&](uint64_t parent, uint64_t, uint32_t) { return parent == address; });
+    auto it = graph.find(address);
+    if (it != graph.end()) {
       for (const analysis::ChildRow& child : it->second) {
         entries.push_back(
             {child.address, child.kind, QString::fromStdString(run_->view.name_of(child)), &child});
       }
     }
   } else if (run_ && direction_ == kCallers) {
-    // The children rows read backwards at each showing, one pass over them (0.33 ms for
-    // bench/viewer_open_bench's 2 M contexts), not indexed by callee beforehand: the index
-    // took a sixth of the time a run of 2 M contexts took to open, and memory for each row.
+    // The rows of every caller's children that are this procedure or object.
+    graph = analysis::call_graph(run_->view, [&](uint64_t, uint64_t child, uint32_t kind) {
+      return child == address && (kind != capture::kProcedure) == object;
+    });
     std::vector<std::pair<uint64_t, const analysis::ChildRow*>> callers;
-    for (const auto& [caller, children] : run_->view.children) {
+    for (const auto& [caller, children] : graph) {
       for (const analysis::ChildRow& child : children) {
         if (child.address == address && (child.kind != capture::kProcedure) == object &&
             !is_self(child, caller)) {
@@ -94,7 +98,10 @@ void CallGraphModel::show(uint64_t address, bool object) {
     }
   }
   const int rows = static_cast<int>(entries.size());
-  reset_rows(rows, [&] { entries_ = std::move(entries); });
+  reset_rows(rows, [&] {
+    entries_ = std::move(entries);
+    graph_ = std::move(graph);  // the rows entries_ point to: a map's nodes stay put
+  });
 }
 
 }  // namespace quartz::viewer

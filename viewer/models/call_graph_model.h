@@ -1,7 +1,8 @@
 // Call-graph navigation for one procedure or object: its callees (how its normalized time
 // divides among its children and itself, as in `quartz report`'s call graph) or its
-// callers (the procedures it runs under, with the time it takes there). Both come from
-// ProfileView::children; callers read that map backwards, at each showing.
+// callers (the procedures it runs under, with the time it takes there). Both are summed
+// from the view's rows as they are shown (analysis::call_graph): the viewer's view has no
+// whole call graph, seconds and a third of a gigabyte for a run of millions of contexts.
 #pragma once
 
 #include <map>
@@ -31,11 +32,12 @@ class CallGraphModel : public ColumnTableModel {
     uint64_t address = 0;  // the caller or callee; for "self", the procedure itself
     uint32_t kind = capture::kProcedure;
     QString name;
-    const analysis::ChildRow* child = nullptr;  // the numbers, as analysis computed them
+    const analysis::ChildRow* child = nullptr;  // the numbers, in graph_
   };
 
   std::shared_ptr<const RunData> run_;
   Direction direction_;
+  analysis::CallGraph graph_;  // the part shown
   std::vector<Entry> entries_;
   std::map<uint64_t, QString> procedure_names_;  // of a model of callers
 };
