@@ -92,17 +92,6 @@ ContextTreeModel::ContextTreeModel(std::shared_ptr<const RunData> run, QObject* 
     });
     for (auto it = first; it != last; ++it) row_[*it] = static_cast<uint32_t>(it - first);
   }
-  for (size_t i = 0; i < n; ++i) {
-    auto& map = contexts[i].kind == capture::kProcedure ? procedure_contexts_ : object_contexts_;
-    map[contexts[i].address].push_back(static_cast<int>(i));
-  }
-  for (auto* map : {&procedure_contexts_, &object_contexts_}) {
-    for (auto& [address, list] : *map) {
-      std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
-        return contexts[size_t(a)].normalized_s > contexts[size_t(b)].normalized_s;
-      });
-    }
-  }
 }
 
 QModelIndex ContextTreeModel::index(int row, int column, const QModelIndex& parent) const {
@@ -167,10 +156,20 @@ QModelIndex ContextTreeModel::index_of(int node, int column) const {
 }
 
 const std::vector<int>& ContextTreeModel::contexts_of(uint64_t address, bool object) const {
-  static const std::vector<int> kNone;
-  const auto& map = object ? object_contexts_ : procedure_contexts_;
-  auto it = map.find(address);
-  return it == map.end() ? kNone : it->second;
+  if (listed_ == std::pair{address, object}) return listed_contexts_;
+  listed_contexts_.clear();
+  if (run_) {
+    const std::vector<analysis::ContextRow>& contexts = run_->view.contexts;
+    for (size_t i = 0; i < contexts.size(); ++i) {
+      if (contexts[i].address == address && (contexts[i].kind != capture::kProcedure) == object)
+        listed_contexts_.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(listed_contexts_.begin(), listed_contexts_.end(), [&](int a, int b) {
+      return contexts[size_t(a)].normalized_s > contexts[size_t(b)].normalized_s;
+    });
+  }
+  listed_ = std::pair{address, object};
+  return listed_contexts_;
 }
 
 QModelIndex ContextTreeModel::heaviest_child(const QModelIndex& parent) const {
