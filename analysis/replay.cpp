@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace quartz::analysis {
@@ -71,24 +72,45 @@ class Advancer {
   std::exception_ptr error_;
 };
 
+// Steps assembled and not yet trimmed, in every thread's log.
+uint64_t steps_held(StepAssembler& assembler) {
+  uint64_t held = 0;
+  for (const StepLog& log : assembler.logs()) held += log.end() - log.begin();
+  return held;
+}
+
 }  // namespace
 
 ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t threads,
                         const AssemblerCosts& costs, std::vector<SimulationConfig> configs,
-                        unsigned workers) {
+                        unsigned workers, std::shared_future<WakeLatency> wake) {
   const auto begin = std::chrono::steady_clock::now();
   profile::TraceReader reader(std::move(source));
   StepAssembler assembler(threads, costs);
   std::vector<std::unique_ptr<Simulation>> sims;
-  for (auto& c : configs)
-    sims.push_back(
-        std::make_unique<Simulation>(std::move(c), assembler.logs(), assembler.attributions()));
   if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
-  Advancer advancer(sims, static_cast<unsigned>(std::clamp<size_t>(sims.size(), 1, workers)));
+  std::optional<Advancer> advancer;
+  // The simulations begin from the first step, whenever they are made: nothing is trimmed
+  // from the logs before.
+  auto begin_replays = [&] {
+    for (auto& c : configs) {
+      if (wake.valid()) c.wake_latency_ns = wake.get().idle_ns;
+      sims.push_back(
+          std::make_unique<Simulation>(std::move(c), assembler.logs(), assembler.attributions()));
+    }
+    advancer.emplace(sims, static_cast<unsigned>(std::clamp<size_t>(sims.size(), 1, workers)));
+  };
+  auto latency_known = [&] {
+    return !wake.valid() || wake.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
   std::vector<profile::TraceRecord> chunk;
   while (reader.next_chunk(chunk)) {
     assembler.add(chunk);
-    advancer.advance();
+    if (!advancer && (latency_known() || steps_held(assembler) >= kStepsHeldForTheLatency)) {
+      begin_replays();
+    }
+    if (!advancer) continue;
+    advancer->advance();
     for (uint32_t t = 0; t < assembler.logs().size(); ++t) {
       uint64_t keep = ~uint64_t{0};
       for (const auto& s : sims) keep = std::min(keep, s->position(t));
@@ -96,7 +118,8 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
     }
   }
   assembler.finish();
-  advancer.advance();
+  if (!advancer) begin_replays();
+  advancer->advance();
   ReplayPass pass;
   for (auto& s : sims) pass.results.push_back(s->result());
   pass.assembler = assembler.totals();

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::analysis {
@@ -127,6 +131,42 @@ TEST(Replay, TheSameOnAnyNumberOfThreads) {
   }
   EXPECT_NEAR(one.results[0].elapsed_ns / 1e6, 50, 1e-6);
   EXPECT_NEAR(one.results[2].elapsed_ns / 1e6, 80, 1e-6);
+}
+
+// The wake-up latency measured while the trace is read (prediction.cpp's pass of its own)
+// replays as the same latency given at once: the replays begin from the first step when
+// it comes. With none, the same ping-pong replays faster: the latency is what it tests.
+TEST(Replay, AWakeUpLatencyMeasuredMeanwhileReplaysAsOneGivenAtOnce) {
+  TraceBytes bytes;
+  bytes.chunks(lock_ping_pong(), 3);
+  bytes.end();
+  constexpr double kLatencyNs = 30000;
+  auto configs = [](double latency_ns) {
+    std::vector<SimulationConfig> out{shared(3, 2), groups({0, 1, 1}), apart(3)};
+    for (SimulationConfig& c : out) c.wake_latency_ns = latency_ns;
+    return out;
+  };
+  auto replay = [&](std::vector<SimulationConfig> c, std::shared_future<WakeLatency> wake) {
+    return replay_trace(profile::trace_from_bytes(bytes.bytes(), "test.trace"), 3, AssemblerCosts{},
+                        std::move(c), 2, std::move(wake));
+  };
+  const ReplayPass given = replay(configs(kLatencyNs), {});
+  const ReplayPass none = replay(configs(0), {});
+  std::promise<WakeLatency> measured;
+  std::thread measuring([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    measured.set_value(WakeLatency{kLatencyNs, 100, 50});
+  });
+  const ReplayPass meanwhile = replay(configs(0), measured.get_future().share());
+  measuring.join();
+  ASSERT_EQ(meanwhile.results.size(), given.results.size());
+  bool latency_counts = false;
+  for (size_t i = 0; i < given.results.size(); ++i) {
+    EXPECT_EQ(meanwhile.results[i].elapsed_ns, given.results[i].elapsed_ns) << i;
+    EXPECT_EQ(meanwhile.results[i].steps, given.results[i].steps) << i;
+    latency_counts |= none.results[i].elapsed_ns != given.results[i].elapsed_ns;
+  }
+  EXPECT_TRUE(latency_counts);
 }
 
 TEST(Replay, Barrier) {
