@@ -357,7 +357,9 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   // The wake-up latency is measured by a pass of its own over the trace, beside the first
   // replay's reading and assembly (a fifth of a one-model prediction when it was first).
   const std::shared_future<WakeLatency> wake =
-      std::async(std::launch::async, [&open] { return measure_wake_latency(open()); }).share();
+      std::async(std::launch::async, [source = open()]() mutable {
+        return measure_wake_latency(std::move(source));
+      }).share();
   ReplayPass pass = replay(run, open, first.configs(), wake);
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;

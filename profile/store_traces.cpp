@@ -52,6 +52,8 @@ TraceBlobs trace_blobs(sqlite3* db, const std::string& path, int64_t run_id) {
   return {};
 }
 
+constexpr int kBusyTimeoutMs = 60 * 1000;
+
 // A stored trace read in pieces, through a connection of its own.
 class StoredTrace : public TraceSource {
  public:
@@ -67,6 +69,10 @@ class StoredTrace : public TraceSource {
       throw StoreError(path + ": cannot read the trace of " + run_name(run_id) + ": " + message);
     }
     db_ = db;
+    // A connection of its own waits as the store's does: another may be opening the store
+    // at the same moment (quartz predict reads the trace twice at once), and the first of
+    // them rebuilds the WAL's index while the others wait.
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   }
   ~StoredTrace() override {
     sqlite3_blob_close(blob_);
@@ -81,7 +87,7 @@ class StoredTrace : public TraceSource {
           static_cast<int>(std::min<int64_t>(static_cast<int64_t>(n - done), size_ - at_));
       if (sqlite3_blob_read(blob_, static_cast<char*>(out) + done, k, static_cast<int>(at_)) !=
           SQLITE_OK) {
-        break;
+        throw StoreError(name_ + ": " + sqlite::describe(db_));
       }
       at_ += k;
       done += static_cast<size_t>(k);
@@ -97,7 +103,8 @@ class StoredTrace : public TraceSource {
     blob_ = nullptr;
     if (sqlite3_blob_open(db_, "main", blobs_.table, "bytes", blobs_.rowids[next_++], 0, &blob_) !=
         SQLITE_OK) {
-      return false;
+      // Not the trace's end: say why, rather than read as a trace cut short.
+      throw StoreError(name_ + ": " + sqlite::describe(db_));
     }
     size_ = sqlite3_blob_bytes(blob_);
     at_ = 0;

@@ -23,7 +23,8 @@ class TraceError : public std::runtime_error {
 class TraceSource {
  public:
   virtual ~TraceSource() = default;
-  // Reads up to `n` bytes; fewer only at the end.
+  // Reads up to `n` bytes; fewer only at the end. Throws (StoreError, ...) when the bytes
+  // there cannot be read, rather than end early.
   virtual size_t read(void* out, size_t n) = 0;
   virtual const std::string& name() const = 0;
 };
