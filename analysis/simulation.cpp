@@ -103,9 +103,9 @@ SimulationResult Simulation::result() const {
     }
     if (path) r.path = std::make_shared<const PathComposition>(state_->compose_path(*path));
   }
-  for (const auto& [key, k] : state_->keys) {
+  state_->keys.for_each([&](const State::KeyState& k) {
     if (k.consumers == 0) r.migrated_unreceived_ns += k.migrated_ns;
-  }
+  });
   return r;
 }
 

@@ -183,11 +183,10 @@ bool Simulation::State::force_a_wait() {
     work.push_back(chosen);
     return true;
   }
-  auto it = keys.find(t.needs[t.need_index].key);
-  if (it != keys.end() && it->second.waiting != 0) {
-    KeyState& k = it.value();
-    std::erase(wait_lists[k.waiting - 1], chosen);
-    if (wait_lists[k.waiting - 1].empty()) drop_wait_list(k);
+  KeyState* k = keys.find(t.needs[t.need_index].key);
+  if (k && k->waiting != 0) {
+    std::erase(wait_lists[k->waiting - 1], chosen);
+    if (wait_lists[k->waiting - 1].empty()) drop_wait_list(*k);
   }
   if (t.counted) remove_runnable(t);
   ++t.need_index;

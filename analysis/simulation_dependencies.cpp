@@ -42,14 +42,54 @@ void Simulation::State::drop_wait_list(KeyState& k) {
   k.waiting = 0;
 }
 
+Simulation::State::KeyState* Simulation::State::KeyStore::find(const Key& key) {
+  if (key.lock != kNoLock) {
+    if (key.lock >= locks_.size()) return nullptr;  // none of the lock's keys yet
+    LockKey& l = locks_[key.lock];
+    if (holds(l, key)) return &l.state;
+    if (l.in_table == 0) return nullptr;
+  }
+  const auto it = table_.find(key);
+  return it == table_.end() ? nullptr : &it.value();
+}
+
+Simulation::State::KeyState& Simulation::State::KeyStore::emplace(const Key& key) {
+  if (key.lock == kNoLock) return table_.try_emplace(key).first.value();
+  if (key.lock >= locks_.size()) locks_.resize(key.lock + 1);
+  LockKey& l = locks_[key.lock];
+  if (holds(l, key)) return l.state;
+  if (l.in_table != 0) {
+    const auto it = table_.find(key);
+    if (it != table_.end()) return it.value();
+  }
+  if (!l.used) {
+    l = LockKey{KeyState{}, key.sequence, l.in_table, key.kind, true};
+    return l.state;
+  }
+  ++l.in_table;
+  return table_.try_emplace(key).first.value();
+}
+
+void Simulation::State::KeyStore::erase(const Key& key) {
+  if (key.lock != kNoLock && key.lock < locks_.size()) {
+    LockKey& l = locks_[key.lock];
+    if (holds(l, key)) {
+      l.used = false;
+    } else if (table_.erase(key) != 0) {
+      --l.in_table;
+    }
+    return;
+  }
+  table_.erase(key);
+}
+
 // Forgets a key nobody will need again: one consumed by its only consumer, a barrier
 // generation all its threads left.
-void Simulation::State::collect(KeyTable::iterator it, uint32_t needed) {
-  const KeyState& k = it->second;
+void Simulation::State::collect(const Key& key, const KeyState& k, uint32_t needed) {
   if (k.waiting != 0) return;
-  if ((consumed_once(it->first.kind) && k.consumers > 0) ||
-      (it->first.kind == KeyKind::arrive && k.consumers >= needed)) {
-    keys.erase(it);
+  if ((consumed_once(key.kind) && k.consumers > 0) ||
+      (key.kind == KeyKind::arrive && k.consumers >= needed)) {
+    keys.erase(key);
   }
 }
 
@@ -66,10 +106,10 @@ void Simulation::State::consume(SimThread& t, KeyState& k, double since) {
 
 // Forgets an earlier key of the same object that nobody waits for.
 void Simulation::State::forget(const Key& key) {
-  const auto old = keys.find(key);
-  if (old == keys.end() || old->second.waiting != 0) return;
-  if (old->second.consumers == 0) result.migrated_unreceived_ns += old->second.migrated_ns;
-  keys.erase(old);
+  const KeyState* old = keys.find(key);
+  if (!old || old->waiting != 0) return;
+  if (old->consumers == 0) result.migrated_unreceived_ns += old->migrated_ns;
+  keys.erase(key);
 }
 
 void Simulation::State::note_signal(const Key& key) {
@@ -104,8 +144,7 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
       forget(Key{key.object, key.sequence - kSignalsKept, KeyKind::signal});
     }
   }
-  auto it = keys.try_emplace(key).first;
-  KeyState& k = it.value();
+  KeyState& k = keys.emplace(key);
   k.time = now;
   ++k.count;
   k.migrated_ns += migrated_ns;
@@ -129,7 +168,7 @@ void Simulation::State::produce(SimThread& t, const Key& key, double migrated_ns
   }
   waiters.resize(still);
   if (still == 0) drop_wait_list(k);
-  collect(it, needed);
+  collect(key, k, needed);
 }
 
 // The processor of `t`'s pool a wake-up of `t` would have to wake: its own if idle, else the
@@ -172,22 +211,22 @@ void Simulation::State::wake(SimThread& w, uint32_t index) {
 bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
   while (t.need_index < t.need_count) {
     const Need& need = t.needs[t.need_index];
-    auto it = keys.find(need.key);
-    if (it == keys.end() && need.key.kind == KeyKind::signal && signal_made(need.key)) {
+    KeyState* k = keys.find(need.key);
+    if (!k && need.key.kind == KeyKind::signal && signal_made(need.key)) {
       ++t.need_index;  // produced and forgotten long ago
       continue;
     }
-    if (it == keys.end() || it->second.count < need.count) {
-      if (it == keys.end()) it = keys.try_emplace(need.key).first;
-      waiters_of(it.value()).push_back(index);
+    if (!k || k->count < need.count) {
+      if (!k) k = &keys.emplace(need.key);
+      waiters_of(*k).push_back(index);
       t.mode = SimThread::waiting;
       t.awaiting = true;
       t.wait_began_ns = now;
       if (t.current.spinning && !t.counted) add_runnable(t, index);  // spinning burns its share
       return false;
     }
-    consume(t, it.value(), now);
-    collect(it, need.count);
+    consume(t, *k, now);
+    collect(need.key, *k, need.count);
     ++t.need_index;
   }
   t.awaiting = false;
@@ -242,8 +281,9 @@ void Simulation::State::release_mutex(SimThread& t, uint64_t object) {
 // Produces what a sync step hands over and lists what it needs. False when the thread
 // stops here (it started a delay, or ended).
 bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) {
-  auto need = [&](KeyKind kind, uint64_t object, uint32_t sequence, uint32_t count) {
-    t.needs[t.need_count++] = Need{Key{object, sequence, kind}, count};
+  auto need = [&](KeyKind kind, uint64_t object, uint32_t sequence, uint32_t count,
+                  uint32_t lock = kNoLock) {
+    t.needs[t.need_count++] = Need{Key{object, sequence, kind, lock}, count};
   };
   switch (s.type) {
     case Type::thread_start:
@@ -277,11 +317,11 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
         break;
       }
       if (s.object_kind == capture::kRwlockRead) {
-        if (s.depends) need(KeyKind::release, s.object, s.sequence, 1);
+        if (s.depends) need(KeyKind::release, s.object, s.sequence, 1, s.lock);
       } else {
-        if (s.depends) need(KeyKind::release, s.object, s.sequence - 1, 1);
+        if (s.depends) need(KeyKind::release, s.object, s.sequence - 1, 1, s.lock);
         if (s.object_kind == capture::kRwlockWrite && s.aux > 0 && s.sequence > 0) {
-          need(KeyKind::read_release, s.object, s.sequence - 1, s.aux);
+          need(KeyKind::read_release, s.object, s.sequence - 1, s.aux, s.lock);
         }
       }
       if (config.critical_path) t.held.push_back(s.object);
@@ -293,14 +333,15 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
         produce(
             t,
             Key{s.object, s.sequence,
-                s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release},
+                s.object_kind == capture::kRwlockRead ? KeyKind::read_release : KeyKind::release,
+                s.lock},
             0);
         // The previous release of a mutex had one possible consumer, the acquisition this
         // thread made before this release: it is met or was never needed (an acquisition
         // that did not depend on it), and would stay in the table for good.
         if ((s.object_kind == capture::kMutex || s.object_kind == capture::kSpinlock) &&
             s.sequence > 1) {
-          forget(Key{s.object, s.sequence - 1, KeyKind::release});
+          forget(Key{s.object, s.sequence - 1, KeyKind::release, s.lock});
         }
       }
       if (config.critical_path) {

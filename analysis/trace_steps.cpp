@@ -156,6 +156,9 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
     s.observed_ns = time;
     s.spinning = r.type == Type::lock_acquire && r.kind == capture::kSpinlock;
     s.depends = depends;
+    if (r.type == Type::lock_acquire || r.type == Type::lock_release) {
+      s.lock = locks_.try_emplace(r.object, static_cast<uint32_t>(locks_.size())).first->second;
+    }
   }
   switch (r.type) {
     case Type::lock_request:
