@@ -254,9 +254,22 @@ class ModelReplays {
 
 }  // namespace
 
+WakeLatencyPass::WakeLatencyPass(const TraceOpener& open)
+    : result_(std::async(std::launch::async, [source = open(), stop = stop_]() mutable {
+                return measure_wake_latency(std::move(source), stop.get());
+              }).share()) {}
+
 Predictions predict(const profile::Run& run, const TraceOpener& open,
                     const PredictionRequest& request) {
   check_trace(run, request);
+  const WakeLatencyPass wake(open);
+  return predict(run, open, request, wake);
+}
+
+Predictions predict(const profile::Run& run, const TraceOpener& open,
+                    const PredictionRequest& request, const WakeLatencyPass& wake_pass) {
+  check_trace(run, request);
+  const std::shared_future<WakeLatency>& wake = wake_pass.result();
   if (request.models.empty()) throw PredictionError("no scheduler model to replay with");
   const uint32_t threads = thread_count(run);
   Predictions out;
@@ -354,12 +367,9 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     for (const Grouping& g : s.candidates) first.add(threads_grouped(g.group_of), true);
   }
 
-  // The wake-up latency is measured by a pass of its own over the trace, beside the first
-  // replay's reading and assembly (a fifth of a one-model prediction when it was first).
-  const std::shared_future<WakeLatency> wake =
-      std::async(std::launch::async, [source = open()]() mutable {
-        return measure_wake_latency(std::move(source));
-      }).share();
+  // The wake-up latency is measured by a pass of its own over the trace (start_wake_latency),
+  // beside the first replay's reading and assembly (a fifth of a one-model prediction when
+  // it was first).
   ReplayPass pass = replay(run, open, first.configs(), wake);
   out.quality.events = pass.assembler.events;
   out.quality.records = pass.assembler.records;

@@ -3,8 +3,10 @@
 // it once per round), replaying it in as many simulations (simulation.h) at a time.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 
 #include "analysis/prediction_range.h"
 #include "analysis/scheduler_model.h"
+#include "analysis/wake_latency.h"
 #include "profile/open_run.h"
 #include "profile/run.h"
 #include "profile/trace_reader.h"
@@ -165,5 +168,25 @@ using TraceOpener = profile::TraceOpener;
 // for a damaged trace.
 Predictions predict(const profile::Run& run, const TraceOpener& open,
                     const PredictionRequest& request);
+
+// The pass that measures the wake-up latency (wake_latency.h), on a thread of its own from
+// the trace's start. It reads only the trace: `quartz predict` starts it before it reads
+// the run. Destroyed before its end (an error), it stops at its next chunk.
+class WakeLatencyPass {
+ public:
+  explicit WakeLatencyPass(const TraceOpener& open);
+  ~WakeLatencyPass() { stop_->store(true); }
+  WakeLatencyPass(const WakeLatencyPass&) = delete;
+  WakeLatencyPass& operator=(const WakeLatencyPass&) = delete;
+  const std::shared_future<WakeLatency>& result() const { return result_; }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_future<WakeLatency> result_;
+};
+
+// predict, with that pass started already.
+Predictions predict(const profile::Run& run, const TraceOpener& open,
+                    const PredictionRequest& request, const WakeLatencyPass& wake);
 
 }  // namespace quartz::analysis

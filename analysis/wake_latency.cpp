@@ -171,11 +171,15 @@ class Measure {
 
 }  // namespace
 
-WakeLatency measure_wake_latency(std::unique_ptr<profile::TraceSource> source) {
+WakeLatency measure_wake_latency(std::unique_ptr<profile::TraceSource> source,
+                                 const std::atomic<bool>* stop) {
   profile::TraceReader reader(std::move(source));
   Measure m;
   std::vector<profile::TraceRecord> chunk;
-  while (!m.enough() && reader.next_chunk(chunk)) m.add(chunk);
+  while (!m.enough() && !(stop && stop->load(std::memory_order_relaxed)) &&
+         reader.next_chunk(chunk)) {
+    m.add(chunk);
+  }
   return m.result();
 }
 

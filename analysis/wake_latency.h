@@ -14,6 +14,7 @@
 // those that took more than twice the 10th percentile: the ones that had to wake one.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -30,7 +31,8 @@ struct WakeLatency {
 inline constexpr uint64_t kMinimumWakeUps = 16;
 
 // Reads the trace from its start until it has seen kEnoughWakeUps clean wake-ups (or its
-// end). Throws profile::TraceError as the reader does.
-WakeLatency measure_wake_latency(std::unique_ptr<profile::TraceSource> source);
+// end, or `stop` is set: then what it has). Throws profile::TraceError as the reader does.
+WakeLatency measure_wake_latency(std::unique_ptr<profile::TraceSource> source,
+                                 const std::atomic<bool>* stop = nullptr);
 
 }  // namespace quartz::analysis

@@ -88,8 +88,24 @@ std::string default_store() {
 
 profile::OpenedRun open_named_run(const std::string& command, const std::string& which,
                                   const std::string& store_path) {
+  profile::OpenedRun opened = find_named_run(command, which, store_path);
+  load_named_run(command, opened, store_path);
+  return opened;
+}
+
+void load_named_run(const std::string& command, profile::OpenedRun& found,
+                    const std::string& store_path) {
   try {
-    return profile::open_run(which, store_path);
+    profile::load_run(found, store_path);
+  } catch (const profile::OpenRunError& e) {
+    throw UsageError(command + ": " + e.what());
+  }
+}
+
+profile::OpenedRun find_named_run(const std::string& command, const std::string& which,
+                                  const std::string& store_path) {
+  try {
+    return profile::find_run(which, store_path);
   } catch (const profile::OpenRunError& e) {
     throw UsageError(command + ": " + e.what());
   }

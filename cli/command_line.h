@@ -58,5 +58,10 @@ std::string default_store();
 // a UsageError saying `command` when there is none.
 profile::OpenedRun open_named_run(const std::string& command, const std::string& which,
                                   const std::string& store_path);
+// The same in two steps: which run it is, then the run itself.
+profile::OpenedRun find_named_run(const std::string& command, const std::string& which,
+                                  const std::string& store_path);
+void load_named_run(const std::string& command, profile::OpenedRun& found,
+                    const std::string& store_path);
 
 }  // namespace quartz::cli

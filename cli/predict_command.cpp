@@ -79,16 +79,20 @@ int predict_command(const std::vector<std::string>& args) {
     question += (question.empty() ? "" : " ") + flag.substr(0, flag.find('=')) + " " + text;
   }
 
-  profile::OpenedRun opened = open_named_run("predict", which, store_path);
+  profile::OpenedRun opened = find_named_run("predict", which, store_path);
   analysis::TraceOpener open;
   try {
     open = profile::trace_opener(opened, store_path);
   } catch (const profile::OpenRunError& e) {
     throw UsageError(std::string("predict: ") + e.what());
   }
+  // The wake-up latency is read from the trace while the run is (a third of a second for
+  // 100,000 objects' records, that the replays waited for).
+  const analysis::WakeLatencyPass wake(open);
+  load_named_run("predict", opened, store_path);
   analysis::Predictions predictions;
   try {
-    predictions = analysis::predict(opened.run, open, request);
+    predictions = analysis::predict(opened.run, open, request, wake);
   } catch (const analysis::PredictionError& e) {
     throw UsageError(std::string("predict: ") + e.what());
   }

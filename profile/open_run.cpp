@@ -14,11 +14,9 @@ bool is_capture_file(const std::string& path) {
   return std::filesystem::is_regular_file(path, error) && looks_like_capture(path);
 }
 
-OpenedRun open_run(const std::string& which, const std::string& store_path) {
+OpenedRun find_run(const std::string& which, const std::string& store_path) {
   OpenedRun opened;
   if (is_capture_file(which)) {
-    opened.run = read_capture(which);
-    symbolize_run(opened.run);
     opened.label = which;
     return opened;
   }
@@ -45,9 +43,23 @@ OpenedRun open_run(const std::string& which, const std::string& store_path) {
     if (!latest) throw OpenRunError(store_path + " holds no runs");
     id = *latest;
   }
-  opened.run = store.load(id);
   opened.label = "run " + std::to_string(id) + " (" + store_path + ")";
   opened.id = id;
+  return opened;
+}
+
+void load_run(OpenedRun& found, const std::string& store_path) {
+  if (found.id) {
+    found.run = Store(store_path, StoreAccess::read_only).load(*found.id);
+  } else {
+    found.run = read_capture(found.label);
+    symbolize_run(found.run);
+  }
+}
+
+OpenedRun open_run(const std::string& which, const std::string& store_path) {
+  OpenedRun opened = find_run(which, store_path);
+  load_run(opened, store_path);
   return opened;
 }
 

@@ -29,6 +29,10 @@ struct OpenedRun {
 // Throws OpenRunError for a name that is neither, a missing store, or an empty one;
 // CaptureError or StoreError for unreadable files.
 OpenedRun open_run(const std::string& which, const std::string& store_path);
+// open_run in two steps: which run it is (its run left empty), then the run itself (what
+// `quartz predict` reads meanwhile: the run's trace, by trace_opener).
+OpenedRun find_run(const std::string& which, const std::string& store_path);
+void load_run(OpenedRun& found, const std::string& store_path);
 
 // What opens a run's trace, each time it is called (a prediction reads it more than once):
 // the trace stored with the run, or CAPTURE.trace next to a capture file. Throws

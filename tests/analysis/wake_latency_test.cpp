@@ -58,6 +58,21 @@ TEST(WakeLatency, TheMedianOfTheWakeUpsThatWokeAProcessor) {
   }
 }
 
+// `quartz predict` starts the pass before it reads the run and stops it on an error: a
+// stopped pass reads no further chunk (here: none, so no wake-up; the same trace read
+// whole has 20).
+TEST(WakeLatency, AStoppedPassReadsNoFurther) {
+  std::vector<double> latencies(20, 0.030);
+  TraceBytes bytes;
+  bytes.chunks(wake_ups(latencies), 7);
+  bytes.end();
+  const std::atomic<bool> stop{true};
+  const WakeLatency w =
+      measure_wake_latency(profile::trace_from_bytes(bytes.bytes(), "test.trace"), &stop);
+  EXPECT_EQ(w.wake_ups, 0u);
+  EXPECT_EQ(measure(wake_ups(latencies), 7).wake_ups, 20u);
+}
+
 TEST(WakeLatency, WakeUpsWithoutAKnownWakerDoNotCount) {
   std::vector<BuiltRecord> r;
   Timeline waiter(2, r), signaller(1, r);
