@@ -17,15 +17,14 @@ constexpr double kLockRetryNs = 1000;
 void Simulation::State::charge_path(SimThread& t, uint32_t index, const Step& s, double cpu_ns,
                                     double delay_ns) {
   if (!config.critical_path) return;
-  path_pieces.push_back(PathPiece{t.path, index, s.attribution, t.held.empty() ? 0 : t.held.back(),
-                                  cpu_ns, delay_ns});
-  t.path = static_cast<PathRef>(path_pieces.size());
+  t.path = path_pieces.push_back(PathPiece{
+      t.path, index, s.attribution, t.held.empty() ? kNoLock : t.held.back(), cpu_ns, delay_ns});
 }
 
 PathComposition Simulation::State::compose_path(PathRef path) const {
   PathComposition p;
-  for (PathRef at = path; at != kEmptyPath; at = path_pieces[at - 1].before) {
-    const PathPiece& piece = path_pieces[at - 1];
+  for (PathRef at = path; at != kEmptyPath; at = path_pieces.at(at).before) {
+    const PathPiece& piece = path_pieces.at(at);
     if (p.thread_ns.size() <= piece.thread) p.thread_ns.resize(piece.thread + 1);
     p.thread_ns[piece.thread] += piece.cpu_ns + piece.delay_ns;
     p.cpu_ns += piece.cpu_ns;
@@ -34,7 +33,8 @@ PathComposition Simulation::State::compose_path(PathRef path) const {
       for (const auto& [context, weight] : attributions[piece.attribution])
         p.context_ns[context] += piece.cpu_ns * weight;
     }
-    if (piece.lock != 0) p.lock_ns[piece.lock] += piece.cpu_ns + piece.delay_ns;
+    if (piece.lock != kNoLock)
+      p.lock_ns[lock_addresses[piece.lock]] += piece.cpu_ns + piece.delay_ns;
   }
   return p;
 }

@@ -233,6 +233,14 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
   return true;
 }
 
+// A critical path's thread takes the step's lock: its pieces name it while it holds it.
+void Simulation::State::hold(SimThread& t, const Step& s) {
+  if (s.lock == kNoLock) return;  // the assembler numbers every lock step's lock
+  if (s.lock >= lock_addresses.size()) lock_addresses.resize(s.lock + 1);
+  lock_addresses[s.lock] = s.object;
+  t.held.push_back(s.lock);
+}
+
 // Whether the step takes or gives back a mutex granted to whoever asks first while it is
 // free: in the models that do not keep the recorded order, exclusive locks (a rwlock's
 // order stays the recorded one).
@@ -312,7 +320,7 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
       break;
     case Type::lock_acquire:
       if (granted_as_asked(s)) {
-        if (config.critical_path) t.held.push_back(s.object);
+        if (config.critical_path) hold(t, s);
         if (!take_mutex(t, index, s.object)) return false;
         break;
       }
@@ -324,7 +332,7 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
           need(KeyKind::read_release, s.object, s.sequence - 1, s.aux, s.lock);
         }
       }
-      if (config.critical_path) t.held.push_back(s.object);
+      if (config.critical_path) hold(t, s);
       break;
     case Type::lock_release:
       if (granted_as_asked(s)) {
@@ -345,7 +353,7 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
         }
       }
       if (config.critical_path) {
-        auto it = std::find(t.held.rbegin(), t.held.rend(), s.object);
+        auto it = std::find(t.held.rbegin(), t.held.rend(), s.lock);
         if (it != t.held.rend()) t.held.erase(std::next(it).base());
       }
       break;

@@ -33,8 +33,30 @@ struct PathPiece {
   PathRef before = kEmptyPath;
   uint32_t thread = 0;
   uint32_t attribution = 0;  // into the attributions; past their end: none
-  uint64_t lock = 0;         // held, innermost; 0: none
+  uint32_t lock = kNoLock;   // held, innermost (Step::lock)
   double cpu_ns = 0, delay_ns = 0;
+};
+
+// The pieces of every path, in blocks that stay where they are: a replay of millions of
+// steps makes a piece per step, and a vector doubling in size copied them and faulted in
+// twice their size (a tenth of a prediction's processor time, zeroing fresh pages).
+class PathPieces {
+ public:
+  // The new piece's PathRef.
+  PathRef push_back(const PathPiece& p) {
+    if ((size_ & kBlockMask) == 0) blocks_.push_back(std::make_unique<PathPiece[]>(kBlockMask + 1));
+    blocks_.back()[size_ & kBlockMask] = p;
+    return static_cast<PathRef>(++size_);
+  }
+  const PathPiece& at(PathRef ref) const {
+    return blocks_[(ref - 1) >> kBlockLog2][(ref - 1) & kBlockMask];
+  }
+
+ private:
+  static constexpr unsigned kBlockLog2 = 16;  // 2 MB: a huge page
+  static constexpr size_t kBlockMask = (size_t{1} << kBlockLog2) - 1;
+  std::vector<std::unique_ptr<PathPiece[]>> blocks_;
+  size_t size_ = 0;
 };
 
 struct Simulation::State {
@@ -114,7 +136,7 @@ struct Simulation::State {
     bool lock_retry_work = false;
     // Critical path.
     PathRef path = kEmptyPath;
-    std::vector<uint64_t> held;  // locks held, innermost last
+    std::vector<uint32_t> held;  // locks held (Step::lock), innermost last
   };
 
   // One processor of a pool (or, for a fractional number of processors, all of them).
@@ -224,7 +246,8 @@ struct Simulation::State {
   std::optional<PathRef> end_path;
   // Every path's pieces: a piece names the one before it, so a path passes from thread to
   // thread as one number, and a path is summed up only once, at the end.
-  std::vector<PathPiece> path_pieces;
+  PathPieces path_pieces;
+  std::vector<uint64_t> lock_addresses;  // by Step::lock, of the locks a path held
   SimulationResult result;
 
   State(SimulationConfig c, std::vector<StepLog>& l, const std::vector<Attribution>& a);
@@ -284,6 +307,7 @@ struct Simulation::State {
   void wake(SimThread& w, uint32_t index);
   bool wait_for_needs(SimThread& t, uint32_t index);
   bool granted_as_asked(const Step& s) const;
+  void hold(SimThread& t, const Step& s);
   bool take_mutex(SimThread& t, uint32_t index, uint64_t object);
   void release_mutex(SimThread& t, uint64_t object);
   bool begin_sync(SimThread& t, uint32_t index, const Step& s);
