@@ -92,12 +92,20 @@ std::pair<std::vector<uint8_t>, std::string> procedure_contexts(const profile::R
   return {in, matched};
 }
 
-std::vector<NamedTime> top(std::map<std::string, double> values) {
+// The kListed largest, largest first (equal times by name): a critical path through
+// 100,000 locks lists ten of them.
+template <typename NamedNs>
+std::vector<NamedTime> top(const NamedNs& values) {
+  std::vector<std::pair<const std::string*, double>> all;
+  all.reserve(values.size());
+  for (const auto& [name, ns] : values) all.emplace_back(&name, ns);
+  const size_t listed = std::min(kListed, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(listed), all.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : *a.first < *b.first;
+                    });
   std::vector<NamedTime> out;
-  for (const auto& [name, ns] : values) out.push_back({name, ns / 1e9});
-  std::sort(out.begin(), out.end(),
-            [](const NamedTime& a, const NamedTime& b) { return a.seconds > b.seconds; });
-  if (out.size() > kListed) out.resize(kListed);
+  for (size_t i = 0; i < listed; ++i) out.push_back({*all[i].first, all[i].second / 1e9});
   return out;
 }
 
@@ -109,7 +117,8 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
   const PathComposition& p = *r.path;
   cp.cpu_s = p.cpu_ns / 1e9;
   cp.delay_s = p.delay_ns / 1e9;
-  std::map<std::string, double> threads, procedures, locks;
+  std::map<std::string, double> threads, procedures;
+  std::unordered_map<std::string, double> locks;
   for (uint32_t i = 0; i < p.thread_ns.size(); ++i) {
     if (p.thread_ns[i] <= 0) continue;
     std::string name = std::to_string(i);

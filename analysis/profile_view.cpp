@@ -94,18 +94,29 @@ uint64_t thread_routine(const Run& run, const ThreadInfo& t) {
   return 0;
 }
 
+// What a frame says of the code that acquired an object (acquiring_frame).
+enum class FrameClass : uint8_t { nameless, system, own };
+
 // The program's own frame that first acquired an object: the first of its call chain
 // outside system code (std::mutex::lock, std::lock_guard, the C library), else the first
-// with a name. 0: none known.
-uint64_t acquiring_frame(const Run& run, const ObjectInfo& o) {
-  const std::vector<uint64_t> only_site{o.first_site};
-  const std::vector<uint64_t>& chain = o.acquired_from.empty() ? only_site : o.acquired_from;
+// with a name. 0: none known. `classes` remembers each frame's class: a run of 100,000
+// objects asks about the same few frames 100,000 times.
+uint64_t acquiring_frame(const Run& run, const ObjectInfo& o,
+                         std::unordered_map<uint64_t, FrameClass>& classes) {
+  const uint64_t* chain = o.acquired_from.empty() ? &o.first_site : o.acquired_from.data();
+  const size_t length = o.acquired_from.empty() ? 1 : o.acquired_from.size();
   uint64_t named = 0;
-  for (uint64_t frame : chain) {
-    auto it = run.symbols.find(frame);
-    if (it == run.symbols.end() || it->second.function.empty()) continue;
-    if (!is_system_code(it->second)) return frame;
-    if (named == 0) named = frame;
+  for (size_t i = 0; i < length; ++i) {
+    const uint64_t frame = chain[i];
+    auto [known, added] = classes.try_emplace(frame, FrameClass::nameless);
+    if (added) {
+      auto it = run.symbols.find(frame);
+      if (it != run.symbols.end() && !it->second.function.empty()) {
+        known->second = is_system_code(it->second) ? FrameClass::system : FrameClass::own;
+      }
+    }
+    if (known->second == FrameClass::own) return frame;
+    if (known->second == FrameClass::system && named == 0) named = frame;
   }
   return named;
 }
@@ -119,8 +130,19 @@ std::string thread_name(const Run& run, const ThreadInfo& t) {
   return t.name.empty() ? "thread " + std::to_string(t.index) : t.name;
 }
 
-// An object's name before objects that share it are told apart (object_names).
-std::string own_name(const Run& run, const ObjectInfo& o) {
+namespace {
+
+// An object's name before objects that share it are told apart (object_names). The caches
+// keep what the objects' frames give: the same few for 100,000 objects.
+struct ObjectNamer {
+  const Run& run;
+  std::unordered_map<uint64_t, FrameClass> classes;    // acquiring_frame's
+  std::unordered_map<uint64_t, std::string> at_frame;  // "@procedure (file:line)"
+
+  std::string own_name(const ObjectInfo& o);
+};
+
+std::string ObjectNamer::own_name(const ObjectInfo& o) {
   if (!o.name.empty()) return o.name;
   std::string name = kind_name(o.kind);
   if (o.kind == capture::kJoin) {  // a join waits on the thread joined: name it
@@ -143,19 +165,25 @@ std::string own_name(const Run& run, const ObjectInfo& o) {
     const std::string where = location_of(run, o.first_site);
     if (!where.empty()) return name + "@" + where;
   }
-  if (const uint64_t frame = acquiring_frame(run, o)) {
-    name += "@" + bare_name(display_name(run, frame));
-    const std::string where = location_of(run, frame);
-    if (!where.empty()) name += " (" + where + ")";
-    return name;
+  if (const uint64_t frame = acquiring_frame(run, o, classes)) {
+    auto [it, added] = at_frame.try_emplace(frame);
+    if (added) {
+      it->second = "@" + bare_name(display_name(run, frame));
+      const std::string where = location_of(run, frame);
+      if (!where.empty()) it->second += " (" + where + ")";
+    }
+    return name + it->second;
   }
   return name + "@" + hex(o.address);
 }
 
+}  // namespace
+
 std::unordered_map<uint64_t, std::string> object_names(const Run& run) {
   std::unordered_map<uint64_t, std::string> names;
   std::unordered_map<std::string, int> uses;
-  for (const ObjectInfo& o : run.objects) ++uses[names[o.address] = own_name(run, o)];
+  ObjectNamer namer{run, {}, {}};
+  for (const ObjectInfo& o : run.objects) ++uses[names[o.address] = namer.own_name(o)];
   for (const ObjectInfo& o : run.objects) {
     std::string& name = names[o.address];
     if (uses[name] > 1) name += " #" + std::to_string(o.id);

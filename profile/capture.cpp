@@ -263,6 +263,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
     }
     case SectionType::objects: {
       const uint32_t n = c.count(full);
+      run.objects.reserve(run.objects.size() + n);  // n is bounded by the section's size
       for (uint32_t i = 0; i < n; ++i) {
         ObjectInfo o = read_object_counts(c, static_cast<uint32_t>(run.objects.size()) + 1);
         o.wait_spinning_s = c.f64();
