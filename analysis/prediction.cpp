@@ -140,14 +140,31 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
       if (c.parent == capture::kNoParent) break;
     }
   }
+  // An object's name is its own (object_names tells apart the objects that share one), so
+  // a path through 100,000 locks names only those that can be among the longest held.
   const auto object_name = object_names(run);
+  std::vector<std::pair<const std::string*, double>> held;  // objects' names, by the name
+  held.reserve(p.lock_ns.size());
   for (const auto& [address, ns] : p.lock_ns) {
     auto object = object_name.find(address);
-    locks[object != object_name.end() ? object->second : display_name(run, address)] += ns;
+    if (object != object_name.end()) {
+      held.emplace_back(&object->second, ns);
+    } else {
+      locks[display_name(run, address)] += ns;  // no object of the run: names may repeat
+    }
   }
+  for (const auto& [name, ns] : locks) held.emplace_back(&name, ns);
+  if (held.size() > kListed) {
+    std::nth_element(held.begin(), held.begin() + (kListed - 1), held.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    const double least = held[kListed - 1].second;
+    std::erase_if(held, [&](const auto& h) { return h.second < least; });
+  }
+  std::unordered_map<std::string, double> longest;
+  for (const auto& [name, ns] : held) longest[*name] += ns;
   cp.threads = top(threads);
   cp.procedures = top(procedures);
-  cp.locks = top(locks);
+  cp.locks = top(longest);
   return cp;
 }
 
