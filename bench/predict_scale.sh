@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The predictor on a trace of many objects (issue 9 item 8: 100,000 objects, 2,000,000
-# events, under 2 s): tests/e2e/programs/many_objects.c takes 100,000 mutexes in four threads, recorded
-# with --trace; then `quartz predict --cores 1` (one grouping) and `quartz predict` (every
-# grouping) are timed, with their peak memory (GNU time's %M, from wait4).
-#   bench/predict_scale.sh [BUILD_DIR]        (ROUNDS=2 OBJECTS=100000)
+# events, under 2 s): tests/e2e/programs/many_objects.c takes 125,000 mutexes in four threads twice
+# over (2,000,000 events), recorded with --trace; then `quartz predict --cores 1` (one grouping)
+# and `quartz predict` (the recorded configuration and the critical path) are timed, with their
+# peak memory (GNU time's %M, from wait4).
+#   bench/predict_scale.sh [BUILD_DIR]        (ROUNDS=2 OBJECTS=125000)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 rounds=${ROUNDS:-2}
-objects=${OBJECTS:-100000}
+objects=${OBJECTS:-125000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -21,7 +22,7 @@ for question in "--cores 1" ""; do
 import json, sys
 p = json.load(open("p.json"))
 t = p["trace"]
-print(f"quartz predict {sys.argv[1] or '(every grouping)'}: {t['events']} events, "
+print(f"quartz predict {sys.argv[1] or '(no question)'}: {t['events']} events, "
       f"{sys.argv[2]}")
 PY
 done
