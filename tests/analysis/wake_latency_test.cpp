@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/analysis/trace_builder.h"
 
 namespace quartz::analysis {
@@ -56,6 +58,30 @@ TEST(WakeLatency, TheMedianOfTheWakeUpsThatWokeAProcessor) {
     EXPECT_EQ(w.idle_wake_ups, 16u) << per_chunk;
     EXPECT_NEAR(w.idle_ns, 33000, 1) << per_chunk;  // the upper median of 25..40 us
   }
+}
+
+// A trace with more wakers than the pass keeps at once (64 Ki) over more than 100 ms: the
+// old ones are forgotten as the trace goes on, the ones of the last 100 ms kept, so a
+// wake-up still finds its waker read chunks before. Thread 3 signals a condition nobody
+// waits on every 1.25 us (80,000 in 100 ms) while the wake-ups of the test above (without
+// the one that waited for a processor too) happen from 150 ms, all read in time order.
+TEST(WakeLatency, RecentWakersOutliveATableOfMany) {
+  std::vector<double> latencies{0.002, 0.002, 0.002, 0.002};
+  for (int i = 0; i < 16; ++i) latencies.push_back(0.025 + 0.001 * i);
+  std::vector<BuiltRecord> records = wake_ups(latencies);
+  for (BuiltRecord& r : records) r.time_ms += 150;
+  Timeline noise(3, records);
+  noise.event(Type::thread_start, 0, 0);
+  for (uint32_t k = 1; k <= 184000; ++k) {
+    noise.until(0.00125 * k).event(Type::cond_signal, capture::kCondition, kCond + 1, k);
+  }
+  noise.exit();
+  std::stable_sort(records.begin(), records.end(), [](const BuiltRecord& a, const BuiltRecord& b) {
+    return a.time_ms < b.time_ms;
+  });
+  const WakeLatency w = measure(records, 7);
+  EXPECT_EQ(w.wake_ups, 20u);
+  EXPECT_NEAR(w.idle_ns, 33000, 1);
 }
 
 // `quartz predict` starts the pass before it reads the run and stops it on an error: a
