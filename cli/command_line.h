@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "profile/open_run.h"
@@ -54,6 +57,15 @@ std::vector<char*> exec_strings(const std::vector<std::string>& strings);
 std::string runtime_library();
 // The store used when none is named: QUARTZ_STORE, or ./quartz.db.
 std::string default_store();
+// Hands `value` to the process's end instead of destroying it: a command done with a run of
+// 125,000 objects spent 80 ms freeing their records one by one, memory the process returns
+// whole as it exits. It stays reachable: LeakSanitizer counts no leak.
+template <typename T>
+void keep_until_exit(T&& value) {
+  static auto* const kept = new std::vector<std::shared_ptr<void>>();
+  kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(value)));
+}
+
 // The run `which` names (an id, 'latest', a capture file; "" for the latest) in the store;
 // a UsageError saying `command` when there is none.
 profile::OpenedRun open_named_run(const std::string& command, const std::string& which,

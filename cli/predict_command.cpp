@@ -113,6 +113,7 @@ int predict_command(const std::vector<std::string>& args) {
     analysis::print_predictions(printed, predictions, opened.label);
     std::cout << analysis::text::wrap_lines(printed.str());
   }
+  keep_until_exit(std::move(opened));
   return 0;
 }
 

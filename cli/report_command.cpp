@@ -64,7 +64,7 @@ int report_command(const std::vector<std::string>& args) {
     view_options.contexts = false;
     view_options.children_of = top;
   }
-  const analysis::ProfileView view = analysis::analyze_taking_contexts(opened.run, view_options);
+  analysis::ProfileView view = analysis::analyze_taking_contexts(opened.run, view_options);
   progress.step("writing the report");
   if ((format != "text" && format != "json") || !table.empty()) {
     try {
@@ -72,6 +72,8 @@ int report_command(const std::vector<std::string>& args) {
     } catch (const exports::ExportError& e) {
       throw UsageError(std::string("report: ") + e.what());
     }
+    keep_until_exit(std::move(view));
+    keep_until_exit(std::move(opened));
     return 0;
   }
   std::ofstream file;
@@ -89,6 +91,8 @@ int report_command(const std::vector<std::string>& args) {
     file.close();
     if (!file) throw UsageError("report: " + output + ": cannot write: " + std::strerror(errno));
   }
+  keep_until_exit(std::move(view));
+  keep_until_exit(std::move(opened));
   return 0;
 }
 
