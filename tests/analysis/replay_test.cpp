@@ -540,14 +540,16 @@ std::vector<BuiltRecord> lock_queue_of_three() {
   Timeline a(1, r);
   a.event(Type::thread_start, 0, 0).event(Type::lock_acquire, capture::kMutex, kLock, 1);
   a.work(20).event(Type::lock_release, capture::kMutex, kLock, 1).exit();
-  Timeline b(2, r);
-  b.event(Type::thread_start, 0, 0).off(1).event(Type::lock_request, capture::kMutex, kLock);
-  b.until(20).event(Type::lock_acquire, capture::kMutex, kLock, 2).work(10);
-  b.event(Type::lock_release, capture::kMutex, kLock, 2).exit();
-  Timeline c(3, r);
-  c.event(Type::thread_start, 0, 0).off(5).event(Type::lock_request, capture::kMutex, kLock);
-  c.until(30).event(Type::lock_acquire, capture::kMutex, kLock, 3).work(10);
-  c.event(Type::lock_release, capture::kMutex, kLock, 3).exit();
+  // Thread `index` asks at `ask_ms`, takes the lock at `take_ms` (acquisition `index`),
+  // holds it 10 ms and ends.
+  auto queued = [&](uint32_t index, double ask_ms, double take_ms) {
+    Timeline t(index, r);
+    t.event(Type::thread_start, 0, 0).off(ask_ms).event(Type::lock_request, capture::kMutex, kLock);
+    t.until(take_ms).event(Type::lock_acquire, capture::kMutex, kLock, index).work(10);
+    t.event(Type::lock_release, capture::kMutex, kLock, index).exit();
+  };
+  queued(2, 1, 20);
+  queued(3, 5, 30);
   return r;
 }
 
