@@ -393,7 +393,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
     for (const Grouping& g : s.candidates) first.add(threads_grouped(g.group_of), true);
   }
 
-  // The wake-up latency is measured by a pass of its own over the trace (start_wake_latency),
+  // The wake-up latency is measured by a pass of its own over the trace (WakeLatencyPass),
   // beside the first replay's reading and assembly (a fifth of a one-model prediction when
   // it was first).
   ReplayPass pass = replay(run, open, first.configs(), wake);

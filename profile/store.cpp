@@ -20,9 +20,6 @@ using sqlite::Statement;
 
 namespace {
 
-// How long a writer waits for another process's transaction before giving up: an import of
-// a large capture holds the store for tens of seconds.
-constexpr int64_t kLockWaitLimitMs = 10 * 60 * 1000;
 // Waits shorter than this are the ordinary turn-taking of two imports: not worth a line.
 constexpr int64_t kSayWaitingAfterMs = 1000;
 

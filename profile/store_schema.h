@@ -1,5 +1,6 @@
 // The store's schema (its tables are described in profile/store.h) and its migrations,
-// and how its files name runs and read stored timestamps.
+// how its files name runs and read stored timestamps, and how long their connections wait
+// for another's lock.
 #pragma once
 
 #include <sqlite3.h>
@@ -12,6 +13,10 @@
 #include "profile/store.h"
 
 namespace quartz::profile {
+
+// How long a connection waits for another process's transaction before giving up: an
+// import of a large capture holds the store for tens of seconds.
+inline constexpr int64_t kLockWaitLimitMs = 10 * 60 * 1000;
 
 // For writing: creates the schema in an empty database, upgrades an older store to the
 // current version. For reading: changes nothing, and reads the versions whose tables the

@@ -52,8 +52,6 @@ TraceBlobs trace_blobs(sqlite3* db, const std::string& path, int64_t run_id) {
   return {};
 }
 
-constexpr int kBusyTimeoutMs = 60 * 1000;
-
 // A stored trace read in pieces, through a connection of its own.
 class StoredTrace : public TraceSource {
  public:
@@ -72,7 +70,7 @@ class StoredTrace : public TraceSource {
     // A connection of its own waits as the store's does: another may be opening the store
     // at the same moment (quartz predict reads the trace twice at once), and the first of
     // them rebuilds the WAL's index while the others wait.
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    sqlite3_busy_timeout(db_, static_cast<int>(kLockWaitLimitMs));
   }
   ~StoredTrace() override {
     sqlite3_blob_close(blob_);
