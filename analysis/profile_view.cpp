@@ -27,13 +27,16 @@ double sum(std::span<const double> v) {
   return std::accumulate(v.begin(), v.end(), 0.0);
 }
 
-Totals totals_of(const FullRecord& r) {
+// The totals of `r`, its histograms of the run's shape (an empty record is all zero).
+Totals totals_of(const FullRecord& r, const Run& run) {
   Totals t;
-  const size_t bins = r.normalized_self.size();
+  const size_t bins = std::max(run.bins(), r.normalized_self.size());
   t.histogram_s.assign(bins, 0);
   t.histogram_self_s = r.normalized_self;
-  for (size_t i = 0; i < bins; ++i)
-    t.histogram_s[i] = r.normalized_self[i] + r.normalized_behalf[i];
+  t.histogram_self_s.resize(bins, 0);
+  for (size_t i = 0; i < r.normalized_self.size(); ++i) t.histogram_s[i] += r.normalized_self[i];
+  for (size_t i = 0; i < r.normalized_behalf.size() && i < bins; ++i)
+    t.histogram_s[i] += r.normalized_behalf[i];
   t.normalized_self_s = sum(r.normalized_self);
   t.normalized_s = t.normalized_self_s + sum(r.normalized_behalf);
   t.processor_self_s = sum(r.processor_self);
@@ -42,6 +45,8 @@ Totals totals_of(const FullRecord& r) {
     t.state_s[s] = r.state_self[s] + r.state_behalf[s];
     const std::vector<double>& hist = r.runnable[s];
     t.runnable_s.push_back(hist);
+    if (t.runnable_s.back().size() < run.runnable_bins)
+      t.runnable_s.back().resize(run.runnable_bins, 0);
     double weight = 0, weighted = 0;
     for (size_t k = 0; k < hist.size(); ++k) {
       weight += hist[k];
@@ -251,17 +256,13 @@ std::vector<ProcedureRow> procedure_rows(const Run& run) {
     row.name = display_name(run, p.address);
     row.location = location_of(run, p.address);
     row.calls = calls.count(p.address) ? calls[p.address] : 0;
-    row.totals = totals_of(p.record);
+    row.totals = totals_of(p.record, run);
     rows.push_back(std::move(row));
     calls.erase(p.address);
   }
   // Procedures the hooks counted but no sample ever found running (a program shorter than a
   // period, a handler between two samples): listed with their calls and no time.
-  FullRecord unseen;
-  unseen.processor_self.assign(run.processors + 1, 0);
-  unseen.processor_behalf = unseen.normalized_self = unseen.normalized_behalf =
-      unseen.processor_self;
-  for (std::vector<double>& bins : unseen.runnable) bins.assign(run.runnable_bins, 0);
+  const FullRecord unseen;  // all zero
   std::vector<std::pair<uint64_t, uint64_t>> unseen_calls(calls.begin(), calls.end());
   std::sort(unseen_calls.begin(), unseen_calls.end());  // the same order on every run
   for (const auto& [address, count] : unseen_calls) {
@@ -271,7 +272,7 @@ std::vector<ProcedureRow> procedure_rows(const Run& run) {
     row.name = display_name(run, address);
     row.location = location_of(run, address);
     row.calls = count;
-    row.totals = totals_of(unseen);
+    row.totals = totals_of(unseen, run);
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const ProcedureRow& a, const ProcedureRow& b) {
@@ -609,7 +610,7 @@ std::vector<LockRow> lock_rows(const Run& run) {
       weighted += o.queue[k] * static_cast<double>(k);
     }
     row.mean_queue = time > 0 ? weighted / time : 0;
-    row.totals = totals_of(o.record);
+    row.totals = totals_of(o.record, run);
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const LockRow& a, const LockRow& b) {
@@ -635,7 +636,7 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
       row.role_address = *(at + 1);
       row.role = display_name(run, row.role_address);
     }
-    row.totals = totals_of(t.record);
+    row.totals = totals_of(t.record, run);
     row.busy_s = row.totals.state_s[capture::kBusy];
     row.spinning_s = row.totals.state_s[capture::kSpinning];
     row.blocked_s = row.totals.state_s[capture::kBlocked];
@@ -775,7 +776,7 @@ ProfileView view_of(const Run& run, const ViewOptions& options, bool folded, Run
   for (std::string word; std::getline(split, word, '\x1f');) view.arguments.push_back(word);
   view.processors = run.processors;
   view.elapsed_s = run.elapsed_s();
-  view.program_totals = totals_of(run.program);
+  view.program_totals = totals_of(run.program, run);
   view.parallelism_s = view.program_totals.histogram_s;
   view.procedures = procedure_rows(run);
   sum_context_findings(run, view);

@@ -146,18 +146,6 @@ FullRecord read_full(Cursor& c, uint32_t processors, uint32_t runnable_bins) {
   return r;
 }
 
-// The record of what no snapshot saw: every figure 0.
-FullRecord zero_full(uint32_t processors, uint32_t runnable_bins) {
-  FullRecord r;
-  const size_t bins = size_t{processors} + 1;
-  r.processor_self.assign(bins, 0);
-  r.processor_behalf.assign(bins, 0);
-  r.normalized_self.assign(bins, 0);
-  r.normalized_behalf.assign(bins, 0);
-  for (auto& hist : r.runnable) hist.assign(runnable_bins, 0);
-  return r;
-}
-
 // An object's fields up to its exact wait (both objects sections begin alike).
 ObjectInfo read_object_counts(Cursor& c, uint32_t id) {
   ObjectInfo o;
@@ -288,9 +276,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
         const uint32_t after = c.u32();
         if (after < next || after > seen.size()) c.fail_at(item, "unseen objects out of order");
         for (; next < after; ++next) run.objects.push_back(std::move(seen[next]));
-        ObjectInfo o = read_object_counts(c, 0);
-        o.record = zero_full(run.processors, run.runnable_bins);
-        run.objects.push_back(std::move(o));
+        run.objects.push_back(read_object_counts(c, 0));  // its record empty: all zero
       }
       for (; next < seen.size(); ++next) run.objects.push_back(std::move(seen[next]));
       for (size_t i = 0; i < run.objects.size(); ++i)

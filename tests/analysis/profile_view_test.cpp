@@ -64,6 +64,26 @@ TEST(ProfileView, ObjectsNeverAcquiredAreNotListed) {
   EXPECT_EQ(view.locks[0].id + view.locks[1].id, 1u + 4u);
 }
 
+// An object no snapshot saw is loaded with an empty record (parse_capture): its row reads
+// as zeros in histograms of the run's shape, like a sampled object's.
+TEST(ProfileView, AnObjectNoSnapshotSawReadsAsZerosOfTheRunsShape) {
+  profile::Run run;
+  run.processors = 2;
+  profile::ObjectInfo o;
+  o.id = 1;
+  o.address = 0x1000;
+  o.acquisitions = 7;
+  run.objects = {o};
+  const ProfileView view = analyze(run);
+  ASSERT_EQ(view.locks.size(), 1u);
+  const Totals& t = view.locks[0].totals;
+  EXPECT_EQ(t.histogram_s, std::vector<double>(3, 0));
+  EXPECT_EQ(t.histogram_self_s, std::vector<double>(3, 0));
+  for (const std::vector<double>& bins : t.runnable_s)
+    EXPECT_EQ(bins, std::vector<double>(run.runnable_bins, 0));
+  EXPECT_EQ(t.normalized_s, 0);
+}
+
 // A run of two processors: main (a program source) calls work through a C++ runtime frame
 // (folded by default) and holds a mutex, each context with its own processor and
 // normalized time in each bin, so that a view mixing the two, or a context's own and
