@@ -114,7 +114,7 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
     for (uint32_t t = 0; t < assembler.logs().size(); ++t) {
       uint64_t keep = ~uint64_t{0};
       for (const auto& s : sims) keep = std::min(keep, s->position(t));
-      assembler.logs()[t].trim(keep);
+      assembler.trim(t, keep);
     }
   }
   assembler.finish();

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/block_queue.h"
 #include "analysis/simulation.h"
 #include "analysis/trace_steps.h"
 
@@ -37,26 +38,21 @@ struct PathPiece {
   double cpu_ns = 0, delay_ns = 0;
 };
 
-// The pieces of every path, in blocks that stay where they are: a replay of millions of
-// steps makes a piece per step, and a vector doubling in size copied them and faulted in
-// twice their size (a tenth of a prediction's processor time, zeroing fresh pages).
+// The pieces of every path: a replay of millions of steps makes a piece per step, and a
+// vector doubling in size copied them and faulted in twice their size (a tenth of a
+// prediction's processor time, zeroing fresh pages). Blocks of 2 MB: a huge page.
 class PathPieces {
  public:
   // The new piece's PathRef.
   PathRef push_back(const PathPiece& p) {
-    if ((size_ & kBlockMask) == 0) blocks_.push_back(std::make_unique<PathPiece[]>(kBlockMask + 1));
-    blocks_.back()[size_ & kBlockMask] = p;
-    return static_cast<PathRef>(++size_);
+    pieces_.push(p, blocks_);
+    return static_cast<PathRef>(pieces_.end());
   }
-  const PathPiece& at(PathRef ref) const {
-    return blocks_[(ref - 1) >> kBlockLog2][(ref - 1) & kBlockMask];
-  }
+  const PathPiece& at(PathRef ref) const { return pieces_.at(ref - 1); }
 
  private:
-  static constexpr unsigned kBlockLog2 = 16;  // 2 MB: a huge page
-  static constexpr size_t kBlockMask = (size_t{1} << kBlockLog2) - 1;
-  std::vector<std::unique_ptr<PathPiece[]>> blocks_;
-  size_t size_ = 0;
+  BlockQueue<PathPiece, 16>::Pool blocks_;
+  BlockQueue<PathPiece, 16> pieces_;
 };
 
 struct Simulation::State {

@@ -115,7 +115,7 @@ void StepAssembler::close_piece(Thread& t, double until_ns, double overhead_ns) 
     t.pending_overhead = 0;
   }
   t.last_ns = p.end_ns;
-  t.pieces.push_back(p);
+  t.pieces.push(p, piece_blocks_);
   ++pending_;
 }
 
@@ -206,8 +206,8 @@ void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
       (uint64_t{static_cast<uint8_t>(r.type)} << 56) ^ (r.object * 0x9E3779B97F4A7C15ull);
   const uint64_t path = here ^ (t.segment_begin * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
   t.segment_begin = here;
-  const size_t first = std::min(t.segment_first_piece, t.pieces.size());
-  t.segment_first_piece = t.pieces.size();
+  const uint64_t first = std::max(t.segment_first_piece, t.pieces.begin());
+  t.segment_first_piece = t.pieces.end();
   // Most segments hold no reading: a path is kept only once one has voted for it (with
   // many objects, a table of every path cost a cache miss and a node per event).
   auto it = paths_.find(path);
@@ -231,7 +231,7 @@ void StepAssembler::end_segment(Thread& t, const profile::TraceRecord& r) {
     votes.snapshot_total = votes.total;
     attributions_.push_back(std::move(a));
   }
-  for (size_t i = first; i < t.pieces.size(); ++i) t.pieces[i].attribution = votes.snapshot;
+  for (uint64_t i = first; i < t.pieces.end(); ++i) t.pieces.at(i).attribution = votes.snapshot;
 }
 
 uint32_t StepAssembler::attribution_between(uint32_t begin, uint32_t end) {
@@ -257,8 +257,9 @@ void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord
   const double wall = time - t.cpu_anchor_ns;
   if (!t.waiting && !t.exited && (r.has_context || (r.cpu_ns != 0 && wall > 0))) {
     const uint32_t where = r.has_context ? r.context : kNoProcedure;
-    for (size_t i = t.pieces.size(); i-- > 0 && t.pieces[i].context_end == kNoContext;) {
-      t.pieces[i].context_end = where;
+    for (uint64_t i = t.pieces.end();
+         i-- > t.pieces.begin() && t.pieces.at(i).context_end == kNoContext;) {
+      t.pieces.at(i).context_end = where;
     }
     t.context = where;
     const double rate =
@@ -279,20 +280,20 @@ void StepAssembler::sample(Thread& t, uint32_t index, const profile::TraceRecord
 // were not waiting for another thread.
 void StepAssembler::resolve_cpu(Thread& t, double cpu_ns, bool final) {
   double working_ns = 0;
-  for (size_t i = t.cpu_resolved; i < t.pieces.size(); ++i) {
-    const Piece& p = t.pieces[i];
+  for (uint64_t i = t.cpu_resolved; i < t.pieces.end(); ++i) {
+    const Piece& p = t.pieces.at(i);
     if (!p.waiting && p.overhead_ns >= 0) working_ns += p.end_ns - p.start_ns;
   }
   double rate = t.last_rate;
   if (!final && working_ns > 0) {
     rate = std::clamp((cpu_ns - t.cpu_anchor_cpu) / working_ns, 0.0, 1.0);
   }
-  for (size_t i = t.cpu_resolved; i < t.pieces.size(); ++i) {
-    Piece& p = t.pieces[i];
+  for (uint64_t i = t.cpu_resolved; i < t.pieces.end(); ++i) {
+    Piece& p = t.pieces.at(i);
     if (p.overhead_ns < 0) continue;  // a wait replayed as delay
     p.cpu_ns = p.waiting ? 0 : rate * (p.end_ns - p.start_ns);
   }
-  t.cpu_resolved = t.pieces.size();
+  t.cpu_resolved = t.pieces.end();
   if (!final) {
     t.cpu_anchor_cpu = cpu_ns;
     if (working_ns > 0) t.last_rate = rate;
@@ -303,8 +304,8 @@ void StepAssembler::resolve_cpu(Thread& t, double cpu_ns, bool final) {
 // (preempted); the rest blocked in the kernel.
 void StepAssembler::resolve_ready(Thread& t, uint32_t index, double runqueue_ns, bool known) {
   double not_run_ns = 0;
-  for (size_t i = 0; i < t.cpu_resolved; ++i) {
-    const Piece& p = t.pieces[i];
+  for (uint64_t i = t.pieces.begin(); i < t.cpu_resolved; ++i) {
+    const Piece& p = t.pieces.at(i);
     if (!p.waiting && p.overhead_ns >= 0) not_run_ns += p.end_ns - p.start_ns - p.cpu_ns;
   }
   double ready_share = 1;
@@ -317,16 +318,17 @@ void StepAssembler::resolve_ready(Thread& t, uint32_t index, double runqueue_ns,
   emit(t, index, t.cpu_resolved, ready_share);
 }
 
-void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_share) {
+// Makes the pieces before `until` steps of the thread's log.
+void StepAssembler::emit(Thread& t, uint32_t index, uint64_t until, double ready_share) {
   StepLog& log = logs_[index];
-  for (size_t i = 0; i < count; ++i) {
-    const Piece& p = t.pieces[i];
+  for (uint64_t i = t.pieces.begin(); i < until; ++i) {
+    const Piece& p = t.pieces.at(i);
     const double wall = p.end_ns - p.start_ns;
     if (p.overhead_ns < 0) {
       Step s;  // a wait replayed as delay
       s.delay_ns = wall;
       s.observed_ns = p.start_ns;
-      log.push(s);
+      log.push(s, step_blocks_);
     } else if (!p.waiting && wall > 0) {
       Step s;
       const double cpu = std::max(0.0, p.cpu_ns);
@@ -338,20 +340,18 @@ void StepAssembler::emit(Thread& t, uint32_t index, size_t count, double ready_s
                           ? p.attribution
                           : attribution_between(p.context_begin, p.context_end);
       s.observed_ns = p.start_ns;
-      if (s.cpu_ns > 0 || s.delay_ns > 0) log.push(s);
+      if (s.cpu_ns > 0 || s.delay_ns > 0) log.push(s, step_blocks_);
     }
-    if (p.has_sync) log.push(p.sync);
+    if (p.has_sync) log.push(p.sync, step_blocks_);
   }
-  t.pieces.erase(t.pieces.begin(), t.pieces.begin() + static_cast<std::ptrdiff_t>(count));
-  t.cpu_resolved -= count;
-  t.segment_first_piece -= std::min(t.segment_first_piece, count);
-  pending_ -= std::min<uint64_t>(pending_, count);
+  pending_ -= std::min<uint64_t>(pending_, until - t.pieces.begin());
+  t.pieces.trim(until, piece_blocks_);
 }
 
 // Everything left of a thread becomes final: its remaining pieces get the latest rates.
 void StepAssembler::flush_thread(Thread& t, uint32_t index) {
   resolve_cpu(t, 0, true);
-  emit(t, index, t.pieces.size(), costs_.run_queue_measured ? t.last_ready_share : 1);
+  emit(t, index, t.pieces.end(), costs_.run_queue_measured ? t.last_ready_share : 1);
   if (t.exited) logs_[index].ended = true;
 }
 

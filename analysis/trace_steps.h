@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/block_queue.h"
 #include "format/trace_format.h"
 #include "profile/trace_reader.h"
 
@@ -63,36 +64,11 @@ struct Step {
 static_assert(sizeof(Step) == 56, "a step stays 56 bytes: millions are held at once");
 
 // One thread's steps, appended as the trace is read and consumed by any number of
-// simulations, each through its own position; blocks every reader has passed are freed.
-// Blocks of 1024 steps at positions fixed from the start: a step is found by a shift and a
-// mask (a std::deque's blocks of 9 steps made an allocation every 9, millions on a big
-// trace).
-class StepLog {
+// simulations, each through its own position; the assembler drops the steps every reader
+// has passed (StepAssembler::trim).
+class StepLog : public BlockQueue<Step, 10> {
  public:
   bool ended = false;  // no more steps will come
-
-  uint64_t begin() const { return base_; }  // the first step kept
-  uint64_t end() const { return end_; }
-  const Step& at(uint64_t position) const {
-    return blocks_[position >> kBlockLog2][position & kBlockMask];
-  }
-  void push(const Step& s) {
-    if ((end_ & kBlockMask) == 0) blocks_.push_back(std::make_unique<Step[]>(kBlockMask + 1));
-    blocks_.back()[end_ & kBlockMask] = s;
-    ++end_;
-  }
-  // Frees the blocks wholly before `position`, which every reader has passed.
-  void trim(uint64_t position) {
-    position = std::min(position, end_);
-    for (uint64_t b = base_ >> kBlockLog2; b < (position >> kBlockLog2); ++b) blocks_[b].reset();
-    base_ = std::max(base_, position);
-  }
-
- private:
-  static constexpr unsigned kBlockLog2 = 10;
-  static constexpr uint64_t kBlockMask = (uint64_t{1} << kBlockLog2) - 1;
-  std::vector<std::unique_ptr<Step[]>> blocks_;  // block b: positions from b << kBlockLog2
-  uint64_t base_ = 0, end_ = 0;
 };
 
 struct AssemblerCosts {
@@ -122,6 +98,8 @@ class StepAssembler {
   void finish();
 
   std::vector<StepLog>& logs() { return logs_; }
+  // Drops the steps of `thread` before `position`, which every reader has passed.
+  void trim(uint32_t thread, uint64_t position) { logs_[thread].trim(position, step_blocks_); }
   // Indexed by Step::attribution; entries are only ever added.
   const std::vector<Attribution>& attributions() const { return attributions_; }
   const AssemblerTotals& totals() const { return totals_; }
@@ -139,7 +117,7 @@ class StepAssembler {
   };
   struct Thread {
     std::deque<profile::TraceRecord> samples;  // held until the events before them arrived
-    std::vector<Piece> pieces;                 // not yet final
+    BlockQueue<Piece, 9> pieces;               // not yet final, by position
     double last_ns = 0;
     bool started = false, exited = false;
     bool waiting = false, spinning = false, wait_spins = false;
@@ -147,7 +125,7 @@ class StepAssembler {
     uint32_t context = kNoContext;
     double cpu_anchor_ns = 0, cpu_anchor_cpu = 0;
     bool has_cpu_anchor = false;
-    size_t cpu_resolved = 0;  // pieces[0..cpu_resolved) have cpu_ns
+    uint64_t cpu_resolved = 0;  // the pieces before this position have cpu_ns
     double last_rate = 1;
     double runqueue_anchor = 0;
     bool has_runqueue_anchor = false;
@@ -157,7 +135,7 @@ class StepAssembler {
     // readings inside it, and its first piece.
     uint64_t segment_begin = 0;
     std::vector<std::pair<uint32_t, double>> segment_contexts;  // (context, weight)
-    size_t segment_first_piece = 0;
+    uint64_t segment_first_piece = 0;
   };
   // Segments that begin and end with the same events (the same code path run again, by any
   // thread) pool the sampler's readings: a segment shorter than the sampling period rarely
@@ -177,7 +155,7 @@ class StepAssembler {
   void close_piece(Thread& t, double until_ns, double overhead_ns);
   void resolve_cpu(Thread& t, double cpu_ns, bool final);
   void resolve_ready(Thread& t, uint32_t index, double runqueue_ns, bool known);
-  void emit(Thread& t, uint32_t index, size_t count, double ready_share);
+  void emit(Thread& t, uint32_t index, uint64_t until, double ready_share);
   bool paired(const Thread& t, const profile::TraceRecord& r) const;
   void flush_thread(Thread& t, uint32_t index);
   void end_segment(Thread& t, const profile::TraceRecord& r);
@@ -186,6 +164,10 @@ class StepAssembler {
   AssemblerCosts costs_;
   std::vector<Thread> threads_;
   std::vector<StepLog> logs_;
+  // Blocks the logs and the threads' pieces dropped, for the next: the window of a trace
+  // is touched once, not grown and copied.
+  StepLog::Pool step_blocks_;
+  BlockQueue<Piece, 9>::Pool piece_blocks_;
   AssemblerTotals totals_;
   uint64_t pending_ = 0;
   std::vector<Attribution> attributions_;
