@@ -42,26 +42,37 @@ inline constexpr uint32_t kNoLock = 0xffffffffu;
 // up to 1.
 using Attribution = std::vector<std::pair<uint32_t, double>>;
 
+// A work step's and a sync step's own fields share their place (each is read only for its
+// kind): a replay's window holds a million steps or more, each first touched and then read
+// by every model's replay.
 struct Step {
   enum Kind : uint8_t { work, sync };
   Kind kind = work;
-  trace::Type type{};  // sync
-  uint8_t object_kind = 0;
-  bool spinning = false;  // work: in a spin region; sync: a wait that spins (spin lock)
-  bool depends = false;   // sync: it waits for another thread's step (pairing known)
-  uint32_t sequence = 0, aux = 0;
-  uint64_t object = 0;
-  double cpu_ns = 0;    // work
-  double delay_ns = 0;  // work
-  // Work: where its time belongs (StepAssembler::attributions), kNoAttribution if unknown.
-  uint32_t attribution = kNoAttribution;
-  // A lock's acquisition or release: the lock's number, in the order the trace first used
-  // each (kNoLock otherwise). A replay keeps a lock's state at that index: looked up by
-  // address, 100,000 locks taken in turn missed the caches at every hand-off.
-  uint32_t lock = kNoLock;
+  trace::Type type{};       // sync
+  uint8_t object_kind = 0;  // sync
+  bool spinning = false;    // work: in a spin region; sync: a wait that spins (spin lock)
+  bool depends = false;     // sync: it waits for another thread's step (pairing known)
+  union {
+    // Work: where its time belongs (StepAssembler::attributions), kNoAttribution if unknown.
+    uint32_t attribution = kNoAttribution;
+    // A lock's acquisition or release: the lock's number, in the order the trace first used
+    // each (kNoLock otherwise, the same bits). A replay keeps a lock's state at that index:
+    // looked up by address, 100,000 locks taken in turn missed the caches at every hand-off.
+    uint32_t lock;
+  };
+  uint32_t sequence = 0;  // sync
+  union {
+    double cpu_ns = 0;  // work
+    uint64_t object;    // sync
+  };
+  union {
+    double delay_ns = 0;  // work
+    uint32_t aux;         // sync
+  };
   double observed_ns = 0;  // when it started in the recording
 };
-static_assert(sizeof(Step) == 56, "a step stays 56 bytes: millions are held at once");
+static_assert(kNoAttribution == kNoLock, "a sync step's lock is kNoLock unless set");
+static_assert(sizeof(Step) == 40, "a step stays 40 bytes: millions are held at once");
 
 // One thread's steps, appended as the trace is read and consumed by any number of
 // simulations, each through its own position; the assembler drops the steps every reader
@@ -105,16 +116,18 @@ class StepAssembler {
   const AssemblerTotals& totals() const { return totals_; }
 
  private:
+  // 88 bytes: a sampler that stalled left 583,000 of them waiting for its next readings.
   struct Piece {
     double start_ns = 0, end_ns = 0;
-    bool waiting = false, spinning = false;
     double overhead_ns = 0;
+    double cpu_ns = -1;  // set at the CPU reading after it
     uint32_t context_begin = kNoContext, context_end = kNoContext;  // busy readings around it
     uint32_t attribution = kNoAttribution;  // from its segment, once that ended
-    double cpu_ns = -1;                     // set at the CPU reading after it
-    bool has_sync = false;                  // the event that ended it follows
+    bool waiting = false, spinning = false;
+    bool has_sync = false;  // the event that ended it follows
     Step sync;
   };
+  static_assert(sizeof(Piece) == 88);
   struct Thread {
     std::deque<profile::TraceRecord> samples;  // held until the events before them arrived
     BlockQueue<Piece, 9> pieces;               // not yet final, by position
