@@ -30,7 +30,7 @@ struct ReplayPass {
 ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t threads,
                         const AssemblerCosts& costs, std::vector<SimulationConfig> configs,
                         unsigned workers = 0, std::shared_future<WakeLatency> wake = {});
-// Steps held for the replays while the wake-up latency is measured, at most (56 bytes each).
+// Steps held for the replays while the wake-up latency is measured, at most (40 bytes each).
 inline constexpr uint64_t kStepsHeldForTheLatency = uint64_t{1} << 20;
 
 }  // namespace quartz::analysis
