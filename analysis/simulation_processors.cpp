@@ -128,14 +128,15 @@ void Simulation::State::settle(Lane& l) {
   l.unsettled = false;
   std::sort(l.arriving.begin(), l.arriving.end());
   uint32_t resumed = kNone;
-  std::vector<uint32_t> woken, moved;
+  settle_woken.clear();
+  settle_moved.clear();
   for (uint32_t index : l.arriving) {
     if (index == l.vacated && l.vacated_at == now) {
       resumed = index;
     } else if (threads[index].left_lane_at < now) {
-      woken.push_back(index);
+      settle_woken.push_back(index);
     } else {
-      moved.push_back(index);
+      settle_moved.push_back(index);
     }
   }
   l.arriving.clear();
@@ -150,16 +151,16 @@ void Simulation::State::settle(Lane& l) {
     l.ran_from = now;
   }
   size_t next_woken = 0;
-  if (config.model.wake_preempts && !woken.empty()) {
+  if (config.model.wake_preempts && !settle_woken.empty()) {
     if (l.running != kNone) {
       count_progress(l);
       l.turns.push_front(l.running);
     }
-    begin_turn(woken[next_woken++]);
+    begin_turn(settle_woken[next_woken++]);
   }
   const bool was_waiting = !l.turns.empty();
-  for (size_t i = next_woken; i < woken.size(); ++i) l.turns.push_back(woken[i]);
-  for (uint32_t index : moved) l.turns.push_back(index);
+  for (size_t i = next_woken; i < settle_woken.size(); ++i) l.turns.push_back(settle_woken[i]);
+  for (uint32_t index : settle_moved) l.turns.push_back(index);
   if (l.running == kNone && !l.turns.empty()) {
     begin_turn(l.turns.front());
     l.turns.pop_front();
