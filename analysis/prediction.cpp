@@ -287,7 +287,7 @@ WakeLatencyPass::WakeLatencyPass(const TraceOpener& open)
 
 Predictions predict(const profile::Run& run, const TraceOpener& open,
                     const PredictionRequest& request) {
-  check_trace(run, request);
+  check_trace(run, request);  // before the pass opens a trace the run may not have
   const WakeLatencyPass wake(open);
   return predict(run, open, request, wake);
 }

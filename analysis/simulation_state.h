@@ -38,9 +38,9 @@ struct PathPiece {
   double cpu_ns = 0, delay_ns = 0;
 };
 
-// The pieces of every path: a replay of millions of steps makes a piece per step, and a
-// vector doubling in size copied them and faulted in twice their size (a tenth of a
-// prediction's processor time, zeroing fresh pages). Blocks of 2 MB: a huge page.
+// The pieces of every path, by PathRef (a position + 1): a replay of millions of steps makes
+// a piece per step, and a vector doubling in size copied them and faulted in twice their
+// size (a tenth of a prediction's processor time, zeroing fresh pages).
 class PathPieces {
  public:
   // The new piece's PathRef.
