@@ -12,7 +12,6 @@
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
-#include "sampler/entry_windows.h"
 #include "sampler/overhead_budget.h"
 
 namespace quartz::sampler {
@@ -25,7 +24,8 @@ namespace {
 // no-op and ok() false.
 class Out {
  public:
-  QUARTZ_NOINSTR explicit Out(CaptureBuffer& bytes) : bytes_(bytes) {}
+  QUARTZ_NOINSTR Out(CaptureBuffer& bytes, const std::atomic<bool>* give_up)
+      : bytes_(bytes), give_up_(give_up) {}
 
   QUARTZ_NOINSTR void raw(const void* data, size_t n) {
     const size_t at = bytes_.size();
@@ -86,6 +86,11 @@ class Out {
     raw(data, n);
     ++sections_;
   }
+  // After each item of a section that grows with the program: a build asked to give up
+  // stops here (CaptureWriter::write).
+  QUARTZ_NOINSTR void item_written() {
+    if (give_up_ && ++items_ % 64 == 0 && give_up_->load(std::memory_order_relaxed)) ok_ = false;
+  }
   QUARTZ_NOINSTR const unsigned char* at(size_t position) const { return &bytes_[position]; }
   QUARTZ_NOINSTR size_t position() const { return bytes_.size(); }
   QUARTZ_NOINSTR uint32_t sections() const { return sections_; }
@@ -93,6 +98,8 @@ class Out {
 
  private:
   CaptureBuffer& bytes_;
+  const std::atomic<bool>* give_up_;
+  uint64_t items_ = 0;
   size_t section_start_ = 0;
   size_t count_at_ = 0;
   uint32_t sections_ = 0;
@@ -129,7 +136,7 @@ QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const c
 
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
-                              const rt::MergedCounts& counts) {
+                              const rt::MergedCounts& counts, RunText& scratch) {
   out.begin_counted(SectionType::run);
   uint32_t n = 0;
   key_text(out, &n, run_keys::kProgram, info.program);
@@ -162,31 +169,30 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     key_text(out, &n, run_keys::kProcedurePatterns, runtime.options.procedures);
   }
   key_number(out, &n, run_keys::kBudgetPercent, info.budget_percent);
-  if (info.budget && info.budget->trials() != 0) {
-    key_number(out, &n, run_keys::kCostTrials, info.budget->trials());
-  }
+  if (info.cost_trials != 0) key_number(out, &n, run_keys::kCostTrials, info.cost_trials);
   if (runtime.options.baseline_elapsed_ns != 0) {
     key_number(out, &n, run_keys::kBaselineCpuNs, runtime.options.baseline_cpu_ns);
     key_number(out, &n, run_keys::kBaselineElapsedNs, runtime.options.baseline_elapsed_ns);
   }
-  if (info.budget && info.budget->unpatched().size() != 0) {
-    static char unpatched[64 * 1024];  // the sampler thread's only
+  if (info.budget && info.unpatched != 0) {
+    char* unpatched = scratch.unpatched;
     size_t used = 0;
     const auto& decided = info.budget->unpatched();
-    for (size_t i = 0; i < decided.size(); ++i) {
-      const int w = snprintf(unpatched + used, sizeof unpatched - used, "%s%lx %lu %lu %d %lu",
-                             i ? ";" : "", static_cast<unsigned long>(decided[i].procedure),
-                             static_cast<unsigned long>(decided[i].calls),
-                             static_cast<unsigned long>(decided[i].at_ns), decided[i].off ? 1 : 0,
-                             static_cast<unsigned long>(decided[i].call_ns + 0.5));
-      if (w < 0 || used + static_cast<size_t>(w) >= sizeof unpatched) break;
+    for (size_t i = 0; i < info.unpatched; ++i) {
+      const int w =
+          snprintf(unpatched + used, sizeof scratch.unpatched - used, "%s%lx %lu %lu %d %lu",
+                   i ? ";" : "", static_cast<unsigned long>(decided[i].procedure),
+                   static_cast<unsigned long>(decided[i].calls),
+                   static_cast<unsigned long>(decided[i].at_ns), decided[i].off ? 1 : 0,
+                   static_cast<unsigned long>(decided[i].call_ns + 0.5));
+      if (w < 0 || used + static_cast<size_t>(w) >= sizeof scratch.unpatched) break;
       used += static_cast<size_t>(w);
     }
     unpatched[used] = '\0';
     key_text(out, &n, run_keys::kUnpatched, unpatched);
-    if (info.windows) {
-      key_number(out, &n, run_keys::kEntryWindows, info.windows->windows());
-      key_number(out, &n, run_keys::kWindowReads, info.windows->reads());
+    if (info.windows_known) {
+      key_number(out, &n, run_keys::kEntryWindows, info.entry_windows);
+      key_number(out, &n, run_keys::kWindowReads, info.window_reads);
     }
   }
   key_number(out, &n, run_keys::kDilationRemovedNs,
@@ -321,6 +327,7 @@ QUARTZ_NOINSTR void write_threads(Out& out, const RunInfo& info, ProfileTables& 
       full_record(out, tables, nullptr);
     }
     ++n;
+    out.item_written();
   }
   out.end_counted(n);
 }
@@ -426,6 +433,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     write_object_counts(out, runtime, counts, address, kind, &r, ns_per_tick);
     write_object_figures(out, tables, sampled);
     ++n;
+    out.item_written();
   });
   // Those only the stacks showed (waited for, never yet acquired when the capture was
   // written).
@@ -435,6 +443,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     write_object_counts(out, runtime, counts, o.address, o.kind, nullptr, ns_per_tick);
     write_object_figures(out, tables, i);
     ++n;
+    out.item_written();
   }
   out.end_counted(n);
   out.begin_counted(SectionType::unseen_objects);
@@ -450,6 +459,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     write_object_counts(out, runtime, counts, address, r.kind.load(std::memory_order_relaxed), &r,
                         ns_per_tick);
     ++n;
+    out.item_written();
   });
   out.end_counted(n);
 }
@@ -466,6 +476,7 @@ QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime) {
       out.u64(r.acquired_from[i].load(std::memory_order_relaxed));
     }
     ++n;
+    out.item_written();
   });
   out.end_counted(n);
 }
@@ -476,6 +487,7 @@ QUARTZ_NOINSTR void write_procedures(Out& out, ProfileTables& tables) {
   for (uint32_t i = 0; i < tables.procedure_count(); ++i) {
     out.u64(tables.procedure_entry(i).address);
     full_record(out, tables, tables.procedure_record(i));
+    out.item_written();
   }
   out.end();
 }
@@ -490,6 +502,7 @@ QUARTZ_NOINSTR void write_contexts(Out& out, ProfileTables& tables) {
     out.u64(node.address);
     out.u32(node.kind);
     out.f64s(tables.context_record(i), tables.shape().context_size());
+    out.item_written();
   }
   out.end();
 }
@@ -502,6 +515,7 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
     out.u64(callee);
     out.u64(calls);
     ++n;
+    out.item_written();
   });
   out.end_counted(n);
 }
@@ -514,9 +528,9 @@ bool CaptureWriter::init(const rt::Runtime& runtime) {
 
 bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
                           const AttributionTotals& totals, ProfileTables& tables,
-                          rt::Runtime& runtime) {
+                          rt::Runtime& runtime, const std::atomic<bool>* give_up) {
   bytes_.begin();
-  Out out(bytes_);
+  Out out(bytes_, give_up);
   FileHeader header{};
   memcpy(header.magic, kFileMagic, sizeof header.magic);
   header.version = kFormatVersion;
@@ -527,7 +541,7 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
 
   const double ns_per_tick = runtime.clock.ns_per_tick();
   counts_.gather(runtime);
-  write_run(out, info, totals, tables, runtime, counts_);
+  write_run(out, info, totals, tables, runtime, counts_, run_text_);
   write_modules(out, program_, modules_);
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
   write_thread_routines(out, runtime);
@@ -555,20 +569,16 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
 }
 
 bool CaptureWriter::publish(const RunInfo& info, const AttributionTotals& totals,
-                            ProfileTables& tables, rt::Runtime& runtime) {
-  return bytes_.shared() && build(false, /*seal=*/false, info, totals, tables, runtime);
+                            ProfileTables& tables, rt::Runtime& runtime,
+                            const std::atomic<bool>* give_up) {
+  return bytes_.shared() && build(false, /*seal=*/false, info, totals, tables, runtime, give_up);
 }
 
-bool CaptureWriter::write(bool final, const RunInfo& info, const AttributionTotals& totals,
-                          ProfileTables& tables, rt::Runtime& runtime) {
-  if (!build(final, /*seal=*/true, info, totals, tables, runtime)) return false;
-  const char* path = runtime.options.output;
-  if (const int error = rt::replace_file(path, bytes_.data(), bytes_.size())) {
-    rt::note_write_failed(rt::RunFile::capture, path, error);
-    return false;
-  }
-  rt::note_capture_written(final);
-  return true;
+int CaptureWriter::write(bool final, const RunInfo& info, const AttributionTotals& totals,
+                         ProfileTables& tables, rt::Runtime& runtime,
+                         const std::atomic<bool>* give_up) {
+  if (!build(final, /*seal=*/true, info, totals, tables, runtime, give_up)) return kBuildGivenUp;
+  return rt::replace_file(runtime.options.output, bytes_.data(), bytes_.size());
 }
 
 }  // namespace quartz::sampler

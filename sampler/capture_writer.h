@@ -5,6 +5,7 @@
 // capture built is published); never calls malloc.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,7 +20,6 @@ namespace quartz::sampler {
 inline constexpr size_t kMaxProgramPath = 512;
 
 // What the run section says, besides what the tables hold.
-class EntryWindows;
 class OverheadBudget;
 
 struct RunInfo {
@@ -44,12 +44,23 @@ struct RunInfo {
   double hook_pair_ns;
   uint32_t budget_percent;       // 0: no budget
   const OverheadBudget* budget;  // its decisions; null without a budget
-  const EntryWindows* windows;   // on what it turned off; null without a budget
+  // The figures of the budget a capture tells, as of the sampler's last snapshot: read by
+  // the capture builder while the sampler goes on (capture_builder.h), the budget's
+  // decisions only up to `unpatched`, which are never changed once made.
+  uint32_t cost_trials;
+  uint32_t unpatched;
+  bool windows_known;
+  uint64_t entry_windows, window_reads;
   uint64_t checkpoints;
   bool trace;  // a trace file is being written (<output>.trace)
   double trace_event_ns;
   double trace_cpu_read_ns;
   uint64_t trace_events, trace_dropped, trace_bytes;
+};
+
+// Room for the run section's longer texts.
+struct RunText {
+  char unpatched[64 * 1024];
 };
 
 // The modules section as last written, and the loader's counts of objects loaded and
@@ -60,31 +71,40 @@ struct ModuleCache {
   unsigned char section[16 * 1024];
 };
 
+// A build given up (CaptureWriter::write): no file written.
+inline constexpr int kBuildGivenUp = -1;
+
 class CaptureWriter {
  public:
   QUARTZ_NOINSTR bool init(const rt::Runtime& runtime);
+  // A build checks `give_up` (when given) every 64 threads, objects, procedures, contexts
+  // or call edges, and stops once it is set.
+  //
   // Writes everything sampled so far to the runtime's output path. `final` marks the run as
-  // ended. Returns false (and leaves the previous file in place) when the file cannot be
-  // written.
-  QUARTZ_NOINSTR bool write(bool final, const RunInfo& info, const AttributionTotals& totals,
-                            ProfileTables& tables, rt::Runtime& runtime);
+  // ended. Returns 0, or why the previous file was left in place: an errno from writing,
+  // or kBuildGivenUp.
+  QUARTZ_NOINSTR int write(bool final, const RunInfo& info, const AttributionTotals& totals,
+                           ProfileTables& tables, rt::Runtime& runtime,
+                           const std::atomic<bool>* give_up = nullptr);
   // Gives `quartz run` everything sampled so far, without writing a file and unsealed
   // (capture::seal_capture: whoever writes it out seals it); false when no parent shares
   // memory with this process.
   QUARTZ_NOINSTR bool publish(const RunInfo& info, const AttributionTotals& totals,
-                              ProfileTables& tables, rt::Runtime& runtime);
+                              ProfileTables& tables, rt::Runtime& runtime,
+                              const std::atomic<bool>* give_up = nullptr);
   QUARTZ_NOINSTR bool shared() const { return bytes_.shared(); }
   QUARTZ_NOINSTR size_t built_bytes() const { return bytes_.size(); }  // the last capture built
 
  private:
   QUARTZ_NOINSTR bool build(bool final, bool seal, const RunInfo& info,
                             const AttributionTotals& totals, ProfileTables& tables,
-                            rt::Runtime& runtime);
+                            rt::Runtime& runtime, const std::atomic<bool>* give_up);
 
   CaptureBuffer bytes_;
   rt::MergedCounts counts_;
   char program_[kMaxProgramPath] = {};
   ModuleCache modules_;
+  RunText run_text_;
 };
 
 }  // namespace quartz::sampler

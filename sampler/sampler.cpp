@@ -16,10 +16,12 @@
 #include "runtime/real.h"
 #include "runtime/return_stack.h"
 #include "runtime/runtime.h"
+#include "runtime/safe_file.h"
 #include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
 #include "sampler/attribution.h"
 #include "sampler/calibration.h"
+#include "sampler/capture_builder.h"
 #include "sampler/capture_writer.h"
 #include "sampler/entry_windows.h"
 #include "sampler/machine_load.h"
@@ -82,7 +84,8 @@ struct Track {
   // its samples were in this one. Given to the next window, once.
   uint64_t runqueue_carry_ns;
   uint64_t runqueue_carried_in_ns;  // of the window being measured: not carried again
-  LifeCount life;  // how much of its life its samples have counted (ThreadSample::present)
+  uint32_t retiring;  // ended while a capture was being built: its slot is retired after
+  LifeCount life;     // how much of its life its samples have counted (ThreadSample::present)
 };
 
 struct Sampler {
@@ -106,15 +109,20 @@ struct Sampler {
   SharedProcessors turns;
   uint64_t snapshots = 0;
   uint64_t last_snapshot_ns = 0;
+  uint64_t next_snapshot_ns = 0;  // when the next one is due
   uint64_t window_start_ns = 0;
   uint64_t window_ns = kMinWindowNs;
   uint64_t last_checkpoint_ns = 0;
   uint64_t checkpoint_cost_ns = 0;  // what the last checkpoint cost, by the sampler's clock
   uint64_t last_trace_flush_ns = 0;
-  // Under `quartz run`: copies in which the open window is attributed for publishing.
-  ProfileTables published_tables;
-  Window published_window;
-  bool can_publish = false;
+  // Publications and checkpoints: the open window is attributed in a copy, with the tables
+  // copied to the builder's input (freeze), and the builder makes the capture while the
+  // snapshots go on.
+  Window frozen_window;
+  CaptureBuilder builder;
+  uint64_t freeze_ns = 0;  // what the freeze of the job under way cost
+  // Threads that ended while the builder worked, retired once it is done.
+  rt::MappedVector<rt::ThreadSlot*> retire_later;
   uint64_t last_publish_ns = 0;  // the snapshot time of the last publication
   // What the last publications cost by the sampler's clock, and their sizes (0: not
   // measured yet). The least cost a byte of the last four, times the last one's bytes,
@@ -405,6 +413,12 @@ QUARTZ_NOINSTR bool created_after(const rt::Runtime& runtime, uint32_t index, ui
   return record && record->created_ns.load(std::memory_order_relaxed) > time;
 }
 
+QUARTZ_NOINSTR void sleep_until(uint64_t monotonic_ns) {
+  const timespec at{static_cast<time_t>(monotonic_ns / 1000000000),
+                    static_cast<long>(monotonic_ns % 1000000000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);
+}
+
 // A stack read with turned-off entries on (EntryWindows): a busy thread's leaf procedure.
 QUARTZ_NOINSTR void learn_from(Sampler& s, const StackRead& read) {
   if (read.state != capture::kBusy || read.context == kNone) return;
@@ -419,9 +433,7 @@ QUARTZ_NOINSTR void learn_from(Sampler& s, const StackRead& read) {
 // they are on. True when it opened one (the snapshot then closes it).
 QUARTZ_NOINSTR bool open_entry_window(Sampler& s, uint64_t next_ns) {
   if (!s.windows.due(s.budget, s.snapshots)) return false;
-  const timespec lead_at{static_cast<time_t>((next_ns - EntryWindows::kLeadNs) / 1000000000),
-                         static_cast<long>((next_ns - EntryWindows::kLeadNs) % 1000000000)};
-  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &lead_at, nullptr);
+  sleep_until(next_ns - EntryWindows::kLeadNs);
   s.windows.open(s.budget);
   // A read pulls the lines of the thread's stack to this core, and its next push waits for
   // them: reads close together would find the thread waiting to push. Each read comes a
@@ -456,6 +468,7 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
     rt::ThreadBlock* block = slot.block.load(std::memory_order_acquire);
     if (!block || slot.ordinal >= kMaxSlots) return;
     Track& track = s.tracks[slot.ordinal];
+    if (track.retiring) return;
     const uint32_t index = block->index;
     const bool fresh = !track.valid || track.thread_index != index;
     if (fresh && !last && created_after(*s.runtime, index, now)) return;
@@ -508,7 +521,12 @@ QUARTZ_NOINSTR void take_snapshot(Sampler& s, uint64_t now, bool last = false,
       measure(s, track, *w, block);
       w->track = kNone;
       track.valid = 0;
-      s.runtime->threads.retire(&slot);
+      if (s.builder.idle()) {
+        s.runtime->threads.retire(&slot);
+      } else if (rt::ThreadSlot** later = s.retire_later.append()) {
+        *later = &slot;  // never full: a slot is in it once
+        track.retiring = 1;
+      }
     } else {
       ++live;
     }
@@ -527,7 +545,9 @@ QUARTZ_NOINSTR void note_other_processes(Sampler& s) {
   s.info.other_cpu_ns = s.info.other_cpu_known ? other_processes_ns(s.load_at_start, now) : 0;
 }
 
-QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
+// The trace written so far, for a capture written to the output (a publication tells the
+// last one's figures): flushed, or finished when `final`.
+QUARTZ_NOINSTR void note_trace(Sampler& s, bool final) {
   if (s.trace.is_open()) {
     if (final) {
       s.trace.finish();
@@ -538,10 +558,35 @@ QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
     s.info.trace_dropped = s.trace.dropped();
     s.info.trace_bytes = s.trace.bytes();
   }
-  s.info.sampler_cpu_ns = own_cpu_ns();
+}
+
+// The run section's other figures that change as the run goes on, as of now.
+QUARTZ_NOINSTR void note_run_so_far(Sampler& s) {
+  s.info.sampler_cpu_ns = own_cpu_ns() + s.builder.cpu_ns();
+  s.info.cost_trials = s.budget.trials();
+  s.info.unpatched = static_cast<uint32_t>(s.budget.unpatched().size());
+  s.info.entry_windows = s.windows.windows();
+  s.info.window_reads = s.windows.reads();
+}
+
+// Tells the runtime's status what became of a capture written to the output.
+QUARTZ_NOINSTR void note_written(const Sampler& s, int error, bool final) {
+  if (error == kBuildGivenUp) return;
+  if (error) {
+    rt::note_write_failed(rt::RunFile::capture, s.runtime->options.output, error);
+  } else {
+    rt::note_capture_written(final);
+  }
+}
+
+// A capture written here, on the sampler thread: the final one (or a forked child's), or a
+// checkpoint when the builder could not start.
+QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
+  note_trace(s, final);
+  note_run_so_far(s);
   note_other_processes(s);
   ++s.info.checkpoints;
-  s.writer.write(final, s.info, s.totals, s.tables, *s.runtime);
+  note_written(s, s.writer.write(final, s.info, s.totals, s.tables, *s.runtime), final);
 }
 
 // What the next publication will cost (Sampler::publish_costs); 0 until four are
@@ -557,37 +602,96 @@ QUARTZ_NOINSTR uint64_t publish_cost(const Sampler& s) {
   return static_cast<uint64_t>(least_per_byte * static_cast<double>(last_bytes));
 }
 
+// Once the builder is done with a job: its cost, and the threads that ended meanwhile
+// retired. False while it is still at work.
+QUARTZ_NOINSTR bool builder_free(Sampler& s) {
+  if (!s.builder.idle()) return false;
+  const CaptureBuilder::Done& done = s.builder.done();
+  if (done.job != CaptureBuilder::Job::none) {
+    // Its cost by the threads' own clocks: on processors the program keeps busy they also
+    // wait for their turn, which costs the program nothing (by the wall clock a
+    // publication read 50-370 us, twice its processor time, and came every 6 ms).
+    const uint64_t cost = s.freeze_ns + done.cost_ns;
+    if (done.job == CaptureBuilder::Job::publish && done.built) {
+      s.publish_costs[s.publications++ % 4] = {cost, done.bytes};
+    } else if (done.job == CaptureBuilder::Job::checkpoint) {
+      s.checkpoint_cost_ns = cost;
+      note_written(s, done.error, false);
+    }
+    s.builder.clear_done();
+  }
+  for (size_t i = 0; i < s.retire_later.size(); ++i) {
+    rt::ThreadSlot* slot = s.retire_later[i];
+    s.runtime->threads.retire(slot);
+    s.tracks[slot->ordinal].retiring = 0;
+  }
+  s.retire_later.reuse();
+  return true;
+}
+
+// Hands the builder a capture of the run as if it ended now: the open window attributed in
+// a copy, its threads' run-queue time unread (their shortfall counts as blocked), the
+// tables copied to the builder's input. False when the builder is at work or absent.
+QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job) {
+  if (!s.builder.started() || !builder_free(s)) return false;
+  const uint64_t start = own_cpu_ns();
+  CaptureBuilder::Input& in = s.builder.input();
+  if (!in.tables.assign(s.tables) || !s.frozen_window.assign(s.window)) return false;
+  in.totals = s.totals;
+  attribute_window(s.frozen_window, in.tables, s.config, in.totals,
+                   s.frozen_window.snapshot_count());
+  in.info = s.info;
+  s.freeze_ns = own_cpu_ns() - start;
+  s.builder.hand_over(job);
+  return true;
+}
+
 // Under `quartz run`, the figures so far go to the parent at every snapshot, so that a
-// program killed at any moment loses at most a period (DESIGN.md §3). The open window is
-// attributed in copies as if the run ended now; its threads' run-queue time is unread, so
-// their shortfall counts as blocked. A capture too big to publish that often is published
-// less often.
+// program killed at any moment loses at most a period (DESIGN.md §3). A capture too big to
+// publish that often is published less often.
 QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
   const uint64_t cost = publish_cost(s);
   // Half a period of slack: a publication due at this snapshot is not put off to the next
   // by a late wake-up.
-  if (!s.can_publish || !s.writer.shared() ||
-      now + s.info.period_ns / 2 < s.last_publish_ns + kPublishCostShare * cost) {
+  if (!s.writer.shared() ||
+      now + s.info.period_ns / 2 < s.last_publish_ns + kPublishCostShare * cost ||
+      !builder_free(s)) {
     return;
   }
-  // Its cost by this thread's own clock: on processors the program keeps busy the sampler
-  // also waits for its turn, which costs the program nothing (by the wall clock a
-  // publication read 50-370 us, twice its processor time, and came every 6 ms).
-  const uint64_t start = own_cpu_ns();
-  if (!s.published_tables.assign(s.tables) || !s.published_window.assign(s.window)) return;
-  AttributionTotals totals = s.totals;
-  attribute_window(s.published_window, s.published_tables, s.config, totals,
-                   s.published_window.snapshot_count());
-  s.info.sampler_cpu_ns = own_cpu_ns();
+  note_run_so_far(s);
   // /proc/stat costs more than the rest of a small publication: read it now and then (a
   // killed run's figure is then up to 100 ms old, of its 10 ms ticks anyway).
   if (now - s.other_noted_ns >= kOtherProcessesEveryNs) {
     note_other_processes(s);
     s.other_noted_ns = now;
   }
-  s.writer.publish(s.info, totals, s.published_tables, *s.runtime);
-  s.publish_costs[s.publications++ % 4] = {own_cpu_ns() - start, s.writer.built_bytes()};
-  s.last_publish_ns = now;
+  if (hand_over(s, CaptureBuilder::Job::publish)) s.last_publish_ns = now;
+}
+
+// A checkpoint: the capture as a publication builds it, sealed and written to the output.
+// False when it has to wait for the builder.
+QUARTZ_NOINSTR bool write_checkpoint(Sampler& s) {
+  if (!s.builder.started()) {
+    write_capture(s, false);
+    return true;
+  }
+  if (!builder_free(s)) return false;
+  note_trace(s, false);
+  note_run_so_far(s);
+  note_other_processes(s);
+  ++s.info.checkpoints;
+  if (hand_over(s, CaptureBuilder::Job::checkpoint)) return true;
+  --s.info.checkpoints;
+  return false;
+}
+
+// The snapshot after the one due: a period later, or a period after now when the sampler
+// fell more than a period behind (a late wake-up): snapshots back to back would stand for
+// nothing.
+QUARTZ_NOINSTR void schedule_next_snapshot(Sampler& s) {
+  const uint64_t now = rt::monotonic_ns();
+  s.next_snapshot_ns += s.info.period_ns;
+  if (s.next_snapshot_ns <= now) s.next_snapshot_ns = now + s.info.period_ns;
 }
 
 // Run information known before the first snapshot.
@@ -633,11 +737,15 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
   if (!s.tables.init(shape, ProfileTables::Limits{}) ||
       !s.window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) ||
       !s.reader.init(options.geometry.stack_capacity, kMaxSlots) || !s.writer.init(*s.runtime) ||
-      !s.tracks.reserve(kMaxSlots) || !s.tracks.resize_at_least(kMaxSlots)) {
+      !s.tracks.reserve(kMaxSlots) || !s.tracks.resize_at_least(kMaxSlots) ||
+      !s.retire_later.reserve(kMaxSlots)) {
     return false;
   }
-  s.can_publish = s.writer.shared() && s.published_tables.init(shape, ProfileTables::Limits{}) &&
-                  s.published_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots);
+  // Without the builder, checkpoints are written here and nothing is published.
+  if (s.builder.input().tables.init(shape, ProfileTables::Limits{}) &&
+      s.frozen_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots)) {
+    s.builder.start(s.writer, *s.runtime, s.turns);
+  }
   return true;
 }
 
@@ -675,9 +783,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   s.info.budget_percent = patched ? options.budget_percent : 0;
   if (s.budget.configure(s.info.budget_percent, s.info.hook_pair_ns, s.info.period_ns)) {
     s.info.budget = &s.budget;
-    if (s.budget.active() && s.windows.init(ProfileTables::Limits{}.contexts)) {
-      s.info.windows = &s.windows;
-    }
+    s.info.windows_known = s.budget.active() && s.windows.init(ProfileTables::Limits{}.contexts);
   }
   s.config.hook_event_ns = s.info.hook_pair_ns / 2;
   if (options.trace) {
@@ -694,19 +800,14 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   // calibrates and opens its trace, so that is part of the program's elapsed time.
   s.last_snapshot_ns = s.runtime->clock.start_ns;
   s.window_start_ns = s.last_checkpoint_ns = now;
-  timespec next{};
-  clock_gettime(CLOCK_MONOTONIC, &next);
+  s.next_snapshot_ns = now + period_ns;
   while (!s.stop_requested.load(std::memory_order_acquire)) {
-    next.tv_nsec += static_cast<long>(period_ns);
-    while (next.tv_nsec >= 1000000000L) {
-      next.tv_nsec -= 1000000000L;
-      ++next.tv_sec;
-    }
-    const bool window = open_entry_window(s, static_cast<uint64_t>(next.tv_sec) * 1000000000ull +
-                                                 static_cast<uint64_t>(next.tv_nsec));
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+    const bool window = open_entry_window(s, s.next_snapshot_ns);
+    sleep_until(s.next_snapshot_ns);
     now = rt::monotonic_ns();
     take_snapshot(s, snapshot_time(s, now), false, window);
+    schedule_next_snapshot(s);
+    builder_free(s);  // what the builder did, and the threads it kept from being retired
     if (window) {
       s.windows.close(s.budget);
       if (s.windows.windows() % kCallShareWindows == 0) s.budget.refresh_call_shares(*s.runtime);
@@ -731,15 +832,14 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     const uint64_t checkpoint_cost = std::max(s.checkpoint_cost_ns, publish_cost(s));
     if (now - s.last_checkpoint_ns >=
         std::max(checkpoint_ns, kPublishCostShare * checkpoint_cost)) {
-      const uint64_t start = own_cpu_ns();
-      write_capture(s, false);
-      s.checkpoint_cost_ns = own_cpu_ns() - start;
-      s.last_checkpoint_ns = now;
-      clock_gettime(CLOCK_MONOTONIC, &next);  // writing took time: do not catch up
+      if (write_checkpoint(s)) s.last_checkpoint_ns = now;
     } else {
       publish_capture(s, now);
     }
   }
+  // The build under way is given up: the final capture has everything it would have had.
+  s.builder.stop();
+  builder_free(s);
   s.budget.stop_trial();
   take_snapshot(s, snapshot_time(s, rt::monotonic_ns()), /*last=*/true);
   close_window(s, /*last=*/true);

@@ -1,0 +1,73 @@
+#include "sampler/capture_builder.h"
+
+#include <sched.h>
+
+#include "runtime/real.h"
+#include "runtime/runtime.h"
+#include "sampler/calibration.h"
+
+namespace quartz::sampler {
+
+bool CaptureBuilder::start(CaptureWriter& writer, rt::Runtime& runtime,
+                           const SharedProcessors& turns) {
+  if (started_ || !rt::real::pthread_create) return false;
+  writer_ = &writer;
+  runtime_ = &runtime;
+  // On every processor the sampler takes in turn, not the one it was on at the start: a
+  // build costs the thread it shares a processor with, and the kernel spreads that.
+  move_ = turns.count > 1;
+  CPU_ZERO(&processors_);
+  for (uint32_t i = 0; i < turns.count; ++i) CPU_SET(turns.cpus[i], &processors_);
+  started_ = rt::real::pthread_create(&thread_, nullptr, main, this) == 0;
+  return started_;
+}
+
+void CaptureBuilder::hand_over(Job job) {
+  job_.store(static_cast<uint32_t>(job), std::memory_order_release);
+  job_.notify_all();
+}
+
+void CaptureBuilder::stop() {
+  if (!started_) return;
+  give_up_.store(true, std::memory_order_relaxed);
+  for (uint32_t job = job_.load(std::memory_order_acquire);
+       job != static_cast<uint32_t>(Job::none); job = job_.load(std::memory_order_acquire)) {
+    job_.wait(job, std::memory_order_acquire);
+  }
+  hand_over(Job::quit);
+  rt::real::pthread_join(thread_, nullptr);
+  started_ = false;
+}
+
+void* CaptureBuilder::main(void* builder) {
+  rt::mark_runtime_thread();
+  CaptureBuilder& self = *static_cast<CaptureBuilder*>(builder);
+  // If refused, it stays where it started.
+  if (self.move_) sched_setaffinity(0, sizeof self.processors_, &self.processors_);
+  for (;;) {
+    self.job_.wait(static_cast<uint32_t>(Job::none), std::memory_order_acquire);
+    const auto job = static_cast<Job>(self.job_.load(std::memory_order_acquire));
+    if (job == Job::quit) return nullptr;
+    self.run_job(job);
+    self.job_.store(static_cast<uint32_t>(Job::none), std::memory_order_release);
+    self.job_.notify_all();
+  }
+}
+
+void CaptureBuilder::run_job(Job job) {
+  const uint64_t start = own_cpu_ns();
+  done_ = Done{job};
+  Input& in = input_;
+  if (job == Job::publish) {
+    done_.built = writer_->publish(in.info, in.totals, in.tables, *runtime_, &give_up_);
+  } else {
+    done_.error = writer_->write(false, in.info, in.totals, in.tables, *runtime_, &give_up_);
+    done_.built = done_.error != kBuildGivenUp;
+  }
+  const uint64_t end = own_cpu_ns();
+  done_.cost_ns = end - start;
+  done_.bytes = writer_->built_bytes();
+  cpu_ns_.store(end, std::memory_order_relaxed);
+}
+
+}  // namespace quartz::sampler
