@@ -30,8 +30,8 @@ void CaptureBuilder::hand_over(Job job) {
 void CaptureBuilder::stop() {
   if (!started_) return;
   give_up_.store(true, std::memory_order_relaxed);
-  for (uint32_t job = job_.load(std::memory_order_acquire);
-       job != static_cast<uint32_t>(Job::none); job = job_.load(std::memory_order_acquire)) {
+  for (uint32_t job = job_.load(std::memory_order_acquire); job != static_cast<uint32_t>(Job::none);
+       job = job_.load(std::memory_order_acquire)) {
     job_.wait(job, std::memory_order_acquire);
   }
   hand_over(Job::quit);
@@ -49,6 +49,7 @@ void* CaptureBuilder::main(void* builder) {
     const auto job = static_cast<Job>(self.job_.load(std::memory_order_acquire));
     if (job == Job::quit) return nullptr;
     self.run_job(job);
+    self.cpu_ns_.store(own_cpu_ns(), std::memory_order_relaxed);
     self.job_.store(static_cast<uint32_t>(Job::none), std::memory_order_release);
     self.job_.notify_all();
   }
@@ -64,10 +65,8 @@ void CaptureBuilder::run_job(Job job) {
     done_.error = writer_->write(false, in.info, in.totals, in.tables, *runtime_, &give_up_);
     done_.built = done_.error != kBuildGivenUp;
   }
-  const uint64_t end = own_cpu_ns();
-  done_.cost_ns = end - start;
+  done_.cost_ns = own_cpu_ns() - start;
   done_.bytes = writer_->built_bytes();
-  cpu_ns_.store(end, std::memory_order_relaxed);
 }
 
 }  // namespace quartz::sampler

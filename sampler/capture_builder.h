@@ -41,9 +41,9 @@ class CaptureBuilder {
   struct Done {
     Job job = Job::none;
     bool built = false;
-    int error = 0;            // a checkpoint's (CaptureWriter::write)
-    uint64_t cost_ns = 0;     // by the builder's own clock
-    uint64_t bytes = 0;       // of the capture built
+    int error = 0;         // a checkpoint's (CaptureWriter::write)
+    uint64_t cost_ns = 0;  // by the builder's own clock
+    uint64_t bytes = 0;    // of the capture built
   };
 
   // Starts the thread (with the calling thread's signal mask), on the shared processors when
@@ -56,11 +56,14 @@ class CaptureBuilder {
   QUARTZ_NOINSTR bool idle() const {
     return job_.load(std::memory_order_acquire) == static_cast<uint32_t>(Job::none);
   }
-  QUARTZ_NOINSTR Input& input() { return input_; }  // only while idle
+  QUARTZ_NOINSTR Input& input() { return input_; }           // only while idle
   QUARTZ_NOINSTR const Done& done() const { return done_; }  // only while idle
-  QUARTZ_NOINSTR void clear_done() { done_ = Done{}; }          // only while idle
+  QUARTZ_NOINSTR void clear_done() { done_ = Done{}; }       // only while idle
   QUARTZ_NOINSTR void hand_over(Job job);
-  // The builder's processor time so far, its jobs' (read at any time).
+  // Does a job on the calling thread instead, while idle: for a capture cheaper to build
+  // than to hand over.
+  QUARTZ_NOINSTR void run_here(Job job) { run_job(job); }
+  // The builder thread's processor time so far (read at any time).
   QUARTZ_NOINSTR uint64_t cpu_ns() const { return cpu_ns_.load(std::memory_order_relaxed); }
   // Gives up the job under way, waits for it, and ends the thread.
   QUARTZ_NOINSTR void stop();

@@ -119,6 +119,7 @@ struct Sampler {
   // copied to the builder's input (freeze), and the builder makes the capture while the
   // snapshots go on.
   Window frozen_window;
+  bool can_freeze = false;
   CaptureBuilder builder;
   uint64_t freeze_ns = 0;  // what the freeze of the job under way cost
   // Threads that ended while the builder worked, retired once it is done.
@@ -631,9 +632,13 @@ QUARTZ_NOINSTR bool builder_free(Sampler& s) {
 
 // Hands the builder a capture of the run as if it ended now: the open window attributed in
 // a copy, its threads' run-queue time unread (their shortfall counts as blocked), the
-// tables copied to the builder's input. False when the builder is at work or absent.
-QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job) {
-  if (!s.builder.started() || !builder_free(s)) return false;
+// tables copied to the builder's input. A capture expected to cost less than a quarter of
+// a period (`cost_ns`) is built here: handed over at every snapshot, the samples' captures
+// (50-60 us) cost the sampler and the builder 40% more processor time than built here
+// (lock_contention: 78 ms against 56), and the program 4.6% more elapsed time. False when
+// the builder is at work.
+QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job, uint64_t cost_ns) {
+  if (!s.can_freeze || !builder_free(s)) return false;
   const uint64_t start = own_cpu_ns();
   CaptureBuilder::Input& in = s.builder.input();
   if (!in.tables.assign(s.tables) || !s.frozen_window.assign(s.window)) return false;
@@ -642,7 +647,11 @@ QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job) {
                    s.frozen_window.snapshot_count());
   in.info = s.info;
   s.freeze_ns = own_cpu_ns() - start;
-  s.builder.hand_over(job);
+  if (cost_ns < s.info.period_ns / 4 || !s.builder.started()) {
+    s.builder.run_here(job);
+  } else {
+    s.builder.hand_over(job);
+  }
   return true;
 }
 
@@ -665,13 +674,13 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
     note_other_processes(s);
     s.other_noted_ns = now;
   }
-  if (hand_over(s, CaptureBuilder::Job::publish)) s.last_publish_ns = now;
+  if (hand_over(s, CaptureBuilder::Job::publish, cost)) s.last_publish_ns = now;
 }
 
 // A checkpoint: the capture as a publication builds it, sealed and written to the output.
 // False when it has to wait for the builder.
-QUARTZ_NOINSTR bool write_checkpoint(Sampler& s) {
-  if (!s.builder.started()) {
+QUARTZ_NOINSTR bool write_checkpoint(Sampler& s, uint64_t checkpoint_cost) {
+  if (!s.can_freeze) {
     write_capture(s, false);
     return true;
   }
@@ -680,7 +689,7 @@ QUARTZ_NOINSTR bool write_checkpoint(Sampler& s) {
   note_run_so_far(s);
   note_other_processes(s);
   ++s.info.checkpoints;
-  if (hand_over(s, CaptureBuilder::Job::checkpoint)) return true;
+  if (hand_over(s, CaptureBuilder::Job::checkpoint, checkpoint_cost)) return true;
   --s.info.checkpoints;
   return false;
 }
@@ -741,11 +750,11 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
       !s.retire_later.reserve(kMaxSlots)) {
     return false;
   }
-  // Without the builder, checkpoints are written here and nothing is published.
-  if (s.builder.input().tables.init(shape, ProfileTables::Limits{}) &&
-      s.frozen_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots)) {
-    s.builder.start(s.writer, *s.runtime, s.turns);
-  }
+  // Without copies nothing is published, and checkpoints are built from the tables; without
+  // the builder thread, captures are built on this one.
+  s.can_freeze = s.builder.input().tables.init(shape, ProfileTables::Limits{}) &&
+                 s.frozen_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots);
+  if (s.can_freeze) s.builder.start(s.writer, *s.runtime, s.turns);
   return true;
 }
 
@@ -832,7 +841,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     const uint64_t checkpoint_cost = std::max(s.checkpoint_cost_ns, publish_cost(s));
     if (now - s.last_checkpoint_ns >=
         std::max(checkpoint_ns, kPublishCostShare * checkpoint_cost)) {
-      if (write_checkpoint(s)) s.last_checkpoint_ns = now;
+      if (write_checkpoint(s, checkpoint_cost)) s.last_checkpoint_ns = now;
     } else {
       publish_capture(s, now);
     }
