@@ -32,7 +32,8 @@ QUARTZ_ALWAYS_INLINE void note_routine(ThreadBlock* block, uintptr_t callee, Sta
 // hook never pairs a callee with another edge's counter.
 void enter_new_edge(ThreadBlock* block, uintptr_t callee, uintptr_t below, StackEntry* below_entry,
                     StackEntry* slot) {
-  CallEdgeSlot* edge = count_call(block, below, callee);
+  const uintptr_t caller = below_entry != nullptr ? block->stack.caller_at(below_entry) : below;
+  CallEdgeSlot* edge = count_call(block, caller, callee);
   if (edge != nullptr && below_entry != nullptr) below_entry->child_edge = edge;
   block->stack.finish_push(ProfileStack::Push{below, below_entry, slot}, callee, kProcedureTag);
   note_routine(block, callee, slot);

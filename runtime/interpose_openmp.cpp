@@ -140,8 +140,10 @@ QUARTZ_ALWAYS_INLINE void wait_at(ThreadBlock* block, uintptr_t object, EntryKin
 
 // Pushes the region's function as a procedure, counting the call from the one below.
 QUARTZ_NOINSTR void enter_region(ThreadBlock* block, uintptr_t function) {
-  const uintptr_t caller = block->stack.push(function, kProcedureTag);
-  count_call(block, caller, function);
+  const ProfileStack::Push push = block->stack.begin_push(function, kProcedureTag);
+  block->stack.finish_push(push, function, kProcedureTag);
+  count_call(block, push.below_entry ? block->stack.caller_at(push.below_entry) : push.below,
+             function);
 }
 
 // A worker works for whichever region it is given: none of the procedures it runs names it

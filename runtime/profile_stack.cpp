@@ -39,7 +39,17 @@ uintptr_t ProfileStack::note_unstored(uintptr_t address, EntryTag tag) {
   if (below != address || meta_tag(top.meta.load(std::memory_order_relaxed)) != tag) {
     bump(overflows_);
   }
-  return below;
+  return caller_at(&top);
+}
+
+uintptr_t ProfileStack::caller_at(const StackEntry* entry) const {
+  for (size_t i = static_cast<size_t>(entry - entries_) + 1; i-- > 0;) {
+    const StackEntry& e = entries_[i];
+    if (tag_kind(meta_tag(e.meta.load(std::memory_order_relaxed))) == EntryKind::procedure) {
+      return e.address.load(std::memory_order_relaxed);
+    }
+  }
+  return 0;
 }
 
 uint64_t ProfileStack::begin_rewrite() {

@@ -292,6 +292,28 @@ TEST_F(ProfileE2E, ExitStatusIsTheProgramsAndRunsAreListed) {
 // others, and nothing else (it builds their children alone: a run of millions of contexts
 // would otherwise build them all). imbalance's main starts 4 workers (its threads run on
 // its behalf), each of which calls do_share once; do_share calls nothing.
+// A call made while a lock is held counts from the procedure that holds it, as the call
+// graph takes a context's caller. The runtime counted it from the lock: the context below
+// the lock read 0 calls, and a program holding each of 125,000 mutexes in turn while it
+// called one procedure made 125,000 edges. The truth: the program's own count of its calls.
+TEST_F(ProfileE2E, ACallMadeHoldingALockCountsFromItsHolder) {
+  const CommandResult run = run_command({kQuartz, "run", "--store", store, "--",
+                                         std::string(QUARTZ_E2E_DIR) + "/calls_in_holds", "5000"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  for (const std::string name : {"update_inside", "update_outside"}) {
+    const double made = value(run.out, name.substr(7) + "_calls");
+    const json* procedure = find(r["procedures"], name);
+    ASSERT_NE(procedure, nullptr) << name;
+    EXPECT_EQ((*procedure)["calls"].get<double>(), made) << name;
+    double in_contexts = 0;
+    for (const json& c : r["contexts"])
+      in_contexts += c["name"] == name ? c["calls"].get<double>() : 0;
+    EXPECT_EQ(in_contexts, made) << name << " in its contexts";
+  }
+}
+
 TEST_F(ProfileE2E, TheTextCallGraphShowsTheTopProceduresThatCallOthers) {
   profile("imbalance", {"--unit-ms", "20"});
   // Each block of the call graph: its procedure, then each child's name and calls.
