@@ -1,12 +1,37 @@
 #include "sampler/capture_builder.h"
 
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
 
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "sampler/calibration.h"
 
 namespace quartz::sampler {
+
+namespace {
+
+// The job word as the futex it is (not std::atomic's wait, whose error path throws where
+// nothing may). A wait ends on a wake-up, a signal or a word already changed: the caller
+// looks again.
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+              std::atomic<uint32_t>::is_always_lock_free);
+
+QUARTZ_NOINSTR void wait_while(const std::atomic<uint32_t>& word, uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<const uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, nullptr,
+          nullptr, 0);
+}
+
+QUARTZ_NOINSTR void wake_all(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+          nullptr, 0);
+}
+
+}  // namespace
 
 bool CaptureBuilder::start(CaptureWriter& writer, rt::Runtime& runtime,
                            const SharedProcessors& turns) {
@@ -24,7 +49,7 @@ bool CaptureBuilder::start(CaptureWriter& writer, rt::Runtime& runtime,
 
 void CaptureBuilder::hand_over(Job job) {
   job_.store(static_cast<uint32_t>(job), std::memory_order_release);
-  job_.notify_all();
+  wake_all(job_);
 }
 
 void CaptureBuilder::stop() {
@@ -32,10 +57,14 @@ void CaptureBuilder::stop() {
   give_up_.store(true, std::memory_order_relaxed);
   for (uint32_t job = job_.load(std::memory_order_acquire); job != static_cast<uint32_t>(Job::none);
        job = job_.load(std::memory_order_acquire)) {
-    job_.wait(job, std::memory_order_acquire);
+    wait_while(job_, job);
   }
   hand_over(Job::quit);
   rt::real::pthread_join(thread_, nullptr);
+  // Idle again: the sampler retires the threads that end from now on at once (left `quit`,
+  // the last snapshot kept them for later, and the final capture counted the entries on
+  // their stacks as open).
+  job_.store(static_cast<uint32_t>(Job::none), std::memory_order_relaxed);
   started_ = false;
 }
 
@@ -45,13 +74,15 @@ void* CaptureBuilder::main(void* builder) {
   // If refused, it stays where it started.
   if (self.move_) sched_setaffinity(0, sizeof self.processors_, &self.processors_);
   for (;;) {
-    self.job_.wait(static_cast<uint32_t>(Job::none), std::memory_order_acquire);
+    while (self.job_.load(std::memory_order_acquire) == static_cast<uint32_t>(Job::none)) {
+      wait_while(self.job_, static_cast<uint32_t>(Job::none));
+    }
     const auto job = static_cast<Job>(self.job_.load(std::memory_order_acquire));
     if (job == Job::quit) return nullptr;
     self.run_job(job);
     self.cpu_ns_.store(own_cpu_ns(), std::memory_order_relaxed);
     self.job_.store(static_cast<uint32_t>(Job::none), std::memory_order_release);
-    self.job_.notify_all();
+    wake_all(self.job_);
   }
 }
 
