@@ -113,7 +113,7 @@ struct Sampler {
   uint64_t window_start_ns = 0;
   uint64_t window_ns = kMinWindowNs;
   uint64_t last_checkpoint_ns = 0;
-  uint64_t checkpoint_cost_ns = 0;  // what the last checkpoint cost, by the sampler's clock
+  uint64_t checkpoint_cost_ns = 0;  // what the last checkpoint cost, by its threads' clocks
   uint64_t last_trace_flush_ns = 0;
   // Publications and checkpoints: the open window is attributed in a copy, with the tables
   // copied to the builder's input (freeze), and the builder makes the capture while the
@@ -580,8 +580,8 @@ QUARTZ_NOINSTR void note_written(const Sampler& s, int error, bool final) {
   }
 }
 
-// A capture written here, on the sampler thread: the final one (or a forked child's), or a
-// checkpoint when the builder could not start.
+// A capture written here, on the sampler thread, from the tables themselves: the final one
+// (or a forked child's), or a checkpoint when there are no copies to freeze into.
 QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
   note_trace(s, final);
   note_run_so_far(s);
