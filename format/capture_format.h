@@ -94,8 +94,34 @@ enum class SectionType : uint32_t {
   // u64 exact_wait_ns; by `after`, ascending. Written after the objects section, before
   // object_frames.
   unseen_objects = 14,
+  // Added later; readers before them skip them. Amendments: what the sampler's tables
+  // gained after the capture was built, logged at each snapshot and moved in before the
+  // footer by whoever writes a published capture out (shared_capture.h), when the program
+  // ended without writing its final capture. Each may come any number of times, after the
+  // other sections, in the order logged; an item replaces the one of the same key (a later
+  // one wins) or adds one. The runtime's counts (calls, acquisitions, call edges, unseen
+  // objects) are not amended: they stay as the capture had them. A section with full
+  // records starts with u32 R1', the runnable-thread bins of its records: bins from the
+  // file's R1 - 1 up fold into its last ("k >= R1 - 1").
+  amended_run = 15,         // as run: its keys replace the run section's
+  amended_threads = 16,     // u32 R1', u32 n, then n: u32 index, u32 parent, i32 tid, string name,
+                            // u64 start_routine, u64 handle, u64 created_ns, u64 exited_ns,
+                            // u64 cpu_ns, u64 run_queue_ns, f64 starved_startup_s,
+                            // f64 starved_later_s, full record
+  amended_objects = 17,     // u32 R1', u32 n, then n: u64 address, u32 kind, string name,
+                            // u64 first_site, f64 wait_spinning_s, f64 wait_blocked_s, f64 hold_s,
+                            // u32 bins, f64 queue[bins], full record
+  amended_procedures = 18,  // u32 R1', u32 n, then n: u64 address, full record
+  amended_contexts = 19,    // u32 n, then n: u32 id, u32 parent, u64 address, u32 kind, context
+                            // record, f64 one_busy_starved_s, f64 one_busy_taken_s; an id not
+                            // listed before is the next one
+  amended_program = 20,     // u32 R1', full record
 };
-inline constexpr uint32_t kSectionTypeCount = 14;
+inline constexpr uint32_t kSectionTypeCount = 20;
+// Sections of the amendment log (amended_run and after).
+inline constexpr bool is_amendment(uint32_t type) {
+  return type >= uint32_t(SectionType::amended_run) && type <= kSectionTypeCount;
+}
 
 struct SectionHeader {
   uint32_t type;
@@ -222,6 +248,9 @@ inline constexpr const char* kContextsDropped = "contexts_dropped";
 // not returned from, objects waited for or held (0 at the end of a run whose threads all
 // returned from everything).
 inline constexpr const char* kOpenStackEntries = "open_stack_entries";
+// Set by readers of an amended capture (amended_* sections): the elapsed time its counts
+// cover (calls, acquisitions, call edges: those of the capture the amendments changed).
+inline constexpr const char* kCountsElapsedNs = "counts_elapsed_ns";
 // Present when the run was traced (`quartz run --trace`; the trace is "<capture>.trace").
 inline constexpr const char* kTraceEvents = "trace_events";
 inline constexpr const char* kTraceDropped = "trace_dropped";  // refused by full queues

@@ -187,7 +187,13 @@ const char* section_name(uint32_t type) {
                                        "thread starvation",
                                        "context starvation",
                                        "context taken",
-                                       "unseen objects"};
+                                       "unseen objects",
+                                       "amended run",
+                                       "amended threads",
+                                       "amended objects",
+                                       "amended procedures",
+                                       "amended contexts",
+                                       "amended program"};
   return type <= kSectionTypeCount ? kNames[type] : "unknown";
 }
 
@@ -390,6 +396,166 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       read_context_seconds(run, c, &ContextStates::one_busy_taken,
                            "taken processors of a context not listed");
       break;
+    case SectionType::amended_run:
+    case SectionType::amended_threads:
+    case SectionType::amended_objects:
+    case SectionType::amended_procedures:
+    case SectionType::amended_contexts:
+    case SectionType::amended_program:
+      return;  // read_amendment's
+  }
+  c.expect_end();
+}
+
+// Where the amendments' keys are (built at the first amendment that needs each).
+struct Amending {
+  std::unordered_map<uint32_t, size_t> threads;     // by index
+  std::unordered_map<uint64_t, size_t> objects;     // by address
+  std::unordered_map<uint64_t, size_t> procedures;  // by address
+  bool threads_known = false, objects_known = false, procedures_known = false;
+};
+
+// A full record of an amendment, with `bins` runnable-thread bins, fitted to the run's R1:
+// bins from R1 - 1 up are "k >= R1 - 1".
+FullRecord read_amended_full(Run& run, Cursor& c, uint32_t bins) {
+  FullRecord r = read_full(c, run.processors, bins);
+  for (auto& hist : r.runnable) {
+    for (size_t k = run.runnable_bins; k < hist.size(); ++k) hist[run.runnable_bins - 1] += hist[k];
+    hist.resize(run.runnable_bins, 0);
+  }
+  return r;
+}
+
+uint32_t amended_bins(Cursor& c) {
+  const size_t at = c.position();
+  const uint32_t bins = c.u32();
+  if (bins < 1 || bins > 64) c.fail_at(at, "runnable-thread bins out of range");
+  return bins;
+}
+
+template <typename Item, typename Key>
+size_t find_or_add(std::vector<Item>& items, std::unordered_map<Key, size_t>& index, bool& known,
+                   Key key, Key Item::*field) {
+  if (!known) {
+    for (size_t i = 0; i < items.size(); ++i) index.emplace(items[i].*field, i);
+    known = true;
+  }
+  auto [at, added] = index.emplace(key, items.size());
+  if (added) {
+    items.emplace_back();
+    items.back().*field = key;
+  }
+  return at->second;
+}
+
+// An amended_* section (capture_format.h): each item replaces its key's or adds one.
+void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
+  const size_t context = context_record_size(run.processors) * sizeof(double);
+  switch (static_cast<SectionType>(type)) {
+    case SectionType::amended_run: {
+      const uint32_t n = c.count(8);
+      for (uint32_t i = 0; i < n; ++i) {
+        std::string key = c.str();
+        run.info[key] = c.str();
+      }
+      break;
+    }
+    case SectionType::amended_threads: {
+      const uint32_t bins = amended_bins(c);
+      const uint32_t n = c.count(64);
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t index = c.u32();
+        ThreadInfo& t = run.threads[find_or_add(run.threads, state.threads, state.threads_known,
+                                                index, &ThreadInfo::index)];
+        t.parent = c.u32();
+        t.tid = c.i32();
+        t.name = c.str();
+        t.start_routine = c.u64();
+        t.handle = c.u64();
+        t.created_ns = c.u64();
+        t.exited_ns = c.u64();
+        t.cpu_ns = c.u64();
+        t.run_queue_ns = c.u64();
+        t.starved_startup_s = c.f64();
+        t.starved_later_s = c.f64();
+        t.record = read_amended_full(run, c, bins);
+      }
+      break;
+    }
+    case SectionType::amended_objects: {
+      const uint32_t bins = amended_bins(c);
+      const uint32_t n = c.count(60);
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t address = c.u64();
+        const size_t at = find_or_add(run.objects, state.objects, state.objects_known, address,
+                                      &ObjectInfo::address);
+        ObjectInfo& o = run.objects[at];
+        if (o.id == 0) o.id = static_cast<uint32_t>(at) + 1;  // new: next in the order of use
+        o.kind = c.u32();
+        o.name = c.str();
+        o.first_site = c.u64();
+        o.wait_spinning_s = c.f64();
+        o.wait_blocked_s = c.f64();
+        o.hold_s = c.f64();
+        o.queue = c.f64s(c.count(sizeof(double)));
+        o.record = read_amended_full(run, c, bins);
+      }
+      break;
+    }
+    case SectionType::amended_procedures: {
+      const uint32_t bins = amended_bins(c);
+      const uint32_t n = c.count(8);
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t address = c.u64();
+        run.procedures[find_or_add(run.procedures, state.procedures, state.procedures_known,
+                                   address, &ProcedureInfo::address)]
+            .record = read_amended_full(run, c, bins);
+      }
+      break;
+    }
+    case SectionType::amended_contexts: {
+      const uint32_t n = c.count(context + 36);
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t item = c.position();
+        ContextInfo x;
+        x.id = c.u32();
+        x.parent = c.u32();
+        x.address = c.u64();
+        x.kind = c.u32();
+        if (x.id > run.contexts.size()) c.fail_at(item, "an amended context past the next one");
+        if (x.parent != kNoParent && x.parent >= x.id) {
+          c.fail_at(item + 4, "a context whose parent comes after it");
+        }
+        if (x.id < run.contexts.size()) {
+          const ContextInfo& was = run.contexts[x.id];
+          if (was.parent != x.parent || was.address != x.address || was.kind != x.kind) {
+            c.fail_at(item, "an amended context that is another one");
+          }
+          // Its record again: the columns rewritten in place.
+          std::span<double> processor = run.processor_of(x.id);
+          std::span<double> normalized = run.normalized_of(x.id);
+          for (double& v : processor) v = c.f64();
+          for (double& v : normalized) v = c.f64();
+          for (double& v : x.own.state) v = c.f64();
+          for (double& v : x.own.runnable_sum) v = c.f64();
+        } else {
+          read_context(run, c, x.own);
+        }
+        x.own.one_busy_starved = c.f64();
+        x.own.one_busy_taken = c.f64();
+        if (x.id < run.contexts.size()) {
+          run.contexts[x.id] = x;
+        } else {
+          run.contexts.push_back(x);
+        }
+      }
+      break;
+    }
+    case SectionType::amended_program:
+      run.program = read_amended_full(run, c, amended_bins(c));
+      break;
+    default:
+      return;  // read_section's
   }
   c.expect_end();
 }
@@ -440,6 +606,7 @@ Run parse_sections(std::span<const unsigned char> bytes, const FileHeader& heade
   size_t at = sizeof header;
   file_crc = crc_of(0, bytes.data(), at);
   bool seen[kSectionTypeCount + 1] = {};
+  Amending amending;
   for (uint32_t s = 0; s < header.section_count; ++s) {
     if (footer_at - at < sizeof(SectionHeader)) return fail(at, "truncated section header");
     SectionHeader section;
@@ -459,12 +626,24 @@ Run parse_sections(std::span<const unsigned char> bytes, const FileHeader& heade
       at = payload + section.bytes;  // a section from a newer writer: skip it
       continue;
     }
-    if (seen[section.type])
-      return fail(at, std::string("a second ") + section_name(section.type) + " section");
-    seen[section.type] = true;
     Cursor cursor(bytes.data() + payload, section.bytes, payload, name, section_name(section.type),
                   options);
-    read_section(run, section.type, cursor);
+    if (is_amendment(section.type)) {
+      if (!seen[uint32_t(SectionType::run)]) return fail(at, "an amendment before the run section");
+      if (!run.info.contains(run_keys::kCountsElapsedNs)) {
+        run.info[run_keys::kCountsElapsedNs] = run.text(run_keys::kElapsedNs);
+      }
+      read_amendment(run, section.type, cursor, amending);
+    } else {
+      if (run.info.contains(run_keys::kCountsElapsedNs)) {
+        return fail(
+            at, std::string("a ") + section_name(section.type) + " section after the amendments");
+      }
+      if (seen[section.type])
+        return fail(at, std::string("a second ") + section_name(section.type) + " section");
+      read_section(run, section.type, cursor);
+    }
+    seen[section.type] = true;
     at = payload + section.bytes;
     if (options.release) options.release(at);
     if (options.done) options.done(at);
