@@ -28,7 +28,8 @@ class SharedCapture {
   // Async-signal-safe.
   void claim_for_this_process() const;
 
-  // The last capture the program published, once it has ended.
+  // The last capture the program published, once it has ended, with the amendments logged
+  // since moved in (capture::take_amendments, into the region: asked again, the same).
   struct Published {
     std::string path;     // where the runtime was writing it
     unsigned char* data;  // unsealed (capture::seal_capture)

@@ -62,10 +62,13 @@ void CaptureBuffer::write_previous_image(const char* output) {
   if (!slot.path[0] || strcmp(slot.path, output) == 0 || slot.bytes > capture::kSlotBytes) return;
   // The program this process was before an exec (--follow-exec): its image ended without
   // writing a final capture, and this one is about to publish over it.
-  unsigned char* bytes =
-      reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(published - 1);
-  capture::seal_capture(bytes, slot.bytes);  // published unsealed
-  if (const int error = rt::replace_file(slot.path, bytes, slot.bytes)) {
+  auto* region = reinterpret_cast<unsigned char*>(shared_);
+  unsigned char* bytes = region + capture::slot_offset(published - 1);
+  const size_t size =
+      capture::take_amendments(bytes, slot.bytes, region + capture::log_offset(published - 1),
+                               __atomic_load_n(&slot.log_bytes, __ATOMIC_ACQUIRE));
+  capture::seal_capture(bytes, size);  // published unsealed
+  if (const int error = rt::replace_file(slot.path, bytes, size)) {
     rt::note_write_failed(rt::RunFile::capture, slot.path, error);
   }
   __atomic_store_n(&shared_->published, 0u, __ATOMIC_RELEASE);
@@ -75,11 +78,14 @@ bool CaptureBuffer::shared() const {
   return shared_ && shared_->pid == getpid();
 }
 
+uint32_t CaptureBuffer::next_slot() const {
+  return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) == 1 ? 1 : 0;
+}
+
 void CaptureBuffer::begin() {
   in_slot_ = shared();
   if (in_slot_) {
-    const uint32_t published = __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE);
-    slot_ = published == 1 ? 1 : 0;  // the other one
+    slot_ = next_slot();
     data_ = reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(slot_);
     capacity_ = capture::kSlotBytes;
   } else {

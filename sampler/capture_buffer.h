@@ -30,6 +30,12 @@ class CaptureBuffer {
 
   // True while a parent shares the region with this process.
   QUARTZ_NOINSTR bool shared() const;
+  // The region while a parent shares it with this process, else null.
+  QUARTZ_NOINSTR capture::SharedCaptureHeader* shared_region() const {
+    return shared() ? shared_ : nullptr;
+  }
+  // The slot the next capture is built in: the one not published.
+  QUARTZ_NOINSTR uint32_t next_slot() const;
   // Names the capture just built as the latest, to be written to `path` if the program
   // ends without writing it. A no-op for a private buffer.
   QUARTZ_NOINSTR void publish(const char* path, uint64_t monotonic_ns);

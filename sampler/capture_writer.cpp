@@ -12,6 +12,7 @@
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
 #include "runtime/safe_file.h"
+#include "sampler/capture_out.h"
 #include "sampler/overhead_budget.h"
 
 namespace quartz::sampler {
@@ -20,119 +21,7 @@ using namespace quartz::capture;
 
 namespace {
 
-// Appends fields to the mapped byte buffer; a full buffer makes every later append a
-// no-op and ok() false.
-class Out {
- public:
-  QUARTZ_NOINSTR Out(CaptureBuffer& bytes, const std::atomic<bool>* give_up)
-      : bytes_(bytes), give_up_(give_up) {}
-
-  QUARTZ_NOINSTR void raw(const void* data, size_t n) {
-    const size_t at = bytes_.size();
-    if (!ok_ || !bytes_.resize_at_least(at + n)) {
-      ok_ = false;
-      return;
-    }
-    memcpy(&bytes_[at], data, n);
-  }
-  QUARTZ_NOINSTR void u32(uint32_t v) { raw(&v, sizeof v); }
-  QUARTZ_NOINSTR void i32(int32_t v) { raw(&v, sizeof v); }
-  QUARTZ_NOINSTR void u64(uint64_t v) { raw(&v, sizeof v); }
-  QUARTZ_NOINSTR void f64(double v) { raw(&v, sizeof v); }
-  QUARTZ_NOINSTR void f64s(const double* v, size_t n) { raw(v, n * sizeof(double)); }
-  QUARTZ_NOINSTR void str(const char* s) {
-    const size_t n = strlen(s);
-    u32(static_cast<uint32_t>(n));
-    raw(s, n);
-  }
-  QUARTZ_NOINSTR void zeros(size_t doubles) {
-    const size_t at = bytes_.size(), n = doubles * sizeof(double);
-    if (!ok_ || !bytes_.resize_at_least(at + n)) {
-      ok_ = false;
-      return;
-    }
-    memset(&bytes_[at], 0, n);
-  }
-
-  // Sections: begin() leaves room for the header, end() fills it in.
-  QUARTZ_NOINSTR void begin(SectionType type) {
-    section_start_ = bytes_.size();
-    SectionHeader h{static_cast<uint32_t>(type), 0, 0, 0, 0};
-    raw(&h, sizeof h);
-    ++sections_;
-  }
-  QUARTZ_NOINSTR void end() {
-    if (!ok_) return;
-    // Headers land at any offset: copied, never accessed in place.
-    SectionHeader h;
-    memcpy(&h, &bytes_[section_start_], sizeof h);
-    const size_t payload = section_start_ + sizeof(SectionHeader);
-    h.bytes = bytes_.size() - payload;  // its CRC: seal_capture's
-    memcpy(&bytes_[section_start_], &h, sizeof h);
-  }
-  // A section whose payload starts with its item count, known only at its end: begin it,
-  // write the items, end it with the count.
-  QUARTZ_NOINSTR void begin_counted(SectionType type) {
-    begin(type);
-    count_at_ = bytes_.size();
-    u32(0);
-  }
-  QUARTZ_NOINSTR void end_counted(uint32_t count) {
-    if (ok_) memcpy(&bytes_[count_at_], &count, sizeof count);
-    end();
-  }
-  // A whole section written before (its header included), as it was.
-  QUARTZ_NOINSTR void section_copy(const void* data, size_t n) {
-    raw(data, n);
-    ++sections_;
-  }
-  // After each item of a section that grows with the program: a build asked to give up
-  // stops here (CaptureWriter::write).
-  QUARTZ_NOINSTR void item_written() {
-    if (give_up_ && ++items_ % 64 == 0 && give_up_->load(std::memory_order_relaxed)) ok_ = false;
-  }
-  QUARTZ_NOINSTR const unsigned char* at(size_t position) const { return &bytes_[position]; }
-  QUARTZ_NOINSTR size_t position() const { return bytes_.size(); }
-  QUARTZ_NOINSTR uint32_t sections() const { return sections_; }
-  QUARTZ_NOINSTR bool ok() const { return ok_; }
-
- private:
-  CaptureBuffer& bytes_;
-  const std::atomic<bool>* give_up_;
-  uint64_t items_ = 0;
-  size_t section_start_ = 0;
-  size_t count_at_ = 0;
-  uint32_t sections_ = 0;
-  bool ok_ = true;
-};
-
-// A full record as the file has it (`record` null: none, all zeros): the runnable-thread
-// rows cut to the bins in use (ProfileTables::runnable_bins_used), the header's R1.
-QUARTZ_NOINSTR void full_record(Out& out, const ProfileTables& tables, const double* record) {
-  const RecordShape& shape = tables.shape();
-  const uint32_t bins = tables.runnable_bins_used();
-  if (!record) {
-    out.zeros(shape.runnable(0) + size_t{kStateCount} * bins);
-    return;
-  }
-  out.f64s(record, shape.runnable(0));
-  for (uint32_t s = 0; s < kStateCount; ++s) out.f64s(record + shape.runnable(s), bins);
-}
-
-QUARTZ_NOINSTR void key_number(Out& out, uint32_t* count, const char* key, uint64_t value) {
-  // Not snprintf: at ~0.4 us a number the run section took a fifth of a publication.
-  char text[24];
-  const std::to_chars_result end = std::to_chars(text, text + sizeof text - 1, value);
-  *end.ptr = '\0';
-  out.str(key);
-  out.str(text);
-  ++*count;
-}
-QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const char* value) {
-  out.str(key);
-  out.str(value);
-  ++*count;
-}
+using Out = CaptureOut<CaptureBuffer>;
 
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
@@ -419,15 +308,29 @@ QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
 }
 
 // The objects the snapshots saw, with their figures, then (SectionType::unseen_objects) the
-// registered ones they never saw, with their counts only.
+// registered ones they never saw, with their counts only. `listed` (by the registry's
+// order) takes `build` for each object written: the program registers objects while a
+// capture is built, and a later pass that met one the earlier passes had not (its frames)
+// made a capture no reader takes ("frames of an object not listed").
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
-                                  const rt::MergedCounts& counts, double ns_per_tick) {
+                                  const rt::MergedCounts& counts, double ns_per_tick,
+                                  rt::MappedVector<uint32_t>& listed, uint32_t build) {
+  const rt::ObjectRegistry& registry = runtime.objects;
+  auto list = [&](const rt::ObjectRecord& r) {
+    const uint32_t order = registry.order_of(r);
+    if (order < listed.size()) listed[order] = build;
+  };
+  auto was_listed = [&](const rt::ObjectRecord& r) {
+    const uint32_t order = registry.order_of(r);
+    return order < listed.size() && listed[order] == build;
+  };
   out.begin_counted(SectionType::objects);
   uint32_t n = 0;
-  runtime.objects.for_each([&](const rt::ObjectRecord& r) {
+  registry.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
     const uint32_t sampled = tables.find_object(address);
     if (sampled == kNone) return;
+    list(r);
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
     if (kind == rt::kKindUnset) kind = tables.object_entry(sampled).kind;
     write_object_counts(out, runtime, counts, address, kind, &r, ns_per_tick);
@@ -449,12 +352,13 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
   out.begin_counted(SectionType::unseen_objects);
   n = 0;
   uint32_t seen = 0;  // of the objects section's, in the same order
-  runtime.objects.for_each([&](const rt::ObjectRecord& r) {
+  registry.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
-    if (tables.find_object(address) != kNone) {
+    if (was_listed(r)) {
       ++seen;
       return;
     }
+    list(r);
     out.u32(seen);
     write_object_counts(out, runtime, counts, address, r.kind.load(std::memory_order_relaxed), &r,
                         ns_per_tick);
@@ -464,12 +368,15 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
   out.end_counted(n);
 }
 
-QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime) {
+// The frames of the objects write_objects listed (`listed` holds `build`).
+QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime,
+                                        const rt::MappedVector<uint32_t>& listed, uint32_t build) {
   out.begin_counted(SectionType::object_frames);
   uint32_t n = 0;
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
     const uint32_t k = r.frames.load(std::memory_order_acquire);
-    if (k == 0) return;
+    const uint32_t order = runtime.objects.order_of(r);
+    if (k == 0 || order >= listed.size() || listed[order] != build) return;
     out.u64(r.address.load(std::memory_order_relaxed));
     out.u32(k < rt::kAcquiredFromFrames ? k : rt::kAcquiredFromFrames);
     for (uint32_t i = 0; i < k && i < rt::kAcquiredFromFrames; ++i) {
@@ -523,7 +430,9 @@ QUARTZ_NOINSTR void write_edges(Out& out, rt::Runtime& runtime) {
 }  // namespace
 
 bool CaptureWriter::init(const rt::Runtime& runtime) {
-  return bytes_.init(runtime.options.output) && counts_.reserve(runtime);
+  const uint32_t objects = runtime.objects.max_records();
+  return bytes_.init(runtime.options.output) && counts_.reserve(runtime) &&
+         (objects == 0 || (listed_.reserve(objects) && listed_.resize_at_least(objects)));
 }
 
 bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
@@ -545,8 +454,9 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
   write_modules(out, program_, modules_);
   write_threads(out, info, tables, runtime, counts_, ns_per_tick);
   write_thread_routines(out, runtime);
-  write_objects(out, tables, runtime, counts_, ns_per_tick);
-  write_object_frames(out, runtime);
+  ++builds_;
+  write_objects(out, tables, runtime, counts_, ns_per_tick, listed_, builds_);
+  write_object_frames(out, runtime, listed_, builds_);
   write_procedures(out, tables);
   write_contexts(out, tables);
   write_starvation(out, tables, runtime);

@@ -93,6 +93,12 @@ class CaptureWriter {
                               ProfileTables& tables, rt::Runtime& runtime,
                               const std::atomic<bool>* give_up = nullptr);
   QUARTZ_NOINSTR bool shared() const { return bytes_.shared(); }
+  // The shared region and the slot the next capture goes to (CaptureBuffer), for the
+  // amendment log.
+  QUARTZ_NOINSTR capture::SharedCaptureHeader* shared_region() const {
+    return bytes_.shared_region();
+  }
+  QUARTZ_NOINSTR uint32_t next_slot() const { return bytes_.next_slot(); }
   QUARTZ_NOINSTR size_t built_bytes() const { return bytes_.size(); }  // the last capture built
 
  private:
@@ -102,6 +108,9 @@ class CaptureWriter {
 
   CaptureBuffer bytes_;
   rt::MergedCounts counts_;
+  // The build that last listed each registered object (by its order in the registry).
+  rt::MappedVector<uint32_t> listed_;
+  uint32_t builds_ = 0;
   char program_[kMaxProgramPath] = {};
   ModuleCache modules_;
   RunText run_text_;

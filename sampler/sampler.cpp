@@ -19,6 +19,7 @@
 #include "runtime/safe_file.h"
 #include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
+#include "sampler/amendment_log.h"
 #include "sampler/attribution.h"
 #include "sampler/calibration.h"
 #include "sampler/capture_builder.h"
@@ -120,6 +121,12 @@ struct Sampler {
   // snapshots go on.
   Window frozen_window;
   bool can_freeze = false;
+  // Under `quartz run`, what each snapshot changed, amended into the published capture
+  // (amendment_log.h) when no capture covering it was published at that snapshot.
+  TableChanges changes;
+  AmendmentLog amendments;
+  bool amending = false;
+  uint64_t covered_snapshot = ~uint64_t{0};  // a capture built at this snapshot covers it
   CaptureBuilder builder;
   uint64_t freeze_ns = 0;  // what the freeze of the job under way cost
   // Threads that ended while the builder worked, retired once it is done.
@@ -640,6 +647,7 @@ QUARTZ_NOINSTR bool builder_free(Sampler& s) {
 QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job, uint64_t cost_ns) {
   if (!s.can_freeze || !builder_free(s)) return false;
   const uint64_t start = own_cpu_ns();
+  if (s.amending) s.amendments.restart(*s.writer.shared_region(), s.writer.next_slot());
   CaptureBuilder::Input& in = s.builder.input();
   if (!in.tables.assign(s.tables) || !s.frozen_window.assign(s.window)) return false;
   in.totals = s.totals;
@@ -649,6 +657,12 @@ QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job, uint64_t cost
   s.freeze_ns = own_cpu_ns() - start;
   if (cost_ns < s.info.period_ns / 4 || !s.builder.started()) {
     s.builder.run_here(job);
+    if (s.amending && s.builder.done().built) {
+      // Published now, from the tables as they are: nothing to amend.
+      s.changes.next();
+      s.amendments.covered(s.tables);
+      s.covered_snapshot = s.snapshots;
+    }
   } else {
     s.builder.hand_over(job);
   }
@@ -675,6 +689,20 @@ QUARTZ_NOINSTR void publish_capture(Sampler& s, uint64_t now) {
     s.other_noted_ns = now;
   }
   if (hand_over(s, CaptureBuilder::Job::publish, cost)) s.last_publish_ns = now;
+}
+
+// What this snapshot changed, amended into the logs of the published capture
+// (amendment_log.h), with the open window attributed in the tables themselves for the time
+// it takes to write it (table_changes.h).
+QUARTZ_NOINSTR void amend(Sampler& s) {
+  capture::SharedCaptureHeader* region = s.writer.shared_region();
+  if (!region || !s.frozen_window.assign(s.window)) return;
+  AttributionTotals totals = s.totals;
+  s.changes.begin_provisional(s.tables);
+  attribute_window(s.frozen_window, s.tables, s.config, totals, s.frozen_window.snapshot_count());
+  s.amendments.amend(*region, s.info, totals, s.tables, s.changes, *s.runtime);
+  s.changes.end_provisional();
+  s.totals.stamps = totals.stamps;  // a stamp is never used twice
 }
 
 // A checkpoint: the capture as a publication builds it, sealed and written to the output.
@@ -755,6 +783,8 @@ QUARTZ_NOINSTR bool prepare(Sampler& s) {
   s.can_freeze = s.builder.input().tables.init(shape, ProfileTables::Limits{}) &&
                  s.frozen_window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots);
   if (s.can_freeze) s.builder.start(s.writer, *s.runtime, s.turns);
+  s.amending = s.can_freeze && s.writer.shared() && s.changes.init(s.tables) && s.amendments.init();
+  if (s.amending) s.tables.track(&s.changes);
   return true;
 }
 
@@ -845,6 +875,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     } else {
       publish_capture(s, now);
     }
+    if (s.amending && s.covered_snapshot != s.snapshots) amend(s);
   }
   // The build under way is given up: the final capture has everything it would have had.
   s.builder.stop();

@@ -17,6 +17,12 @@ using rt::MappedVector;
 
 inline constexpr uint32_t kNone = 0xffffffffu;
 
+// The tables whose records are handed out for writing, for the amendments (table_changes.h).
+enum TableKind : uint32_t { kContextTable, kProcedureTable, kObjectTable, kThreadTable };
+inline constexpr uint32_t kTableKinds = 4;
+class TableChanges;
+QUARTZ_NOINSTR void note_change(TableChanges& changes, uint32_t kind, uint32_t index);
+
 // Where each part of a record lives, for a given processor count P and runnable bins R1.
 struct RecordShape {
   uint32_t processors = 1;
@@ -105,6 +111,7 @@ class ProfileTables {
   // Reserves all storage; false if address space is not available.
   QUARTZ_NOINSTR bool init(const RecordShape& shape, const Limits& limits);
   QUARTZ_NOINSTR const RecordShape& shape() const { return shape_; }
+  QUARTZ_NOINSTR const Limits& limits() const { return limits_; }
   // Becomes a copy of `other` (initialised with the same shape and limits); false when out
   // of address space.
   QUARTZ_NOINSTR bool assign(const ProfileTables& other);
@@ -120,28 +127,75 @@ class ProfileTables {
     return index < threads_.size() && threads_[index].seen;
   }
 
+  // Each record handed out for writing is noted in `changes` (null: none), so that the
+  // amendments can tell what changed (sampler/table_changes.h). The const accessors read.
+  QUARTZ_NOINSTR void track(TableChanges* changes) { changes_ = changes; }
+
   QUARTZ_ALWAYS_INLINE ContextNode& context_node(uint32_t i) { return contexts_[i]; }
-  QUARTZ_ALWAYS_INLINE ProcedureEntry& procedure_entry(uint32_t i) { return procedures_[i]; }
-  QUARTZ_ALWAYS_INLINE ObjectEntry& object_entry(uint32_t i) { return objects_[i]; }
-  QUARTZ_ALWAYS_INLINE ThreadEntry& thread_entry(uint32_t i) { return threads_[i]; }
+  QUARTZ_ALWAYS_INLINE ProcedureEntry& procedure_entry(uint32_t i) {
+    note(kProcedureTable, i);
+    return procedures_[i];
+  }
+  QUARTZ_ALWAYS_INLINE ObjectEntry& object_entry(uint32_t i) {
+    note(kObjectTable, i);
+    return objects_[i];
+  }
+  QUARTZ_ALWAYS_INLINE ThreadEntry& thread_entry(uint32_t i) {
+    note(kThreadTable, i);
+    return threads_[i];
+  }
 
   QUARTZ_ALWAYS_INLINE double* context_record(uint32_t i) {
+    note(kContextTable, i);
     return &context_records_[size_t{i} * shape_.context_size()];
   }
-  QUARTZ_ALWAYS_INLINE OneBusyApart& context_apart(uint32_t i) { return context_apart_[i]; }
+  QUARTZ_ALWAYS_INLINE OneBusyApart& context_apart(uint32_t i) {
+    note(kContextTable, i);
+    return context_apart_[i];
+  }
   QUARTZ_ALWAYS_INLINE double* procedure_record(uint32_t i) {
+    note(kProcedureTable, i);
     return &procedure_records_[size_t{i} * shape_.full_size()];
   }
   QUARTZ_ALWAYS_INLINE double* object_record(uint32_t i) {
+    note(kObjectTable, i);
     return &object_records_[size_t{i} * shape_.full_size()];
   }
   QUARTZ_ALWAYS_INLINE double* object_queue(uint32_t i) {
+    note(kObjectTable, i);
     return &object_queues_[size_t{i} * kQueueBins];
   }
   QUARTZ_ALWAYS_INLINE double* thread_record(uint32_t i) {
+    note(kThreadTable, i);
     return &thread_records_[size_t{i} * shape_.full_size()];
   }
   QUARTZ_ALWAYS_INLINE double* program_record() { return program_record_.data(); }
+
+  QUARTZ_ALWAYS_INLINE const ContextNode& context_node(uint32_t i) const { return contexts_[i]; }
+  QUARTZ_ALWAYS_INLINE const ProcedureEntry& procedure_entry(uint32_t i) const {
+    return procedures_[i];
+  }
+  QUARTZ_ALWAYS_INLINE const ObjectEntry& object_entry(uint32_t i) const { return objects_[i]; }
+  QUARTZ_ALWAYS_INLINE const ThreadEntry& thread_entry(uint32_t i) const { return threads_[i]; }
+  QUARTZ_ALWAYS_INLINE const double* context_record(uint32_t i) const {
+    return &context_records_[size_t{i} * shape_.context_size()];
+  }
+  QUARTZ_ALWAYS_INLINE const OneBusyApart& context_apart(uint32_t i) const {
+    return context_apart_[i];
+  }
+  QUARTZ_ALWAYS_INLINE const double* procedure_record(uint32_t i) const {
+    return &procedure_records_[size_t{i} * shape_.full_size()];
+  }
+  QUARTZ_ALWAYS_INLINE const double* object_record(uint32_t i) const {
+    return &object_records_[size_t{i} * shape_.full_size()];
+  }
+  QUARTZ_ALWAYS_INLINE const double* object_queue(uint32_t i) const {
+    return &object_queues_[size_t{i} * kQueueBins];
+  }
+  QUARTZ_ALWAYS_INLINE const double* thread_record(uint32_t i) const {
+    return &thread_records_[size_t{i} * shape_.full_size()];
+  }
+  QUARTZ_ALWAYS_INLINE const double* program_record() const { return program_record_.data(); }
 
   QUARTZ_ALWAYS_INLINE uint32_t context_count() const {
     return static_cast<uint32_t>(contexts_.size());
@@ -166,6 +220,12 @@ class ProfileTables {
   QUARTZ_ALWAYS_INLINE uint64_t dropped_entities() const { return dropped_entities_; }
 
  private:
+  friend class TableChanges;  // saves records before a provisional change, and restores them
+
+  QUARTZ_ALWAYS_INLINE void note(uint32_t kind, uint32_t i) {
+    if (changes_) note_change(*changes_, kind, i);
+  }
+
   // Open addressing over ids + 1 (0: empty); the key lives in the entries themselves.
   class IdTable {
    public:
@@ -205,6 +265,7 @@ class ProfileTables {
   uint64_t dropped_contexts_ = 0;
   uint64_t dropped_entities_ = 0;
   uint32_t runnable_bins_used_ = 2;
+  TableChanges* changes_ = nullptr;  // not copied by assign
 };
 
 }  // namespace quartz::sampler

@@ -24,10 +24,13 @@ struct Ending {
   int ms;      // how long the program works first (checkpoints: every 1,000 ms)
   int signal;  // the signal that ends it; 0: it exits with status 0
   bool seen;   // by the runtime, which then writes the final capture itself
+  // Mutexes it takes first: a capture too big to publish every period, which the stored
+  // run has with the amendments logged after it.
+  int objects = 0;
 };
 
 std::ostream& operator<<(std::ostream& out, const Ending& e) {
-  return out << e.mode << " after " << e.ms << " ms";
+  return out << e.mode << " after " << e.ms << " ms, " << e.objects << " objects";
 }
 
 class AbruptEnd : public ScratchTest, public ::testing::WithParamInterface<Ending> {};
@@ -40,11 +43,17 @@ TEST_P(AbruptEnd, StoredRunCoversTheProgramToItsEnd) {
   const Ending ending = GetParam();
   const std::string capture = (dir / "run.qcap").string();
   Launch l;
-  l.argv = {kQuartz,     "run",
-            "--store",   store,
-            "-o",        capture,
-            "--",        std::string(QUARTZ_E2E_DIR) + "/abrupt_end",
-            ending.mode, std::to_string(ending.ms)};
+  l.argv = {kQuartz,
+            "run",
+            "--store",
+            store,
+            "-o",
+            capture,
+            "--",
+            std::string(QUARTZ_E2E_DIR) + "/abrupt_end",
+            ending.mode,
+            std::to_string(ending.ms),
+            std::to_string(ending.objects)};
   const CommandResult r = launch(l);
   EXPECT_EQ(r.signal, ending.signal) << "quartz ends as the program did: " << r.err;
   if (ending.signal == 0) {
@@ -71,6 +80,22 @@ TEST_P(AbruptEnd, StoredRunCoversTheProgramToItsEnd) {
   EXPECT_NEAR(run["program_totals"]["normalized_s"].get<double>(), elapsed_s, period_s)
       << "the root's normalized time";
 
+  // Its last phase, a procedure of its own, has the time the program's clock gave it: the
+  // amendments of a capture too big to publish every period carry what it did since
+  // (published every 1-2 s, the last one could be from before the phase began).
+  const double phase_cpu_s = std::stod(printed_values(r.out)["phase_cpu_ms"]) * 1e-3;
+  const json* phase = nullptr;
+  for (const json& row : run["procedures"]) {
+    if (row["name"] == "work_until") phase = &row;
+  }
+  ASSERT_NE(phase, nullptr) << run["procedures"].dump(1);
+  if (ending.objects && !ending.seen) {
+    EXPECT_TRUE(run.contains("counts_elapsed_s")) << "amended after its last whole capture";
+  }
+  // Within a period at either end of the phase, and the sampled shares' 3%.
+  EXPECT_NEAR((*phase)["processor_s"].get<double>(), phase_cpu_s, 2 * period_s + 0.03 * phase_cpu_s)
+      << "work_until's processor time against its thread's clock";
+
   const std::optional<Capture> kept = read_capture_file(capture);
   ASSERT_TRUE(kept);
   expect_possible_figures(kept->run);
@@ -80,11 +105,14 @@ INSTANTIATE_TEST_SUITE_P(
     Endings, AbruptEnd,
     ::testing::Values(Ending{"kill", 300, SIGKILL, false}, Ending{"segv", 300, SIGSEGV, false},
                       Ending{"_exit", 300, 0, true}, Ending{"quick_exit", 300, 0, true},
-                      Ending{"abort", 300, SIGABRT, true}, Ending{"kill", 1300, SIGKILL, false}),
+                      Ending{"abort", 300, SIGABRT, true}, Ending{"kill", 1300, SIGKILL, false},
+                      Ending{"kill", 600, SIGKILL, false, 125000}),
     [](const ::testing::TestParamInfo<Ending>& info) {
       std::string name = info.param.mode;
       if (name[0] == '_') name = "underscore" + name;
-      return name + "_after_" + std::to_string(info.param.ms) + "ms";
+      name += "_after_" + std::to_string(info.param.ms) + "ms";
+      if (info.param.objects) name += "_" + std::to_string(info.param.objects) + "_objects";
+      return name;
     });
 
 }  // namespace
