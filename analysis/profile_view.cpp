@@ -745,6 +745,7 @@ Quality quality_of(const Run& run) {
     q.unmatched_exits += t.unmatched_exits;
   }
   q.final = run.final;
+  if (run.info.count(kCountsElapsedNs)) q.counts_elapsed_s = run.number(kCountsElapsedNs) * 1e-9;
   q.traced = run.info.count(kTraceEvents) > 0;
   q.trace_events = static_cast<uint64_t>(run.number(kTraceEvents));
   q.trace_dropped = static_cast<uint64_t>(run.number(kTraceDropped));

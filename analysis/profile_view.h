@@ -196,7 +196,10 @@ struct Quality {
   uint64_t stack_overflows = 0, unmatched_exits = 0;
   uint64_t dropped = 0;  // objects, calls or contexts that found no room
   bool final = true;     // false: the run ended abnormally; data up to a checkpoint
-  bool traced = false;   // recorded with --trace (quartz predict can use it)
+  // A run amended after its last capture (an abnormal end under `quartz run`): its counts
+  // of calls and acquisitions cover it to here, its times to its end.
+  std::optional<double> counts_elapsed_s;
+  bool traced = false;  // recorded with --trace (quartz predict can use it)
   uint64_t trace_events = 0, trace_dropped = 0, trace_bytes = 0;
   std::vector<LimitReached> limits_reached;  // the one list of them: report and viewer
 

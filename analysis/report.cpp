@@ -51,7 +51,11 @@ void print_header(std::ostream& out, const ProfileView& v, const ReportOptions& 
     }
     out << " (--follow-exec)\n";
   }
-  if (!v.quality.final) {
+  if (!v.quality.final && v.quality.counts_elapsed_s) {
+    out << "  WARNING   the run did not end normally (a fatal signal, an exec): its times "
+           "cover it to its end, its counts of calls and acquisitions to "
+        << seconds(*v.quality.counts_elapsed_s) << " (the last capture built whole)\n";
+  } else if (!v.quality.final) {
     out << "  WARNING   the run did not end normally (a fatal signal, an exec): its figures "
            "stop where the capture was last written\n";
   }
@@ -324,6 +328,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   j["parallelism_s"] = v.parallelism_s;
   j["program_totals"] = totals_json(v.program_totals);
   j["final"] = v.quality.final;
+  if (v.quality.counts_elapsed_s) j["counts_elapsed_s"] = *v.quality.counts_elapsed_s;
   j["all_frames"] = v.all_frames;  // false: system frames folded into the program's callers
   j["findings"] = findings_json(diagnose(v));
   if (options.parent_run) j["parent_run"] = *options.parent_run;
