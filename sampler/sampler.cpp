@@ -587,9 +587,17 @@ QUARTZ_NOINSTR void note_written(const Sampler& s, int error, bool final) {
   }
 }
 
+// Before a capture is built into the shared slot not published: the amendments logged for
+// that slot are older than it (amendment_log.h).
+QUARTZ_NOINSTR void restart_log(Sampler& s) {
+  capture::SharedCaptureHeader* region = s.writer.shared_region();
+  if (s.amending && region) s.amendments.restart(*region, s.writer.next_slot());
+}
+
 // A capture written here, on the sampler thread, from the tables themselves: the final one
 // (or a forked child's), or a checkpoint when there are no copies to freeze into.
 QUARTZ_NOINSTR void write_capture(Sampler& s, bool final) {
+  restart_log(s);
   note_trace(s, final);
   note_run_so_far(s);
   note_other_processes(s);
@@ -647,7 +655,7 @@ QUARTZ_NOINSTR bool builder_free(Sampler& s) {
 QUARTZ_NOINSTR bool hand_over(Sampler& s, CaptureBuilder::Job job, uint64_t cost_ns) {
   if (!s.can_freeze || !builder_free(s)) return false;
   const uint64_t start = own_cpu_ns();
-  if (s.amending) s.amendments.restart(*s.writer.shared_region(), s.writer.next_slot());
+  restart_log(s);
   CaptureBuilder::Input& in = s.builder.input();
   if (!in.tables.assign(s.tables) || !s.frozen_window.assign(s.window)) return false;
   in.totals = s.totals;

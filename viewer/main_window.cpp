@@ -229,8 +229,14 @@ void MainWindow::set_run(std::shared_ptr<const RunData> run) {
                               .arg(v.processors)
                               .arg(format_count(v.quality.samples))
                               .arg(format_seconds(v.quality.period_s)));
-    if (!v.quality.final)
+    if (!v.quality.final && v.quality.counts_elapsed_s) {
+      statusBar()->showMessage(
+          tr("This run did not end normally: its times reach its end, its counts of calls and "
+             "acquisitions to %1")
+              .arg(format_seconds(*v.quality.counts_elapsed_s)));
+    } else if (!v.quality.final) {
       statusBar()->showMessage(tr("This run did not end normally: its last checkpoint"));
+    }
   } else {
     setWindowTitle(tr("quartz-view"));
     run_summary_->setText(tr("No run open: File ▸ Open (Ctrl+O)"));
