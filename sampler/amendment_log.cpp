@@ -164,7 +164,9 @@ QUARTZ_NOINSTR void amend_contexts(EntryOut& out, const ProfileTables& tables,
 
 }  // namespace
 
-bool AmendmentLog::init() { return entry_.reserve(capture::kLogBytes); }
+bool AmendmentLog::init() {
+  return entry_.reserve(capture::kLogBytes);
+}
 
 void AmendmentLog::restart(capture::SharedCaptureHeader& region, uint32_t slot) {
   __atomic_store_n(&region.slots[slot].log_bytes, uint64_t{0}, __ATOMIC_RELEASE);

@@ -142,9 +142,11 @@ TEST(AmendedCapture, ItemsReplaceTheirKeysOrAddNewOnes) {
   later.str("8000000000");
   append(log, section(SectionType::amended_run, later));
 
-  const profile::Run read = parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
+  const profile::Run read =
+      parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
   EXPECT_EQ(read.text(capture::run_keys::kElapsedNs), "8000000000");
-  EXPECT_EQ(read.text(capture::run_keys::kCountsElapsedNs), run.text(capture::run_keys::kElapsedNs));
+  EXPECT_EQ(read.text(capture::run_keys::kCountsElapsedNs),
+            run.text(capture::run_keys::kElapsedNs));
 
   ASSERT_EQ(read.threads.size(), run.threads.size() + 1);
   const ThreadInfo& t = read.threads[1];
@@ -193,7 +195,8 @@ TEST(AmendedCapture, OnlyWholeSectionsOfTheLogAreTaken) {
   std::vector<unsigned char> log = section(SectionType::amended_run, a);
   std::vector<unsigned char> second = section(SectionType::amended_run, b);
   log.insert(log.end(), second.begin(), second.end() - 3);
-  const profile::Run read = parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
+  const profile::Run read =
+      parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
   EXPECT_EQ(read.text(capture::run_keys::kElapsedNs), "7000000000");
   EXPECT_EQ(read.text(capture::run_keys::kSamples), run.text(capture::run_keys::kSamples));
 

@@ -54,28 +54,34 @@ class TableChangesTest : public ::testing::Test {
     for (uint32_t i = 0; i < a.context_count(); ++i) {
       const ProfileTables& ca = a;
       const ProfileTables& cb = b;
-      EXPECT_EQ(memcmp(ca.context_record(i), cb.context_record(i),
-                       shape.context_size() * sizeof(double)), 0) << "context " << i;
+      EXPECT_EQ(
+          memcmp(ca.context_record(i), cb.context_record(i), shape.context_size() * sizeof(double)),
+          0)
+          << "context " << i;
     }
     for (uint32_t i = 0; i < a.procedure_count(); ++i) {
       const ProfileTables& ca = a;
       const ProfileTables& cb = b;
       EXPECT_EQ(memcmp(ca.procedure_record(i), cb.procedure_record(i),
-                       shape.full_size() * sizeof(double)), 0) << "procedure " << i;
+                       shape.full_size() * sizeof(double)),
+                0)
+          << "procedure " << i;
       EXPECT_EQ(ca.procedure_entry(i).stamp, cb.procedure_entry(i).stamp);
     }
     for (uint32_t i = 0; i < a.object_count(); ++i) {
       const ProfileTables& ca = a;
       const ProfileTables& cb = b;
-      EXPECT_EQ(memcmp(ca.object_record(i), cb.object_record(i),
-                       shape.full_size() * sizeof(double)), 0) << "object " << i;
+      EXPECT_EQ(
+          memcmp(ca.object_record(i), cb.object_record(i), shape.full_size() * sizeof(double)), 0)
+          << "object " << i;
       EXPECT_EQ(memcmp(&ca.object_entry(i), &cb.object_entry(i), sizeof(ObjectEntry)), 0);
     }
     for (uint32_t i = 0; i < 2; ++i) {
       const ProfileTables& ca = a;
       const ProfileTables& cb = b;
-      EXPECT_EQ(memcmp(ca.thread_record(i), cb.thread_record(i),
-                       shape.full_size() * sizeof(double)), 0) << "thread " << i;
+      EXPECT_EQ(
+          memcmp(ca.thread_record(i), cb.thread_record(i), shape.full_size() * sizeof(double)), 0)
+          << "thread " << i;
     }
     const ProfileTables& ca = a;
     const ProfileTables& cb = b;
