@@ -12,12 +12,12 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 
 if ! [ -x build/bin/quartz ] || ! [ -x build/samples/lock_contention ] ||
-  ! [ -x build/samples/pipeline ]; then
+  ! [ -x build/samples/pipeline ] || ! [ -x build/tests/e2e/abrupt_end ]; then
   # A new build/ without the viewer (no Qt needed); an existing one keeps its options.
   options=""
   [ -f build/CMakeCache.txt ] || options="-DQUARTZ_BUILD_VIEWER=OFF -DQUARTZ_BUILD_BENCH=OFF"
   # shellcheck disable=SC2086
-  QUARTZ_TARGETS="quartz_cli quartz lock_contention pipeline" ./scripts/build.sh build $options
+  QUARTZ_TARGETS="quartz_cli quartz lock_contention pipeline abrupt_end" ./scripts/build.sh build $options
 fi
 QUARTZ_TARGETS=fuzzers ./scripts/build-asan.sh
 
@@ -47,6 +47,11 @@ u32le() {
 }
 run_sample lock_contention --threads 3 --iterations 200
 run_sample pipeline --items 100 --item-us 200
+# An amended capture (capture_format.h, amended_*): 1,000 mutexes make one too big to
+# publish every 0.5 ms period, and a SIGKILL leaves quartz run the log to move in.
+build/bin/quartz run -q --no-import --period-us 500 -o "$seeds/amended.capture" -- \
+  build/tests/e2e/abrupt_end kill 200 1000 >/dev/null 2>&1 || true
+cp "$seeds/amended.capture" "$seeds/capture_fuzzer/amended"
 
 # The three at once: each gets two thirds of a 2-processor machine for the time given.
 targets="capture_fuzzer trace_reader_fuzzer store_fuzzer"
