@@ -208,18 +208,53 @@ void read_context_seconds(Run& run, Cursor& c, double ContextStates::*field, con
   }
 }
 
+// A full record of `bins` runnable-thread bins (an amendment's may have more), fitted to
+// the run's R1: bins from R1 - 1 up are "k >= R1 - 1".
+FullRecord read_full_fitted(Run& run, Cursor& c, uint32_t bins) {
+  FullRecord r = read_full(c, run.processors, bins);
+  for (auto& hist : r.runnable) {
+    for (size_t k = run.runnable_bins; k < hist.size(); ++k) hist[run.runnable_bins - 1] += hist[k];
+    hist.resize(run.runnable_bins, 0);
+  }
+  return r;
+}
+
+// A thread's fields from its parent to its end (both threads sections begin alike).
+void read_thread_identity(Cursor& c, ThreadInfo& t) {
+  t.parent = c.u32();
+  t.tid = c.i32();
+  t.name = c.str();
+  t.start_routine = c.u64();
+  t.handle = c.u64();
+  t.created_ns = c.u64();
+  t.exited_ns = c.u64();
+}
+
+// What the snapshots saw of an object: its waits, hold, queue lengths and full record.
+void read_object_figures(Run& run, Cursor& c, ObjectInfo& o, uint32_t bins) {
+  o.wait_spinning_s = c.f64();
+  o.wait_blocked_s = c.f64();
+  o.hold_s = c.f64();
+  o.queue = c.f64s(c.count(sizeof(double)));
+  o.record = read_full_fitted(run, c, bins);
+}
+
+// The run section's (key, value) pairs, over any the run has.
+void read_run_keys(Run& run, Cursor& c) {
+  const uint32_t n = c.count(8);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string key = c.str();
+    run.info[key] = c.str();
+  }
+}
+
 void read_section(Run& run, uint32_t type, Cursor& c) {
   const size_t full = full_record_size(run.processors, run.runnable_bins) * sizeof(double);
   const size_t context = context_record_size(run.processors) * sizeof(double);
   switch (static_cast<SectionType>(type)) {
-    case SectionType::run: {
-      const uint32_t n = c.count(8);
-      for (uint32_t i = 0; i < n; ++i) {
-        std::string key = c.str();
-        run.info[key] = c.str();
-      }
+    case SectionType::run:
+      read_run_keys(run, c);
       break;
-    }
     case SectionType::modules: {
       const uint32_t n = c.count(16);
       for (uint32_t i = 0; i < n; ++i) {
@@ -236,13 +271,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       for (uint32_t i = 0; i < n; ++i) {
         ThreadInfo t;
         t.index = c.u32();
-        t.parent = c.u32();
-        t.tid = c.i32();
-        t.name = c.str();
-        t.start_routine = c.u64();
-        t.handle = c.u64();
-        t.created_ns = c.u64();
-        t.exited_ns = c.u64();
+        read_thread_identity(c, t);
         t.calls = c.u64();
         t.stack_overflows = c.u64();
         t.unmatched_exits = c.u64();
@@ -260,12 +289,7 @@ void read_section(Run& run, uint32_t type, Cursor& c) {
       run.objects.reserve(run.objects.size() + n);  // n is bounded by the section's size
       for (uint32_t i = 0; i < n; ++i) {
         ObjectInfo o = read_object_counts(c, static_cast<uint32_t>(run.objects.size()) + 1);
-        o.wait_spinning_s = c.f64();
-        o.wait_blocked_s = c.f64();
-        o.hold_s = c.f64();
-        const uint32_t bins = c.count(sizeof(double));
-        o.queue = c.f64s(bins);
-        o.record = read_full(c, run.processors, run.runnable_bins);
+        read_object_figures(run, c, o, run.runnable_bins);
         run.objects.push_back(std::move(o));
       }
       break;
@@ -415,17 +439,6 @@ struct Amending {
   bool threads_known = false, objects_known = false, procedures_known = false;
 };
 
-// A full record of an amendment, with `bins` runnable-thread bins, fitted to the run's R1:
-// bins from R1 - 1 up are "k >= R1 - 1".
-FullRecord read_amended_full(Run& run, Cursor& c, uint32_t bins) {
-  FullRecord r = read_full(c, run.processors, bins);
-  for (auto& hist : r.runnable) {
-    for (size_t k = run.runnable_bins; k < hist.size(); ++k) hist[run.runnable_bins - 1] += hist[k];
-    hist.resize(run.runnable_bins, 0);
-  }
-  return r;
-}
-
 uint32_t amended_bins(Cursor& c) {
   const size_t at = c.position();
   const uint32_t bins = c.u32();
@@ -452,14 +465,9 @@ size_t find_or_add(std::vector<Item>& items, std::unordered_map<Key, size_t>& in
 void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
   const size_t context = context_record_size(run.processors) * sizeof(double);
   switch (static_cast<SectionType>(type)) {
-    case SectionType::amended_run: {
-      const uint32_t n = c.count(8);
-      for (uint32_t i = 0; i < n; ++i) {
-        std::string key = c.str();
-        run.info[key] = c.str();
-      }
+    case SectionType::amended_run:
+      read_run_keys(run, c);
       break;
-    }
     case SectionType::amended_threads: {
       const uint32_t bins = amended_bins(c);
       const uint32_t n = c.count(64);
@@ -467,18 +475,12 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
         const uint32_t index = c.u32();
         ThreadInfo& t = run.threads[find_or_add(run.threads, state.threads, state.threads_known,
                                                 index, &ThreadInfo::index)];
-        t.parent = c.u32();
-        t.tid = c.i32();
-        t.name = c.str();
-        t.start_routine = c.u64();
-        t.handle = c.u64();
-        t.created_ns = c.u64();
-        t.exited_ns = c.u64();
+        read_thread_identity(c, t);
         t.cpu_ns = c.u64();
         t.run_queue_ns = c.u64();
         t.starved_startup_s = c.f64();
         t.starved_later_s = c.f64();
-        t.record = read_amended_full(run, c, bins);
+        t.record = read_full_fitted(run, c, bins);
       }
       break;
     }
@@ -494,11 +496,7 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
         o.kind = c.u32();
         o.name = c.str();
         o.first_site = c.u64();
-        o.wait_spinning_s = c.f64();
-        o.wait_blocked_s = c.f64();
-        o.hold_s = c.f64();
-        o.queue = c.f64s(c.count(sizeof(double)));
-        o.record = read_amended_full(run, c, bins);
+        read_object_figures(run, c, o, bins);
       }
       break;
     }
@@ -509,7 +507,7 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
         const uint64_t address = c.u64();
         run.procedures[find_or_add(run.procedures, state.procedures, state.procedures_known,
                                    address, &ProcedureInfo::address)]
-            .record = read_amended_full(run, c, bins);
+            .record = read_full_fitted(run, c, bins);
       }
       break;
     }
@@ -552,7 +550,7 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
       break;
     }
     case SectionType::amended_program:
-      run.program = read_amended_full(run, c, amended_bins(c));
+      run.program = read_full_fitted(run, c, amended_bins(c));
       break;
     default:
       return;  // read_section's

@@ -25,14 +25,7 @@ QUARTZ_NOINSTR void amend_run(EntryOut& out, const RunInfo& info, const Attribut
   key_number(out, &n, keys::kDilationRemovedNs, ns(totals.dilation_removed_s));
   key_number(out, &n, keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());
   key_number(out, &n, keys::kContextsDropped, tables.dropped_contexts());
-  const Starvation& starved = totals.starvation;
-  key_number(out, &n, keys::kStarvedStartupNs, ns(starved.startup_s));
-  key_number(out, &n, keys::kStarvedBetweenNs, ns(starved.between_s));
-  key_number(out, &n, keys::kStarvedWinddownNs, ns(starved.winddown_s));
-  if (starved.full_seen) {
-    key_number(out, &n, keys::kFirstFullNs, ns(starved.first_full_s));
-    key_number(out, &n, keys::kLastFullNs, ns(starved.last_full_s));
-  }
+  starvation_keys(out, &n, totals.starvation);
   out.end_counted(n);
 }
 
@@ -106,12 +99,7 @@ QUARTZ_NOINSTR void amend_objects(EntryOut& out, const ProfileTables& tables,
     out.u32(kind);
     out.str(name);
     out.u64(site);
-    out.f64(o.wait_spinning_s);
-    out.f64(o.wait_blocked_s);
-    out.f64(o.hold_s);
-    out.u32(kQueueBins);
-    out.f64s(tables.object_queue(i), kQueueBins);
-    full_record(out, tables, tables.object_record(i));
+    object_figures(out, tables, i);
   }
   out.end();
 }

@@ -12,6 +12,7 @@
 
 #include "format/capture_format.h"
 #include "runtime/attributes.h"
+#include "sampler/attribution.h"
 #include "sampler/tables.h"
 
 namespace quartz::sampler {
@@ -136,6 +137,32 @@ QUARTZ_NOINSTR void key_text(Out& out, uint32_t* count, const char* key, const c
   out.str(key);
   out.str(value);
   ++*count;
+}
+
+// What the snapshots saw of an object: its waits, hold, queue lengths and full record.
+template <typename Out>
+QUARTZ_NOINSTR void object_figures(Out& out, const ProfileTables& tables, uint32_t sampled) {
+  const ObjectEntry& o = tables.object_entry(sampled);
+  out.f64(o.wait_spinning_s);
+  out.f64(o.wait_blocked_s);
+  out.f64(o.hold_s);
+  out.u32(kQueueBins);
+  out.f64s(tables.object_queue(sampled), kQueueBins);
+  full_record(out, tables, tables.object_record(sampled));
+}
+
+// The run keys of the program's starvation (attribution.h Starvation).
+template <typename Out>
+QUARTZ_NOINSTR void starvation_keys(Out& out, uint32_t* count, const Starvation& starved) {
+  namespace keys = capture::run_keys;
+  auto ns = [](double s) { return static_cast<uint64_t>(s * 1e9 + 0.5); };
+  key_number(out, count, keys::kStarvedStartupNs, ns(starved.startup_s));
+  key_number(out, count, keys::kStarvedBetweenNs, ns(starved.between_s));
+  key_number(out, count, keys::kStarvedWinddownNs, ns(starved.winddown_s));
+  if (starved.full_seen) {
+    key_number(out, count, keys::kFirstFullNs, ns(starved.first_full_s));
+    key_number(out, count, keys::kLastFullNs, ns(starved.last_full_s));
+  }
 }
 
 }  // namespace quartz::sampler

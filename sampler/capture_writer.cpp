@@ -94,15 +94,7 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kCallsDropped, runtime.call_graph.dropped());
   key_number(out, &n, run_keys::kContextsDropped, tables.dropped_contexts());
   key_number(out, &n, run_keys::kOpenStackEntries, counts.open_stack_entries());
-  const Starvation& starved = totals.starvation;
-  auto ns = [](double s) { return static_cast<uint64_t>(s * 1e9 + 0.5); };
-  key_number(out, &n, run_keys::kStarvedStartupNs, ns(starved.startup_s));
-  key_number(out, &n, run_keys::kStarvedBetweenNs, ns(starved.between_s));
-  key_number(out, &n, run_keys::kStarvedWinddownNs, ns(starved.winddown_s));
-  if (starved.full_seen) {
-    key_number(out, &n, run_keys::kFirstFullNs, ns(starved.first_full_s));
-    key_number(out, &n, run_keys::kLastFullNs, ns(starved.last_full_s));
-  }
+  starvation_keys(out, &n, totals.starvation);
   if (info.trace) {
     key_number(out, &n, run_keys::kTraceEvents, info.trace_events);
     key_number(out, &n, run_keys::kTraceDropped, info.trace_dropped);
@@ -273,17 +265,6 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
   write_context_apart(out, tables, SectionType::context_taken, &OneBusyApart::taken);
 }
 
-// What the snapshots saw of an object: its waits, hold, queue lengths and full record.
-QUARTZ_NOINSTR void write_object_figures(Out& out, ProfileTables& tables, uint32_t sampled) {
-  const ObjectEntry& o = tables.object_entry(sampled);
-  out.f64(o.wait_spinning_s);
-  out.f64(o.wait_blocked_s);
-  out.f64(o.hold_s);
-  out.u32(kQueueBins);
-  out.f64s(tables.object_queue(sampled), kQueueBins);
-  full_record(out, tables, tables.object_record(sampled));
-}
-
 // An object's fields up to its exact wait (both objects sections begin alike).
 QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
                                         const rt::MergedCounts& counts, uint64_t address,
@@ -334,7 +315,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
     if (kind == rt::kKindUnset) kind = tables.object_entry(sampled).kind;
     write_object_counts(out, runtime, counts, address, kind, &r, ns_per_tick);
-    write_object_figures(out, tables, sampled);
+    object_figures(out, tables, sampled);
     ++n;
     out.item_written();
   });
@@ -344,7 +325,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
     const ObjectEntry& o = tables.object_entry(i);
     if (runtime.objects.find(o.address)) continue;
     write_object_counts(out, runtime, counts, o.address, o.kind, nullptr, ns_per_tick);
-    write_object_figures(out, tables, i);
+    object_figures(out, tables, i);
     ++n;
     out.item_written();
   }
