@@ -175,7 +175,10 @@ size_t AmendmentLog::amend(capture::SharedCaptureHeader& region, const RunInfo& 
   out.u32(tables.runnable_bins_used());
   full_record(out, tables, tables.program_record());
   out.end();
-  if (!out.ok()) return 0;
+  if (!out.ok()) {
+    full_[0] = full_[1] = true;  // its changes are gone: no amendment may follow
+    return 0;
+  }
   const size_t bytes = entry_.size();
   for (uint32_t slot = 0; slot < 2; ++slot) {
     uint64_t& logged = region.slots[slot].log_bytes;
