@@ -507,8 +507,12 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
   const double every_call_s = work_s({"--budget", "0"});
   const double without_lookup_s =
       work_s({"--budget", "0", "--procedures", "main,drive,batch,compute"});
+  // The budget over the look-ups' calibrated share with room for the calibration, which
+  // read 13-18 ns on most runs and 25-35 ns on some (at 12% then, the calibrated share
+  // alone came to 10-13%, past the premise below, with the old build as with this one).
+  constexpr double kBudget = 0.16;
   CommandResult run;
-  const json r = run_with_budget(program, "12", &run);
+  const json r = run_with_budget(program, "16", &run);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_FALSE(r.is_discarded());
   const double lookups = std::stod(printed_values(run.out)["lookups"]);
@@ -520,10 +524,12 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
   ASSERT_GT(truth_ns, 2 * calibrated_ns)
       << every_call_s << " s with every entry, " << without_lookup_s << " s without lookup's";
   const double calibrated_share = lookups * calibrated_ns * 1e-9 / every_call_s;
-  ASSERT_LT(calibrated_share, 0.12 * 0.8);
+  ASSERT_LT(calibrated_share, kBudget * 0.8)
+      << lookups << " look-ups at " << calibrated_ns << " ns calibrated (" << truth_ns
+      << " ns by the program's clock) in " << every_call_s << " s";
   // Over the share that starts a trial (a tenth of the budget), with room for the pace to
   // vary: 3.5-6% of the program's processor time on the hosts seen.
-  ASSERT_GT(calibrated_share, 0.12 * 0.1 * 1.5);
+  ASSERT_GT(calibrated_share, kBudget * 0.1 * 1.5);
   ASSERT_GT(every_call_s - without_lookup_s, 0.25 * without_lookup_s);
 
   EXPECT_GE(r["sampling"]["cost_trials"].get<int>(), 1);
