@@ -46,16 +46,12 @@ std::optional<SharedCapture::Published> SharedCapture::latest() const {
   if (!active()) return std::nullopt;
   const uint32_t published = __atomic_load_n(&header_->published, __ATOMIC_ACQUIRE);
   if (published != 1 && published != 2) return std::nullopt;
-  capture::SharedSlot& slot = header_->slots[published - 1];
+  const capture::SharedSlot& slot = header_->slots[published - 1];
   if (slot.bytes == 0 || slot.bytes > capture::kSlotBytes) return std::nullopt;
-  auto* base = reinterpret_cast<unsigned char*>(header_);
-  unsigned char* bytes = base + capture::slot_offset(published - 1);
-  const size_t size =
-      capture::take_amendments(bytes, slot.bytes, base + capture::log_offset(published - 1),
-                               __atomic_load_n(&slot.log_bytes, __ATOMIC_ACQUIRE));
-  slot.bytes = size;  // taken once: asked again, the same capture
-  slot.log_bytes = 0;
-  return Published{std::string(slot.path, strnlen(slot.path, sizeof slot.path)), bytes, size};
+  const size_t size = capture::take_slot_amendments(*header_, published - 1);
+  return Published{std::string(slot.path, strnlen(slot.path, sizeof slot.path)),
+                   reinterpret_cast<unsigned char*>(header_) + capture::slot_offset(published - 1),
+                   size};
 }
 
 }  // namespace quartz::cli

@@ -81,4 +81,16 @@ inline size_t take_amendments(unsigned char* slot, size_t bytes, const unsigned 
   return bytes + taken;
 }
 
+// The capture published in `slot` of the region with its log taken in (take_amendments),
+// recorded in the slot so that asking again gives the same capture: its size. Only once the
+// program has ended.
+inline size_t take_slot_amendments(SharedCaptureHeader& header, uint32_t slot) {
+  SharedSlot& s = header.slots[slot];
+  auto* region = reinterpret_cast<unsigned char*>(&header);
+  s.bytes = take_amendments(region + slot_offset(slot), s.bytes, region + log_offset(slot),
+                            __atomic_load_n(&s.log_bytes, __ATOMIC_ACQUIRE));
+  s.log_bytes = 0;
+  return s.bytes;
+}
+
 }  // namespace quartz::capture

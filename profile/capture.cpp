@@ -524,7 +524,8 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
         if (x.parent != kNoParent && x.parent >= x.id) {
           c.fail_at(item + 4, "a context whose parent comes after it");
         }
-        if (x.id < run.contexts.size()) {
+        const bool known = x.id < run.contexts.size();
+        if (known) {
           const ContextInfo& was = run.contexts[x.id];
           if (was.parent != x.parent || was.address != x.address || was.kind != x.kind) {
             c.fail_at(item, "an amended context that is another one");
@@ -541,7 +542,7 @@ void read_amendment(Run& run, uint32_t type, Cursor& c, Amending& state) {
         }
         x.own.one_busy_starved = c.f64();
         x.own.one_busy_taken = c.f64();
-        if (x.id < run.contexts.size()) {
+        if (known) {
           run.contexts[x.id] = x;
         } else {
           run.contexts.push_back(x);
@@ -605,6 +606,7 @@ Run parse_sections(std::span<const unsigned char> bytes, const FileHeader& heade
   file_crc = crc_of(0, bytes.data(), at);
   bool seen[kSectionTypeCount + 1] = {};
   Amending amending;
+  bool amended = false;  // amended_* sections met: only more of them may follow
   for (uint32_t s = 0; s < header.section_count; ++s) {
     if (footer_at - at < sizeof(SectionHeader)) return fail(at, "truncated section header");
     SectionHeader section;
@@ -628,12 +630,11 @@ Run parse_sections(std::span<const unsigned char> bytes, const FileHeader& heade
                   options);
     if (is_amendment(section.type)) {
       if (!seen[uint32_t(SectionType::run)]) return fail(at, "an amendment before the run section");
-      if (!run.info.contains(run_keys::kCountsElapsedNs)) {
-        run.info[run_keys::kCountsElapsedNs] = run.text(run_keys::kElapsedNs);
-      }
+      if (!amended) run.info[run_keys::kCountsElapsedNs] = run.text(run_keys::kElapsedNs);
+      amended = true;
       read_amendment(run, section.type, cursor, amending);
     } else {
-      if (run.info.contains(run_keys::kCountsElapsedNs)) {
+      if (amended) {
         return fail(
             at, std::string("a ") + section_name(section.type) + " section after the amendments");
       }

@@ -62,11 +62,9 @@ void CaptureBuffer::write_previous_image(const char* output) {
   if (!slot.path[0] || strcmp(slot.path, output) == 0 || slot.bytes > capture::kSlotBytes) return;
   // The program this process was before an exec (--follow-exec): its image ended without
   // writing a final capture, and this one is about to publish over it.
-  auto* region = reinterpret_cast<unsigned char*>(shared_);
-  unsigned char* bytes = region + capture::slot_offset(published - 1);
-  const size_t size =
-      capture::take_amendments(bytes, slot.bytes, region + capture::log_offset(published - 1),
-                               __atomic_load_n(&slot.log_bytes, __ATOMIC_ACQUIRE));
+  unsigned char* bytes =
+      reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(published - 1);
+  const size_t size = capture::take_slot_amendments(*shared_, published - 1);
   capture::seal_capture(bytes, size);  // published unsealed
   if (const int error = rt::replace_file(slot.path, bytes, size)) {
     rt::note_write_failed(rt::RunFile::capture, slot.path, error);

@@ -293,25 +293,25 @@ QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
 // order) takes `build` for each object written: the program registers objects while a
 // capture is built, and a later pass that met one the earlier passes had not (its frames)
 // made a capture no reader takes ("frames of an object not listed").
+// The build that last listed a registered object (`listed`, by the registry's order).
+QUARTZ_NOINSTR uint32_t* listed_mark(const rt::ObjectRegistry& registry,
+                                     rt::MappedVector<uint32_t>& listed,
+                                     const rt::ObjectRecord& r) {
+  const uint32_t order = registry.order_of(r);
+  return order < listed.size() ? &listed[order] : nullptr;
+}
+
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                   const rt::MergedCounts& counts, double ns_per_tick,
                                   rt::MappedVector<uint32_t>& listed, uint32_t build) {
   const rt::ObjectRegistry& registry = runtime.objects;
-  auto list = [&](const rt::ObjectRecord& r) {
-    const uint32_t order = registry.order_of(r);
-    if (order < listed.size()) listed[order] = build;
-  };
-  auto was_listed = [&](const rt::ObjectRecord& r) {
-    const uint32_t order = registry.order_of(r);
-    return order < listed.size() && listed[order] == build;
-  };
   out.begin_counted(SectionType::objects);
   uint32_t n = 0;
   registry.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
     const uint32_t sampled = tables.find_object(address);
     if (sampled == kNone) return;
-    list(r);
+    if (uint32_t* mark = listed_mark(registry, listed, r)) *mark = build;
     uint32_t kind = r.kind.load(std::memory_order_relaxed);
     if (kind == rt::kKindUnset) kind = tables.object_entry(sampled).kind;
     write_object_counts(out, runtime, counts, address, kind, &r, ns_per_tick);
@@ -335,11 +335,12 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
   uint32_t seen = 0;  // of the objects section's, in the same order
   registry.for_each([&](const rt::ObjectRecord& r) {
     const uintptr_t address = r.address.load(std::memory_order_acquire);
-    if (was_listed(r)) {
+    uint32_t* mark = listed_mark(registry, listed, r);
+    if (mark && *mark == build) {
       ++seen;
       return;
     }
-    list(r);
+    if (mark) *mark = build;
     out.u32(seen);
     write_object_counts(out, runtime, counts, address, r.kind.load(std::memory_order_relaxed), &r,
                         ns_per_tick);
@@ -351,13 +352,13 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
 
 // The frames of the objects write_objects listed (`listed` holds `build`).
 QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime,
-                                        const rt::MappedVector<uint32_t>& listed, uint32_t build) {
+                                        rt::MappedVector<uint32_t>& listed, uint32_t build) {
   out.begin_counted(SectionType::object_frames);
   uint32_t n = 0;
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
     const uint32_t k = r.frames.load(std::memory_order_acquire);
-    const uint32_t order = runtime.objects.order_of(r);
-    if (k == 0 || order >= listed.size() || listed[order] != build) return;
+    const uint32_t* mark = listed_mark(runtime.objects, listed, r);
+    if (k == 0 || !mark || *mark != build) return;
     out.u64(r.address.load(std::memory_order_relaxed));
     out.u32(k < rt::kAcquiredFromFrames ? k : rt::kAcquiredFromFrames);
     for (uint32_t i = 0; i < k && i < rt::kAcquiredFromFrames; ++i) {

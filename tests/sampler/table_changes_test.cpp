@@ -47,46 +47,30 @@ class TableChangesTest : public ::testing::Test {
     for (size_t i = 0; i < changed.size(); ++i) EXPECT_TRUE(out.insert(changed[i]).second);
     return out;
   }
-  // Every record of `a` and `b` the same, byte for byte.
-  static void expect_same(ProfileTables& a, ProfileTables& b) {
+  // Every record of `a` and `b` the same, byte for byte (read through the const accessors,
+  // which note nothing).
+  static void expect_same(const ProfileTables& a, const ProfileTables& b) {
     const RecordShape& shape = a.shape();
+    const size_t full = shape.full_size() * sizeof(double);
     ASSERT_EQ(a.context_count(), b.context_count());
     for (uint32_t i = 0; i < a.context_count(); ++i) {
-      const ProfileTables& ca = a;
-      const ProfileTables& cb = b;
       EXPECT_EQ(
-          memcmp(ca.context_record(i), cb.context_record(i), shape.context_size() * sizeof(double)),
+          memcmp(a.context_record(i), b.context_record(i), shape.context_size() * sizeof(double)),
           0)
           << "context " << i;
     }
     for (uint32_t i = 0; i < a.procedure_count(); ++i) {
-      const ProfileTables& ca = a;
-      const ProfileTables& cb = b;
-      EXPECT_EQ(memcmp(ca.procedure_record(i), cb.procedure_record(i),
-                       shape.full_size() * sizeof(double)),
-                0)
-          << "procedure " << i;
-      EXPECT_EQ(ca.procedure_entry(i).stamp, cb.procedure_entry(i).stamp);
+      EXPECT_EQ(memcmp(a.procedure_record(i), b.procedure_record(i), full), 0) << "procedure " << i;
+      EXPECT_EQ(a.procedure_entry(i).stamp, b.procedure_entry(i).stamp);
     }
     for (uint32_t i = 0; i < a.object_count(); ++i) {
-      const ProfileTables& ca = a;
-      const ProfileTables& cb = b;
-      EXPECT_EQ(
-          memcmp(ca.object_record(i), cb.object_record(i), shape.full_size() * sizeof(double)), 0)
-          << "object " << i;
-      EXPECT_EQ(memcmp(&ca.object_entry(i), &cb.object_entry(i), sizeof(ObjectEntry)), 0);
+      EXPECT_EQ(memcmp(a.object_record(i), b.object_record(i), full), 0) << "object " << i;
+      EXPECT_EQ(memcmp(&a.object_entry(i), &b.object_entry(i), sizeof(ObjectEntry)), 0);
     }
     for (uint32_t i = 0; i < 2; ++i) {
-      const ProfileTables& ca = a;
-      const ProfileTables& cb = b;
-      EXPECT_EQ(
-          memcmp(ca.thread_record(i), cb.thread_record(i), shape.full_size() * sizeof(double)), 0)
-          << "thread " << i;
+      EXPECT_EQ(memcmp(a.thread_record(i), b.thread_record(i), full), 0) << "thread " << i;
     }
-    const ProfileTables& ca = a;
-    const ProfileTables& cb = b;
-    EXPECT_EQ(memcmp(ca.program_record(), cb.program_record(), shape.full_size() * sizeof(double)),
-              0);
+    EXPECT_EQ(memcmp(a.program_record(), b.program_record(), full), 0);
     EXPECT_EQ(a.runnable_bins_used(), b.runnable_bins_used());
   }
 
