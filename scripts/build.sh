@@ -7,7 +7,16 @@ set -eu
 cd "$(dirname "$0")/.."
 dir=${1:-build}
 [ $# -gt 0 ] && shift
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQUARTZ_WERROR=ON "$@" >/dev/null
+# A compiler cache when there is one (scripts/install-deps.sh installs it): a tree built
+# before, here or in another clone, is rebuilt from it. Paths under the checkout are hashed
+# relative to it, so that clones at different places share the cache.
+launcher=""
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
+  launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+fi
+# shellcheck disable=SC2086
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQUARTZ_WERROR=ON $launcher "$@" >/dev/null
 targets=""
 for t in ${QUARTZ_TARGETS:-}; do targets="$targets --target $t"; done
 # shellcheck disable=SC2086

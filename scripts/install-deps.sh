@@ -5,7 +5,7 @@
 # Run as root on a fresh machine; safe to run again.
 set -eu
 packages="
-  build-essential cmake ninja-build pkg-config clang libclang-rt-dev clang-format
+  build-essential cmake ninja-build ccache pkg-config clang libclang-rt-dev clang-format
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev robin-map-dev
