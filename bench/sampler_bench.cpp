@@ -7,12 +7,12 @@
 
 #include <vector>
 
-#include "runtime/mapped_memory.h"
 #include "runtime/thread_block.h"
-#include "runtime/thread_cpu.h"
 #include "sampler/attribution.h"
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
+#include "support/mapped_memory.h"
+#include "support/thread_cpu.h"
 
 namespace {
 
@@ -23,8 +23,8 @@ std::vector<rt::ThreadBlock*> make_blocks(int count, int depth) {
   rt::BlockGeometry geometry;
   std::vector<rt::ThreadBlock*> blocks;
   for (int t = 0; t < count; ++t) {
-    rt::ThreadBlock* b =
-        rt::ThreadBlock::create_in(rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry)), geometry);
+    rt::ThreadBlock* b = rt::ThreadBlock::create_in(
+        support::map_zeroed(rt::ThreadBlock::bytes_for(geometry)), geometry);
     for (int d = 0; d < depth; ++d)
       b->stack.push(0x1000 + 16 * static_cast<uintptr_t>(d + t % 4), rt::kProcedureTag);
     blocks.push_back(b);
@@ -65,14 +65,14 @@ BENCHMARK(BM_StackRead)
 void BM_ThreadClock(benchmark::State& state) {
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   uint64_t ns;
-  for (auto _ : state) benchmark::DoNotOptimize(rt::read_thread_clock(tid, &ns));
+  for (auto _ : state) benchmark::DoNotOptimize(support::read_thread_clock(tid, &ns));
 }
 BENCHMARK(BM_ThreadClock);
 
 void BM_Schedstat(benchmark::State& state) {
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-  rt::ThreadCpu cpu;
-  for (auto _ : state) benchmark::DoNotOptimize(rt::read_thread_cpu(tid, &cpu));
+  support::ThreadCpu cpu;
+  for (auto _ : state) benchmark::DoNotOptimize(support::read_thread_cpu(tid, &cpu));
 }
 BENCHMARK(BM_Schedstat);
 

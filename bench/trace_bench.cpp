@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "analysis/replay.h"
-#include "runtime/mapped_memory.h"
 #include "runtime/thread_block.h"
 #include "sampler/trace_writer.h"
+#include "support/mapped_memory.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ using namespace quartz;
 rt::ThreadBlock* traced_block(uint32_t capacity) {
   rt::BlockGeometry g;
   g.trace_capacity = capacity;
-  return rt::ThreadBlock::create_in(rt::map_zeroed(rt::ThreadBlock::bytes_for(g)), g);
+  return rt::ThreadBlock::create_in(support::map_zeroed(rt::ThreadBlock::bytes_for(g)), g);
 }
 
 rt::TraceEvent lock_event(uint64_t i) {

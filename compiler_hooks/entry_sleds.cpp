@@ -12,8 +12,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "runtime/mapped_vector.h"
-#include "runtime/never_destroyed.h"
+#include "support/mapped_vector.h"
+#include "support/never_destroyed.h"
 
 namespace quartz::hooks {
 namespace {
@@ -23,8 +23,8 @@ constexpr size_t kMaxSleds = size_t{1} << 22;
 
 // Every patched entry, sorted once patching is done: unpatch_entry's index. The sampler
 // switches entries until the process is gone, through exit's destructors.
-constinit rt::NeverDestroyed<rt::MappedVector<uintptr_t>> g_sleds_storage;
-rt::MappedVector<uintptr_t>& g_sleds = g_sleds_storage.value;
+constinit support::NeverDestroyed<support::MappedVector<uintptr_t>> g_sleds_storage;
+support::MappedVector<uintptr_t>& g_sleds = g_sleds_storage.value;
 
 // The executable segments that hold patched entries, page-aligned: switch_entries makes
 // the pages between two entries of one segment writable with them (its pages are code
@@ -34,8 +34,8 @@ struct CodeSegment {
   uintptr_t start, end;
 };
 constexpr size_t kMaxSegments = 1024;
-constinit rt::NeverDestroyed<rt::MappedVector<CodeSegment>> g_segments_storage;
-rt::MappedVector<CodeSegment>& g_segments = g_segments_storage.value;
+constinit support::NeverDestroyed<support::MappedVector<CodeSegment>> g_segments_storage;
+support::MappedVector<CodeSegment>& g_segments = g_segments_storage.value;
 // Entries of one segment further apart than this are switched by mprotect calls of their
 // own: the kernel walks every page of a range it changes.
 constexpr uintptr_t kJoinedGapBytes = uintptr_t{2} << 20;
@@ -122,7 +122,8 @@ QUARTZ_NOINSTR EntryList find_entry_list(const MappedFile& file, uintptr_t load_
 // (their addresses, sorted). The symbol table when the object has one, else its dynamic
 // symbols.
 QUARTZ_NOINSTR void select_by_name(const MappedFile& file, uintptr_t load_bias,
-                                   const char* patterns, rt::MappedVector<uintptr_t>& selected) {
+                                   const char* patterns,
+                                   support::MappedVector<uintptr_t>& selected) {
   selected.reuse();
   uint32_t count = 0;
   const Elf64_Shdr* sections = file.sections(&count);
@@ -161,12 +162,12 @@ QUARTZ_NOINSTR void select_by_name(const MappedFile& file, uintptr_t load_bias,
 
 struct Patching {
   EntryTrampolines trampolines;
-  const char* procedures;                 // QUARTZ_PROCEDURES, or empty: every entry
-  rt::MappedVector<uintptr_t>* selected;  // scratch for select_by_name
+  const char* procedures;                      // QUARTZ_PROCEDURES, or empty: every entry
+  support::MappedVector<uintptr_t>* selected;  // scratch for select_by_name
   SledCounts counts;
 };
 
-QUARTZ_NOINSTR bool contains(const rt::MappedVector<uintptr_t>& sorted, uintptr_t address) {
+QUARTZ_NOINSTR bool contains(const support::MappedVector<uintptr_t>& sorted, uintptr_t address) {
   return sorted.size() != 0 &&
          std::binary_search(sorted.data(), sorted.data() + sorted.size(), address);
 }
@@ -386,7 +387,7 @@ uint8_t* map_stubs(const EntryTrampolines& trampolines, uintptr_t low, uintptr_t
 }
 
 SledCounts patch_entries(const EntryTrampolines& trampolines, const char* procedures) {
-  rt::MappedVector<uintptr_t> selected;
+  support::MappedVector<uintptr_t> selected;
   Patching patching{trampolines, procedures, &selected, {}};
   if (!g_sleds.reserve(kMaxSleds) || !g_segments.reserve(kMaxSegments) ||
       (procedures[0] && !selected.reserve(kMaxSleds))) {

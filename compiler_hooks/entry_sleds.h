@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/patched_entry.h"
+#include "support/attributes.h"
 
 namespace quartz::hooks {
 

@@ -16,9 +16,10 @@
 #include "compiler_hooks/entry_sleds.h"
 #include "compiler_hooks/procedure_events.h"
 #include "runtime/return_stack.h"
-#include "runtime/safe_file.h"
+#include "support/safe_file.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 
 extern "C" {
 void quartz_sled_entry();
@@ -154,7 +155,8 @@ QUARTZ_ALWAYS_INLINE uintptr_t return_trampoline() {
 
 // A return came back through us with no record of where to: nothing can continue.
 [[noreturn]] QUARTZ_NOINLINE void lost_return() {
-  write_message("quartz: a patched procedure returned to an address Quartz did not keep\n");
+  support::write_message(
+      "quartz: a patched procedure returned to an address Quartz did not keep\n");
   __builtin_trap();
 }
 

@@ -9,8 +9,8 @@
 // through a tail call, so the common path saves no registers.
 #pragma once
 
-#include "runtime/attributes.h"
 #include "runtime/runtime.h"
+#include "support/attributes.h"
 
 namespace quartz::hooks {
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "compiler_hooks/patched_entries.h"
-#include "runtime/attributes.h"
 #include "runtime/runtime.h"
-#include "runtime/safe_file.h"
 #include "sampler/sampler.h"
+#include "support/attributes.h"
+#include "support/safe_file.h"
 
 namespace {
 using namespace quartz;
@@ -146,7 +146,7 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
     if (sampler::start(runtime)) {
       g_sampled_pid = getpid();
     } else {
-      rt::write_message("quartz: cannot start the sampler; no profile will be written\n");
+      support::write_message("quartz: cannot start the sampler; no profile will be written\n");
     }
   }
   atexit(finish_run);

@@ -11,8 +11,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/shared_table.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

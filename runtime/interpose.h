@@ -10,11 +10,11 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/real.h"
 #include "runtime/runtime.h"
 #include "runtime/sync_events.h"
 #include "runtime/trace_events.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 
@@ -35,7 +35,7 @@ QUARTZ_ALWAYS_INLINE bool have_real() {
 template <EntryKind kind, ThreadState waiting, typename Acquire>
 QUARTZ_NOINLINE int wait_for_object(ThreadBlock* block, uintptr_t address, uintptr_t site,
                                     Acquire acquire) {
-  const uint64_t requested = block->trace ? ticks() : 0;
+  const uint64_t requested = block->trace ? support::ticks() : 0;
   const Wait wait = begin_wait(*block, address, kind, waiting, 0);
   const int rc = acquire();
   if (rc == 0 || rc == EOWNERDEAD) {

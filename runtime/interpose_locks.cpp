@@ -7,6 +7,7 @@
 #include "runtime/trace_events.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 
 namespace {
 
@@ -65,7 +66,7 @@ QUARTZ_ALWAYS_INLINE int lock_registered(ThreadBlock* block, pthread_mutex_t* m,
     count_found_acquisition(*block, runtime().objects, slot, inserted, address, EntryKind::mutex,
                             site, false, 0);
   }
-  const uint64_t requested = kTraced ? ticks() : 0;
+  const uint64_t requested = kTraced ? support::ticks() : 0;
   const ProfileStack::Push push =
       block->stack.begin_push(address, make_tag(EntryKind::mutex, EntryRole::waiting));
   const int rc = lock();

@@ -26,6 +26,7 @@
 #include "runtime/real.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 
 namespace {
 
@@ -132,10 +133,10 @@ QUARTZ_ALWAYS_INLINE uintptr_t own_object(OwnObject& object) {
 template <typename WaitFn>
 QUARTZ_ALWAYS_INLINE void wait_at(ThreadBlock* block, uintptr_t object, EntryKind kind,
                                   uintptr_t site, WaitFn wait) {
-  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, ticks());
+  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, support::ticks());
   if (t_openmp.master) count_post(reinterpret_cast<const void*>(object), kind, site);
   wait();
-  end_wait(*block, runtime().objects, w, WaitOutcome::waited, site, ticks());
+  end_wait(*block, runtime().objects, w, WaitOutcome::waited, site, support::ticks());
 }
 
 // Pushes the region's function as a procedure, counting the call from the one below.
@@ -171,7 +172,7 @@ QUARTZ_NOINSTR void run_region(void* argument) {
   if (t_openmp.idle_open) {
     t_openmp.idle_open = false;
     end_wait(*block, runtime().objects, t_openmp.idle, WaitOutcome::waited, t_openmp.idle.object,
-             ticks());
+             support::ticks());
   }
   const bool outer_master = t_openmp.master;
   const bool master = block == region.master;
@@ -193,7 +194,8 @@ QUARTZ_NOINSTR void run_region(void* argument) {
   t_openmp.master = outer_master;
   if (!master) {
     const uintptr_t idle = own_object(g_idle);
-    t_openmp.idle = begin_wait(*block, idle, EntryKind::omp_idle, ThreadState::spinning, ticks());
+    t_openmp.idle =
+        begin_wait(*block, idle, EntryKind::omp_idle, ThreadState::spinning, support::ticks());
     t_openmp.idle_open = true;
   }
 }
@@ -222,10 +224,10 @@ QUARTZ_ALWAYS_INLINE void take_lock(uintptr_t object, EntryKind kind, uintptr_t 
                                     LockFnT lock) {
   ThreadBlock* block = current_block();
   if (block == nullptr) return lock();
-  const uint64_t requested = ticks();
+  const uint64_t requested = support::ticks();
   const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, requested);
   lock();
-  const uint64_t granted = ticks();
+  const uint64_t granted = support::ticks();
   if (granted - requested >= kContendedTicks) {
     end_wait_acquired(*block, runtime().objects, w, site, granted);
     return;

@@ -13,6 +13,7 @@
 #include "runtime/interpose.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 
 namespace {
 // Whether no signal the wait can take is pending for the thread now: `set`'s, or with
@@ -37,7 +38,7 @@ QUARTZ_ALWAYS_INLINE int signal_wait(const sigset_t* set, bool outside, WaitFn w
   const int saved_errno = errno;
   const bool blocks = none_pending(set, outside);
   const SignalsSent before = signals_sent(*block);
-  const uint64_t requested = ticks();
+  const uint64_t requested = support::ticks();
   errno = saved_errno;
   const auto [rc, took] = wait();
   const int wait_errno = errno;

@@ -8,6 +8,7 @@
 #include "runtime/return_stack.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 namespace trace = quartz::trace;
 
 namespace {
@@ -46,20 +47,22 @@ QUARTZ_ALWAYS_INLINE int join_thread(pthread_t thread, void** result, uintptr_t 
     count_acquisition(*block, objects, object, EntryKind::join, site, false, 0);
     if (block->trace) {
       record_event(*block, trace::Type::join_end, EntryKind::join, thread_index_of(object), 0, 0,
-                   ticks());
+                   support::ticks());
     }
     return 0;
   }
   if (rc != EBUSY) return join();  // the real call reports the error itself
   const uint32_t target = block->trace ? thread_index_of(object) : trace::kNoThread;
-  const Wait w = begin_wait(*block, object, EntryKind::join, ThreadState::blocked, ticks());
+  const Wait w =
+      begin_wait(*block, object, EntryKind::join, ThreadState::blocked, support::ticks());
   if (block->trace) {
     record_event(*block, trace::Type::join_begin, EntryKind::join, target, 0, 0, w.started_ticks);
   }
   rc = join();
-  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site, ticks());
+  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
+           support::ticks());
   if (rc == 0 && block->trace)
-    record_event(*block, trace::Type::join_end, EntryKind::join, target, 0, 0, ticks());
+    record_event(*block, trace::Type::join_end, EntryKind::join, target, 0, 0, support::ticks());
   return rc;
 }
 
@@ -79,7 +82,7 @@ QUARTZ_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   child->start_arg = argument;
   const uint32_t child_index = child->index;
   // Timed before the real call: the child may start before it returns.
-  const uint64_t created = creator && creator->trace ? ticks() : 0;
+  const uint64_t created = creator && creator->trace ? support::ticks() : 0;
   const int rc = real::pthread_create(thread, attr, start_thread, slot);
   if (rc != 0) {
     runtime().threads.abandon(slot);

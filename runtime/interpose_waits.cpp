@@ -6,6 +6,7 @@
 #include "runtime/interpose.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 
 namespace quartz::rt {
 ObjectRecord* count_post(const void* object, EntryKind kind, uintptr_t site) {
@@ -28,10 +29,10 @@ QUARTZ_ALWAYS_INLINE int condition_wait(pthread_cond_t* cond, pthread_mutex_t* m
   const auto m = reinterpret_cast<uintptr_t>(mutex);
   const auto c = reinterpret_cast<uintptr_t>(cond);
   if (block->trace) trace_condition_wait(*block, c, m, site);
-  const Wait w = begin_condition_wait(*block, c, m, ticks());
+  const Wait w = begin_condition_wait(*block, c, m, support::ticks());
   const int rc = wait();
   end_condition_wait(*block, objects, w, m, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed,
-                     site, ticks());
+                     site, support::ticks());
   if (block->trace) trace_condition_woken(*block, c, m);
   return rc;
 }
@@ -52,11 +53,13 @@ QUARTZ_ALWAYS_INLINE int semaphore_wait(sem_t* sem, uintptr_t site, WaitFn wait)
     return 0;
   }
   errno = saved_errno;
-  const Wait w = begin_wait(*block, address, EntryKind::semaphore, ThreadState::blocked, ticks());
+  const Wait w =
+      begin_wait(*block, address, EntryKind::semaphore, ThreadState::blocked, support::ticks());
   errno = saved_errno;
   const int rc = wait();
   const int wait_errno = errno;
-  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site, ticks());
+  end_wait(*block, objects, w, rc == 0 ? WaitOutcome::waited : WaitOutcome::failed, site,
+           support::ticks());
   if (rc == 0 && block->trace) trace_semaphore_acquired(*block, address, w.started_ticks, true);
   errno = wait_errno;
   return rc;
@@ -117,13 +120,14 @@ QUARTZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   ObjectRegistry& objects = runtime().objects;
   const auto address = reinterpret_cast<uintptr_t>(b);
   const uint32_t arrival = block->trace ? trace_barrier_arrive(*block, address, site) : 0;
-  const Wait w = begin_wait(*block, address, EntryKind::barrier, ThreadState::blocked, ticks());
+  const Wait w =
+      begin_wait(*block, address, EntryKind::barrier, ThreadState::blocked, support::ticks());
   const int rc = real::pthread_barrier_wait(b);
   // The serial thread is the last to arrive: it passes without waiting.
   const WaitOutcome outcome = rc == PTHREAD_BARRIER_SERIAL_THREAD ? WaitOutcome::passed
                               : rc == 0                           ? WaitOutcome::waited
                                                                   : WaitOutcome::failed;
-  end_wait(*block, objects, w, outcome, site, ticks());
+  end_wait(*block, objects, w, outcome, site, support::ticks());
   if (block->trace && outcome != WaitOutcome::failed)
     trace_barrier_depart(*block, address, arrival);
   return rc;

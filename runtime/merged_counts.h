@@ -11,10 +11,10 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_counters.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::rt {
 
@@ -85,10 +85,11 @@ class MergedCounts {
   };
   static constexpr uint32_t kUnregisteredLog2 = 10;
 
-  MappedVector<GatheredThread> threads_;  // by thread index
-  MappedVector<ObjectTotals> objects_;    // by the registry's order (ObjectRegistry::order_of)
+  support::MappedVector<GatheredThread> threads_;  // by thread index
+  support::MappedVector<ObjectTotals>
+      objects_;  // by the registry's order (ObjectRegistry::order_of)
   // Objects the registry had no room for, by address (a full table drops the rest).
-  MappedVector<ObjectCountSlot> unregistered_slots_;
+  support::MappedVector<ObjectCountSlot> unregistered_slots_;
   ObjectCountTable unregistered_;
   uint64_t open_stack_entries_ = 0;
 };

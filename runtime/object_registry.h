@@ -11,9 +11,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/profile_stack.h"
 #include "runtime/shared_table.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 
@@ -26,7 +26,7 @@ inline constexpr uint32_t kAcquiredFromFrames = 8;
 inline constexpr uint32_t kKindUnset = 0xffffffffu;
 
 // Every member starts at zero: SharedTable maps records without constructing them.
-struct alignas(kCacheLine) ObjectRecord {
+struct alignas(support::kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
   std::atomic<uint32_t> kind{0};      // EntryKind of its first use
   // When tracing (trace_events.h): the object's operations numbered, so that offline code
@@ -47,7 +47,7 @@ struct alignas(kCacheLine) ObjectRecord {
   std::atomic<uint32_t> frames{0};
   std::atomic<uintptr_t> acquired_from[kAcquiredFromFrames] = {};
 };
-static_assert(sizeof(ObjectRecord) == 3 * kCacheLine);
+static_assert(sizeof(ObjectRecord) == 3 * support::kCacheLine);
 
 // Fills `out` with up to `capacity` return addresses of the calling thread's stack,
 // innermost first; returns how many.

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/safe_file.h"
+#include "support/safe_file.h"
 
 namespace quartz::rt {
 namespace {
@@ -15,7 +15,7 @@ QUARTZ_NOINSTR void warn(const char* name, const char* value) {
     for (; *part && n + 1 < sizeof(line); ++part) line[n++] = *part;
   }
   line[n] = '\0';
-  write_message(line);
+  support::write_message(line);
 }
 
 // Reads an unsigned integer variable; keeps `value` when unset or outside [lo, hi].

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

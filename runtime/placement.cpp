@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "format/placement_syntax.h"
-#include "runtime/safe_file.h"
+#include "support/safe_file.h"
 
 namespace quartz::rt {
 namespace {
@@ -35,7 +35,7 @@ constinit Placement g_placement{};
 QUARTZ_NOINSTR void warn(const char* what) {
   char line[256];
   snprintf(line, sizeof line, "quartz: ignoring QUARTZ_PLACEMENT: %s\n", what);
-  write_message(line);
+  support::write_message(line);
 }
 
 QUARTZ_NOINSTR PlacementMember view(const StoredMember& stored) {

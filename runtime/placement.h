@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

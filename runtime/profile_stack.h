@@ -20,9 +20,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/single_writer.h"
 #include "runtime/thread_counters.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

@@ -11,7 +11,7 @@
 #include <semaphore.h>
 #include <signal.h>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 // glibc's internal names for the mutex functions, which nothing interposes. They exist
 // only as compatibility symbols, so they are bound by explicit version (x86-64's base).

@@ -19,7 +19,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

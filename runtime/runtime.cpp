@@ -17,8 +17,8 @@
 #include "runtime/placement.h"
 #include "runtime/real.h"
 #include "runtime/return_stack.h"
-#include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
+#include "support/thread_cpu.h"
 
 namespace quartz::rt {
 
@@ -100,11 +100,11 @@ QUARTZ_NOINSTR ThreadBlock* register_current_thread() {
   block->index = is_main_thread() ? 0 : g_runtime.history.next_index();
   block->parent_index = kNoThread;
   block->tid.store(gettid(), std::memory_order_relaxed);
-  block->start_cpu_ns = read_own_clock();  // what it used before is not the run's
+  block->start_cpu_ns = support::read_own_clock();  // what it used before is not the run's
   record_thread_start(*block, kNoThread, 0);
   if (block->trace) {
     record_event(*block, trace::Type::thread_start, EntryKind::procedure, trace::kNoThread, 0, 0,
-                 ticks());
+                 support::ticks());
   }
   adopt(slot);
   return block;
@@ -118,7 +118,7 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
   ErrnoGuard errno_guard;
   ThreadBlock* block = slot->block.load(std::memory_order_relaxed);
   if (block->trace)
-    record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, ticks());
+    record_event(*block, trace::Type::thread_exit, EntryKind::procedure, 0, 0, 0, support::ticks());
   record_end_cpu(*block);  // ended through pthread_exit or cancellation: not read yet
   ThreadRecord* record = g_runtime.history.at(block->index);
   if (record) note_kernel_name(*record);
@@ -126,11 +126,12 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
     // The run-queue time, from schedstat (an open, a read and a close: ~11 us), only for a
     // thread that lived long enough for that to be at most 1% of its life.
     const uint64_t created = record ? record->created_ns.load(std::memory_order_relaxed) : 0;
-    ThreadCpu cpu;
+    support::ThreadCpu cpu;
     const bool long_lived = created && now_ns() - created >= kExitRunqueueMinLifeNs;
-    block->exit_runqueue_ns.store(
-        long_lived && read_thread_cpu(gettid(), &cpu) ? cpu.runqueue_ns : kExitRunqueueUnknown,
-        std::memory_order_relaxed);
+    block->exit_runqueue_ns.store(long_lived && support::read_thread_cpu(gettid(), &cpu)
+                                      ? cpu.runqueue_ns
+                                      : kExitRunqueueUnknown,
+                                  std::memory_order_relaxed);
   }
   if (record) {
     // After the read above, which a loaded machine can stretch to milliseconds: the sampler
@@ -222,7 +223,7 @@ void after_fork_in_parent() {
 __thread ThreadLocal t_local __attribute__((tls_model("initial-exec")));
 
 uint64_t now_ns() {
-  return monotonic_ns();
+  return support::monotonic_ns();
 }
 
 namespace {
@@ -278,14 +279,14 @@ void record_end_cpu(ThreadBlock& block) {
     return;
   }
   ErrnoGuard errno_guard;
-  block.exit_cpu_ns.store(read_own_clock(), std::memory_order_relaxed);
+  block.exit_cpu_ns.store(support::read_own_clock(), std::memory_order_relaxed);
 }
 
 void restart_run_clock() {
   g_runtime.clock.start();
   ThreadBlock* block = t_local.block;
   if (!block) return;
-  block->start_cpu_ns = read_own_clock();
+  block->start_cpu_ns = support::read_own_clock();
 }
 
 void mark_runtime_thread() {
@@ -311,7 +312,8 @@ void finish(void (*stop_readers)()) {
     record_end_cpu(*block);
     if (block->record) note_kernel_name(*block->record);
     if (block->trace) {
-      record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0, ticks());
+      record_event(*block, trace::Type::process_end, EntryKind::procedure, 0, 0, 0,
+                   support::ticks());
     }
   }
   stop_readers();
@@ -401,7 +403,7 @@ void start_child(ThreadSlot* slot) {
                       reinterpret_cast<uintptr_t>(block->start_routine));
   if (block->trace) {
     record_event(*block, trace::Type::thread_start, EntryKind::procedure, block->parent_index, 0, 0,
-                 ticks());
+                 support::ticks());
   }
   adopt(slot);
   // Patched entries take return addresses only on the thread's own stack.

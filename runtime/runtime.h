@@ -11,14 +11,14 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/call_graph.h"
-#include "runtime/clock.h"
 #include "runtime/object_registry.h"
 #include "runtime/options.h"
 #include "runtime/thread_block.h"
 #include "runtime/thread_history.h"
 #include "runtime/thread_registry.h"
+#include "support/attributes.h"
+#include "support/clock.h"
 
 namespace quartz::rt {
 
@@ -33,7 +33,7 @@ enum class Lifecycle : uint32_t {
 
 struct Runtime {
   std::atomic<Lifecycle> lifecycle{Lifecycle::uninitialised};
-  TickCalibration clock{};
+  support::TickCalibration clock{};
   Options options{};
   ThreadRegistry threads{};
   ObjectRegistry objects{};
@@ -99,7 +99,7 @@ QUARTZ_ALWAYS_INLINE CallEdgeSlot* count_call(ThreadBlock* block, uintptr_t call
 // True once the runtime is usable (real functions resolved); initialises on first call.
 QUARTZ_NOINSTR bool ensure_initialized();
 
-// Monotonic nanoseconds, for thread lifetimes (waits use the cheaper ticks()).
+// Monotonic nanoseconds, for thread lifetimes (waits use the cheaper support::ticks()).
 QUARTZ_NOINSTR uint64_t now_ns();
 
 // Reads the calling thread's CPU clock into its block as its work ends, once, when a reader

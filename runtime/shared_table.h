@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_memory.h"
 #include "runtime/thread_counters.h"
+#include "support/attributes.h"
+#include "support/mapped_memory.h"
 
 namespace quartz::rt {
 
@@ -168,7 +168,7 @@ class SharedTable {
     Record* records = levels_[k].load(std::memory_order_acquire);
     if (records) return records;
     const size_t bytes = (sizeof(Record) + 2 * sizeof(std::atomic<uint32_t>)) * level_size(k);
-    void* memory = map_zeroed(bytes);
+    void* memory = support::map_zeroed(bytes);
     if (!memory) return nullptr;
     // Not constructed: a record's initial state, and a place's, is all zero bytes, which
     // the fresh mapping holds. Stores of those zeros touched every page of the first levels

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

@@ -11,9 +11,9 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/object_registry.h"
 #include "runtime/thread_block.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

@@ -8,7 +8,7 @@ constexpr size_t align_up(size_t n, size_t a) {
   return (n + a - 1) & ~(a - 1);
 }
 constexpr size_t header_bytes() {
-  return align_up(sizeof(ThreadBlock), kCacheLine);
+  return align_up(sizeof(ThreadBlock), support::kCacheLine);
 }
 }  // namespace
 
@@ -17,7 +17,8 @@ size_t ThreadBlock::bytes_for(const BlockGeometry& g) {
          (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot) +
          (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot) +
          (g.trace_capacity
-              ? align_up(TraceQueue::bytes_for(g.trace_capacity), kCacheLine) + kCacheLine
+              ? align_up(TraceQueue::bytes_for(g.trace_capacity), support::kCacheLine) +
+                    support::kCacheLine
               : 0);
 }
 
@@ -35,7 +36,8 @@ ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
   block->objects.reset(objects, g.objects_log2);
   if (g.trace_capacity) {
     next += (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot);
-    void* queue = reinterpret_cast<void*>(align_up(reinterpret_cast<uintptr_t>(next), kCacheLine));
+    void* queue =
+        reinterpret_cast<void*>(align_up(reinterpret_cast<uintptr_t>(next), support::kCacheLine));
     block->trace = TraceQueue::create_in(queue, g.trace_capacity);
   }
   return block;

@@ -14,11 +14,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/profile_stack.h"
 #include "runtime/thread_counters.h"
 #include "runtime/thread_history.h"
 #include "runtime/trace_queue.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 
@@ -36,7 +36,7 @@ struct BlockGeometry {
   uint32_t trace_capacity = 0;  // events per thread queue; 0: not tracing
 };
 
-struct alignas(kCacheLine) ThreadBlock {
+struct alignas(support::kCacheLine) ThreadBlock {
   // Offsets are checked below: the hot fields must share the first line.
   // -- Line 0: written by the owner on every event. ----------------------------------
   ProfileStack stack;
@@ -45,7 +45,7 @@ struct alignas(kCacheLine) ThreadBlock {
   std::atomic<pid_t> tid{0};  // here because the mutex wrapper compares it with the owner
 
   // -- Line 1: written by the owner on synchronization operations. -------------------
-  alignas(kCacheLine) ObjectCountTable objects;
+  alignas(support::kCacheLine) ObjectCountTable objects;
   // Measured around waits that block in the kernel whenever they wait (conditions,
   // barriers, semaphores, joins) and around spin regions; lock waits are left to the
   // sampler (see wait_for_object).
@@ -57,7 +57,7 @@ struct alignas(kCacheLine) ThreadBlock {
   uint64_t trace_cpu_ticks = 0;             // when the thread last read its CPU clock for the trace
 
   // -- Line 2: identity, written before the block is published. ------------------------
-  alignas(kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread
+  alignas(support::kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread
   uint32_t parent_index = 0;
   pthread_t self{};
   void* (*start_routine)(void*) = nullptr;
@@ -85,7 +85,7 @@ struct alignas(kCacheLine) ThreadBlock {
   // Counters must already have been folded and cleared.
   QUARTZ_NOINSTR void reuse();
 };
-static_assert(offsetof(ThreadBlock, tid) + sizeof(pid_t) <= kCacheLine,
+static_assert(offsetof(ThreadBlock, tid) + sizeof(pid_t) <= support::kCacheLine,
               "the fields written on every event must share one cache line");
 
 }  // namespace quartz::rt

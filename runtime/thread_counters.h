@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/single_writer.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

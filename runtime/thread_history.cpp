@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "runtime/mapped_memory.h"
+#include "support/mapped_memory.h"
 
 namespace quartz::rt {
 
@@ -15,7 +15,7 @@ ThreadRecord* ThreadHistory::at(uint32_t index) {
   ThreadRecord* records = chunks_[chunk].load(std::memory_order_acquire);
   if (!records) {
     const size_t bytes = sizeof(ThreadRecord) * kChunkRecords;
-    void* memory = map_zeroed(bytes);
+    void* memory = support::map_zeroed(bytes);
     if (!memory) return nullptr;
     auto* fresh = new (memory) ThreadRecord[kChunkRecords];
     if (chunks_[chunk].compare_exchange_strong(records, fresh, std::memory_order_acq_rel)) {

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 
@@ -21,7 +21,7 @@ inline constexpr uint32_t kThreadRoutines = 8;
 
 enum class ThreadPhase : uint32_t { unused = 0, created, running, exited };
 
-struct alignas(kCacheLine) ThreadRecord {
+struct alignas(support::kCacheLine) ThreadRecord {
   std::atomic<ThreadPhase> phase{ThreadPhase::unused};
   std::atomic<uint32_t> parent_index{kNoThread};
   std::atomic<pid_t> tid{0};

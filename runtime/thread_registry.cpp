@@ -4,7 +4,7 @@
 
 #include <new>
 
-#include "runtime/mapped_memory.h"
+#include "support/mapped_memory.h"
 
 namespace quartz::rt {
 
@@ -21,7 +21,7 @@ ThreadBlock* ThreadRegistry::prepare_block(ThreadSlot& slot) {
     block->objects.clear();
     return block;
   }
-  void* memory = map_zeroed(ThreadBlock::bytes_for(geometry_));
+  void* memory = support::map_zeroed(ThreadBlock::bytes_for(geometry_));
   if (!memory) return nullptr;
   block = ThreadBlock::create_in(memory, geometry_);
   slot.block.store(block, std::memory_order_release);
@@ -29,7 +29,7 @@ ThreadBlock* ThreadRegistry::prepare_block(ThreadSlot& slot) {
 }
 
 SlotChunk* ThreadRegistry::append_chunk(SlotChunk* last) {
-  void* memory = map_zeroed(sizeof(SlotChunk));
+  void* memory = support::map_zeroed(sizeof(SlotChunk));
   if (!memory) return nullptr;
   auto* fresh = new (memory) SlotChunk(last->slots[0].ordinal + SlotChunk::kSlots);
   SlotChunk* expected = nullptr;

@@ -17,8 +17,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/thread_block.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

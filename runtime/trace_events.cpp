@@ -17,7 +17,7 @@ void record_cpu(ThreadBlock& block, uint64_t now_ticks) {
       static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
   block.trace_cpu_ticks = now_ticks;
   block.trace->push(
-      TraceEvent{ticks(), cpu_ns, 0, 0, block.stack.sequence(), trace::Type::cpu, 0, 0});
+      TraceEvent{support::ticks(), cpu_ns, 0, 0, block.stack.sequence(), trace::Type::cpu, 0, 0});
 }
 namespace {
 
@@ -33,7 +33,7 @@ QUARTZ_NOINSTR ObjectRecord* record_of(uintptr_t object, EntryKind kind, uintptr
 
 void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
                          uint64_t requested_ticks, bool waited) {
-  const uint64_t now = ticks();
+  const uint64_t now = support::ticks();
   uint32_t sequence = 0;
   uint32_t aux = 0;
   if (ObjectRecord* r = runtime().objects.find(object)) {
@@ -59,7 +59,7 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
 void trace_lock_released(ThreadBlock& block, uintptr_t object, EntryKind kind) {
   const ObjectRecord* r = runtime().objects.find(object);
   const uint32_t sequence = r ? r->trace_sequence.load(std::memory_order_relaxed) : 0;
-  record_event(block, trace::Type::lock_release, kind, object, sequence, 0, ticks());
+  record_event(block, trace::Type::lock_release, kind, object, sequence, 0, support::ticks());
 }
 
 void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mutex,
@@ -67,13 +67,14 @@ void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mut
   trace_lock_released(block, mutex, EntryKind::mutex);
   const ObjectRecord* r = record_of(condition, EntryKind::condition, site);
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
-  record_event(block, trace::Type::cond_wait, EntryKind::condition, condition, signals, 0, ticks());
+  record_event(block, trace::Type::cond_wait, EntryKind::condition, condition, signals, 0,
+               support::ticks());
 }
 
 void trace_condition_woken(ThreadBlock& block, uintptr_t condition, uintptr_t mutex) {
   const ObjectRecord* r = runtime().objects.find(condition);
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
-  const uint64_t now = ticks();
+  const uint64_t now = support::ticks();
   record_event(block, trace::Type::cond_wake, EntryKind::condition, condition, signals, 0, now);
   trace_lock_acquired(block, mutex, EntryKind::mutex, now, false);
 }
@@ -84,7 +85,7 @@ void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadc
   // Numbered before the real call, so a waiter it wakes reads at least this number.
   const uint32_t sequence = r ? r->trace_sequence.fetch_add(1, std::memory_order_acq_rel) + 1 : 0;
   record_event(block, broadcast ? trace::Type::cond_broadcast : trace::Type::cond_signal,
-               EntryKind::condition, condition, sequence, 0, ticks());
+               EntryKind::condition, condition, sequence, 0, support::ticks());
 }
 
 uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t site) {
@@ -96,7 +97,7 @@ uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t s
     count = r->trace_parameter.load(std::memory_order_relaxed);
   }
   record_event(block, trace::Type::barrier_arrive, EntryKind::barrier, barrier, arrival, count,
-               ticks());
+               support::ticks());
   return arrival;
 }
 
@@ -104,13 +105,14 @@ void trace_barrier_depart(ThreadBlock& block, uintptr_t barrier, uint32_t arriva
   const ObjectRecord* r = runtime().objects.find(barrier);
   const uint32_t count = r ? r->trace_parameter.load(std::memory_order_relaxed) : 0;
   record_event(block, trace::Type::barrier_depart, EntryKind::barrier, barrier,
-               count ? arrival / count : 0, count, ticks());
+               count ? arrival / count : 0, count, support::ticks());
 }
 
 void trace_semaphore_post(ThreadBlock& block, uintptr_t semaphore, uintptr_t site) {
   ObjectRecord* r = record_of(semaphore, EntryKind::semaphore, site);
   const uint32_t sequence = r ? r->trace_sequence.fetch_add(1, std::memory_order_acq_rel) + 1 : 0;
-  record_event(block, trace::Type::sem_post, EntryKind::semaphore, semaphore, sequence, 0, ticks());
+  record_event(block, trace::Type::sem_post, EntryKind::semaphore, semaphore, sequence, 0,
+               support::ticks());
 }
 
 namespace {
@@ -129,7 +131,7 @@ QUARTZ_NOINSTR void record_acquired(ThreadBlock& block, uint64_t semaphore, uint
 
 void trace_semaphore_acquired(ThreadBlock& block, uintptr_t semaphore, uint64_t requested_ticks,
                               bool waited) {
-  const uint64_t now = ticks();
+  const uint64_t now = support::ticks();
   uint32_t sequence = 0;
   uint32_t initial = 0;
   if (ObjectRecord* r = runtime().objects.find(semaphore)) {
@@ -146,7 +148,7 @@ void trace_thread_signal(ThreadBlock& block, uint64_t target_handle) {
   // Numbered before the real call, so the wait it ends reads at least this number.
   const uint32_t sequence = r->signals_sent.fetch_add(1, std::memory_order_acq_rel) + 1;
   record_event(block, trace::Type::sem_post, EntryKind::semaphore, trace::kThreadSignals | index,
-               sequence, 0, ticks());
+               sequence, 0, support::ticks());
 }
 
 namespace {
@@ -163,12 +165,12 @@ SignalsSent signals_sent(const ThreadBlock& block) {
 void trace_process_signal(ThreadBlock& block) {
   const uint32_t sequence = g_process_signals_sent.fetch_add(1, std::memory_order_acq_rel) + 1;
   record_event(block, trace::Type::sem_post, EntryKind::semaphore, trace::kProcessSignals, sequence,
-               0, ticks());
+               0, support::ticks());
 }
 
 void trace_signal_taken(ThreadBlock& block, const SignalsSent& before, uint64_t requested_ticks,
                         bool waited) {
-  const uint64_t now = ticks();
+  const uint64_t now = support::ticks();
   const SignalsSent after = signals_sent(block);
   const bool thread = after.to_thread != before.to_thread ||
                       (after.to_process == before.to_process && after.to_thread != 0);

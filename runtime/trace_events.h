@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "format/trace_format.h"
-#include "runtime/attributes.h"
-#include "runtime/clock.h"
 #include "runtime/thread_block.h"
+#include "support/attributes.h"
+#include "support/clock.h"
 
 namespace quartz::rt {
 

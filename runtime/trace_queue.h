@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "format/trace_format.h"
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 

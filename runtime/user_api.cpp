@@ -5,6 +5,7 @@
 #include "runtime/placement.h"
 
 using namespace quartz::rt;
+namespace support = quartz::support;
 namespace trace = quartz::trace;
 
 namespace {
@@ -20,7 +21,7 @@ QUARTZ_EXPORT void quartz_runtime_spin_begin(const volatile void* object) {
   const uintptr_t address = object ? reinterpret_cast<uintptr_t>(object) : site;
   runtime().objects.find_or_insert(address, EntryKind::spin_region, site);
   t_spin_region =
-      begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, ticks());
+      begin_wait(*block, address, EntryKind::spin_region, ThreadState::spinning, support::ticks());
   t_in_spin_region = true;
   if (block->trace) {
     record_event(*block, trace::Type::spin_begin, EntryKind::spin_region, address, 0, 0,
@@ -32,7 +33,7 @@ QUARTZ_EXPORT void quartz_runtime_spin_end(const volatile void* /*object*/) {
   ThreadBlock* block = t_local.block;
   if (!block || !t_in_spin_region) return;
   t_in_spin_region = false;
-  const uint64_t now = ticks();
+  const uint64_t now = support::ticks();
   end_wait(*block, runtime().objects, t_spin_region, WaitOutcome::waited, QUARTZ_CALL_SITE(), now);
   if (block->trace) {
     record_event(*block, trace::Type::spin_end, EntryKind::spin_region, t_spin_region.object, 0, 0,

@@ -7,7 +7,7 @@
 namespace quartz::sampler {
 
 using capture::SectionType;
-using EntryOut = CaptureOut<rt::MappedVector<unsigned char>>;
+using EntryOut = CaptureOut<support::MappedVector<unsigned char>>;
 
 namespace {
 
@@ -31,7 +31,7 @@ QUARTZ_NOINSTR void amend_run(EntryOut& out, const RunInfo& info, const Attribut
 
 QUARTZ_NOINSTR void amend_threads(EntryOut& out, const RunInfo& info, const ProfileTables& tables,
                                   const TableChanges& changes, const rt::Runtime& runtime) {
-  const rt::MappedVector<uint32_t>& changed = changes.changed(kThreadTable);
+  const support::MappedVector<uint32_t>& changed = changes.changed(kThreadTable);
   if (changed.size() == 0) return;
   out.begin(SectionType::amended_threads);
   out.u32(tables.runnable_bins_used());
@@ -77,7 +77,7 @@ QUARTZ_NOINSTR void amend_threads(EntryOut& out, const RunInfo& info, const Prof
 
 QUARTZ_NOINSTR void amend_objects(EntryOut& out, const ProfileTables& tables,
                                   const TableChanges& changes, const rt::Runtime& runtime) {
-  const rt::MappedVector<uint32_t>& changed = changes.changed(kObjectTable);
+  const support::MappedVector<uint32_t>& changed = changes.changed(kObjectTable);
   if (changed.size() == 0) return;
   out.begin(SectionType::amended_objects);
   out.u32(tables.runnable_bins_used());
@@ -106,7 +106,7 @@ QUARTZ_NOINSTR void amend_objects(EntryOut& out, const ProfileTables& tables,
 
 QUARTZ_NOINSTR void amend_procedures(EntryOut& out, const ProfileTables& tables,
                                      const TableChanges& changes) {
-  const rt::MappedVector<uint32_t>& changed = changes.changed(kProcedureTable);
+  const support::MappedVector<uint32_t>& changed = changes.changed(kProcedureTable);
   if (changed.size() == 0) return;
   out.begin(SectionType::amended_procedures);
   out.u32(tables.runnable_bins_used());
@@ -133,7 +133,7 @@ QUARTZ_NOINSTR void amend_context(EntryOut& out, const ProfileTables& tables, ui
 // (a reader adds a context only as the next one).
 QUARTZ_NOINSTR void amend_contexts(EntryOut& out, const ProfileTables& tables,
                                    const TableChanges& changes, uint32_t listed) {
-  const rt::MappedVector<uint32_t>& changed = changes.changed(kContextTable);
+  const support::MappedVector<uint32_t>& changed = changes.changed(kContextTable);
   const uint32_t count = tables.context_count();
   if (changed.size() == 0 && listed == count) return;
   out.begin_counted(SectionType::amended_contexts);

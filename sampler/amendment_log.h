@@ -14,13 +14,13 @@
 #include <cstdint>
 
 #include "format/shared_capture.h"
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "runtime/runtime.h"
 #include "sampler/attribution.h"
 #include "sampler/capture_writer.h"
 #include "sampler/table_changes.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -41,7 +41,7 @@ class AmendmentLog {
                               const TableChanges& changes, rt::Runtime& runtime);
 
  private:
-  rt::MappedVector<unsigned char> entry_;
+  support::MappedVector<unsigned char> entry_;
   uint32_t contexts_listed_ = 0;  // contexts every log's capture or amendments have
   bool full_[2] = {false, false};
 };

@@ -31,9 +31,9 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -154,10 +154,10 @@ class Window {
   }
 
  private:
-  rt::MappedVector<SnapshotRecord> snapshots_;
-  rt::MappedVector<ThreadSample> samples_;
-  rt::MappedVector<WindowThread> threads_;
-  rt::MappedVector<WindowThread> scratch_;  // carry_last_snapshot's copy of its threads
+  support::MappedVector<SnapshotRecord> snapshots_;
+  support::MappedVector<ThreadSample> samples_;
+  support::MappedVector<WindowThread> threads_;
+  support::MappedVector<WindowThread> scratch_;  // carry_last_snapshot's copy of its threads
 };
 
 // Where a sample goes that was taken while the overhead budget had entries turned off

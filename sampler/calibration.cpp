@@ -6,11 +6,11 @@
 #include <algorithm>
 
 #include "compiler_hooks/patched_entries.h"
-#include "runtime/clock.h"
-#include "runtime/mapped_memory.h"
 #include "runtime/return_stack.h"
 #include "runtime/runtime.h"
 #include "runtime/trace_events.h"
+#include "support/clock.h"
+#include "support/mapped_memory.h"
 
 extern "C" void __cyg_profile_func_enter(void*, void*);
 extern "C" void __cyg_profile_func_exit(void*, void*);
@@ -28,7 +28,7 @@ __attribute__((noinline, no_instrument_function)) void calibration_caller() {}
 // with the program's threads (timed by the wall clock, a patched call measured 26.7 ns
 // beside xz's two threads, 13.1 ns beside one).
 double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
-  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
+  void* memory = support::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
   if (!memory) return 0;
   rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, geometry);
   // Through volatile pointers, as the program reaches them: a real call each time.
@@ -58,7 +58,7 @@ double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
 double calibrate_patched_call_ns(const rt::BlockGeometry& geometry) {
   void (*volatile probe)() = hooks::patched_probe();
   if (probe == nullptr) return 0;
-  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
+  void* memory = support::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
   if (!memory) return 0;
   rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, geometry);
   rt::t_local.block = scratch;
@@ -80,7 +80,7 @@ double calibrate_patched_call_ns(const rt::BlockGeometry& geometry) {
 double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
   rt::BlockGeometry g = geometry;
   g.trace_capacity = 4096;
-  void* memory = rt::map_zeroed(rt::ThreadBlock::bytes_for(g));
+  void* memory = support::map_zeroed(rt::ThreadBlock::bytes_for(g));
   if (!memory) return 0;
   rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, g);
   double best = 1e9;
@@ -88,7 +88,7 @@ double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
     const uint64_t begin = own_cpu_ns();
     for (uint32_t i = 0; i < g.trace_capacity; ++i) {
       rt::record_event(*scratch, trace::Type::lock_acquire, rt::EntryKind::mutex, i, i, 0,
-                       rt::ticks());
+                       support::ticks());
     }
     const double ns = static_cast<double>(own_cpu_ns() - begin) / g.trace_capacity;
     if (ns < best) best = ns;

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/thread_block.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 

@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "format/capture_format.h"
-#include "runtime/safe_file.h"
+#include "runtime/run_status.h"
+#include "support/safe_file.h"
 
 namespace quartz::sampler {
 
@@ -66,7 +67,7 @@ void CaptureBuffer::write_previous_image(const char* output) {
       reinterpret_cast<unsigned char*>(shared_) + capture::slot_offset(published - 1);
   const size_t size = capture::take_slot_amendments(*shared_, published - 1);
   capture::seal_capture(bytes, size);  // published unsealed
-  if (const int error = rt::replace_file(slot.path, bytes, size)) {
+  if (const int error = support::replace_file(slot.path, bytes, size)) {
     rt::note_write_failed(rt::RunFile::capture, slot.path, error);
   }
   __atomic_store_n(&shared_->published, 0u, __ATOMIC_RELEASE);

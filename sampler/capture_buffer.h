@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "format/shared_capture.h"
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -43,7 +43,7 @@ class CaptureBuffer {
  private:
   QUARTZ_NOINSTR void write_previous_image(const char* output);
 
-  rt::MappedVector<unsigned char> own_;
+  support::MappedVector<unsigned char> own_;
   capture::SharedCaptureHeader* shared_ = nullptr;
   unsigned char* data_ = nullptr;
   size_t capacity_ = 0;

@@ -21,11 +21,11 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "sampler/attribution.h"
 #include "sampler/capture_writer.h"
 #include "sampler/sampler_placement.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 

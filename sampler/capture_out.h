@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "format/capture_format.h"
-#include "runtime/attributes.h"
 #include "sampler/attribution.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 

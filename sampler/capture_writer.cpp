@@ -11,9 +11,9 @@
 #include "format/capture_format.h"
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
-#include "runtime/safe_file.h"
 #include "sampler/capture_out.h"
 #include "sampler/overhead_budget.h"
+#include "support/safe_file.h"
 
 namespace quartz::sampler {
 
@@ -295,7 +295,7 @@ QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
 // made a capture no reader takes ("frames of an object not listed").
 // The build that last listed a registered object (`listed`, by the registry's order).
 QUARTZ_NOINSTR uint32_t* listed_mark(const rt::ObjectRegistry& registry,
-                                     rt::MappedVector<uint32_t>& listed,
+                                     support::MappedVector<uint32_t>& listed,
                                      const rt::ObjectRecord& r) {
   const uint32_t order = registry.order_of(r);
   return order < listed.size() ? &listed[order] : nullptr;
@@ -303,7 +303,7 @@ QUARTZ_NOINSTR uint32_t* listed_mark(const rt::ObjectRegistry& registry,
 
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                   const rt::MergedCounts& counts, double ns_per_tick,
-                                  rt::MappedVector<uint32_t>& listed, uint32_t build) {
+                                  support::MappedVector<uint32_t>& listed, uint32_t build) {
   const rt::ObjectRegistry& registry = runtime.objects;
   out.begin_counted(SectionType::objects);
   uint32_t n = 0;
@@ -352,7 +352,7 @@ QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Run
 
 // The frames of the objects write_objects listed (`listed` holds `build`).
 QUARTZ_NOINSTR void write_object_frames(Out& out, const rt::Runtime& runtime,
-                                        rt::MappedVector<uint32_t>& listed, uint32_t build) {
+                                        support::MappedVector<uint32_t>& listed, uint32_t build) {
   out.begin_counted(SectionType::object_frames);
   uint32_t n = 0;
   runtime.objects.for_each([&](const rt::ObjectRecord& r) {
@@ -456,7 +456,7 @@ bool CaptureWriter::build(bool final, bool seal, const RunInfo& info,
   out.raw(&footer, sizeof footer);
   if (!out.ok()) return false;
   if (seal) seal_capture(bytes_.data(), bytes_.size());
-  bytes_.publish(runtime.options.output, rt::monotonic_ns());
+  bytes_.publish(runtime.options.output, support::monotonic_ns());
   return true;
 }
 
@@ -470,7 +470,7 @@ int CaptureWriter::write(bool final, const RunInfo& info, const AttributionTotal
                          ProfileTables& tables, rt::Runtime& runtime,
                          const std::atomic<bool>* give_up) {
   if (!build(final, /*seal=*/true, info, totals, tables, runtime, give_up)) return kBuildGivenUp;
-  return rt::replace_file(runtime.options.output, bytes_.data(), bytes_.size());
+  return support::replace_file(runtime.options.output, bytes_.data(), bytes_.size());
 }
 
 }  // namespace quartz::sampler

@@ -9,11 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/merged_counts.h"
 #include "sampler/attribution.h"
 #include "sampler/capture_buffer.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 
@@ -109,7 +109,7 @@ class CaptureWriter {
   CaptureBuffer bytes_;
   rt::MergedCounts counts_;
   // The build that last listed each registered object (by its order in the registry).
-  rt::MappedVector<uint32_t> listed_;
+  support::MappedVector<uint32_t> listed_;
   uint32_t builds_ = 0;
   char program_[kMaxProgramPath] = {};
   ModuleCache modules_;

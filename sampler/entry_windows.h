@@ -15,11 +15,11 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "sampler/attribution.h"
 #include "sampler/overhead_budget.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -68,13 +68,13 @@ class EntryWindows {
   bool ready_ = false;
   uint64_t windows_ = 0;
   uint64_t reads_ = 0;
-  size_t decided_ = 0;                  // the budget's decisions off_ was built from
-  rt::MappedVector<uintptr_t> off_;     // procedures, sorted
-  rt::MappedVector<uintptr_t> sleds_;   // their entries, sorted
-  rt::MappedVector<uint32_t> seen_;     // per context: reads with it as leaf
-  rt::MappedVector<uint32_t> hidden_;   // per context: its key + 1 (0: not found yet)
-  rt::MappedVector<uint32_t> learned_;  // contexts with seen_ > 0
-  rt::MappedVector<HiddenPart> parts_;  // by read, then context
+  size_t decided_ = 0;                       // the budget's decisions off_ was built from
+  support::MappedVector<uintptr_t> off_;     // procedures, sorted
+  support::MappedVector<uintptr_t> sleds_;   // their entries, sorted
+  support::MappedVector<uint32_t> seen_;     // per context: reads with it as leaf
+  support::MappedVector<uint32_t> hidden_;   // per context: its key + 1 (0: not found yet)
+  support::MappedVector<uint32_t> learned_;  // contexts with seen_ > 0
+  support::MappedVector<HiddenPart> parts_;  // by read, then context
 };
 
 }  // namespace quartz::sampler

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/thread_cpu.h"
+#include "support/thread_cpu.h"
 
 namespace quartz::sampler {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 QUARTZ_NOINSTR bool busy_ticks(const char* p, const char* end, uint64_t* busy) {
   uint64_t field[8];
   for (uint64_t& f : field) {
-    p = rt::parse_number(p, end, &f);
+    p = support::parse_number(p, end, &f);
     if (!p) return false;
   }
   *busy = field[0] + field[1] + field[2] + field[5] + field[6] + field[7];
@@ -51,7 +51,7 @@ bool read_machine_load(MachineLoad* load, bool start) {
     // "cpuN ..." lines; the first, "cpu ...", is the total of all processors.
     if (next - line > 4 && line[0] == 'c' && line[1] == 'p' && line[2] == 'u' && line[3] != ' ') {
       uint64_t cpu = 0, ticks = 0;
-      const char* p = rt::parse_number(line + 3, next, &cpu);
+      const char* p = support::parse_number(line + 3, next, &cpu);
       if (p && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &load->processors) &&
           busy_ticks(p, next, &ticks)) {
         busy += ticks;

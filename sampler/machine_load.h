@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 

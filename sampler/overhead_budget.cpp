@@ -89,7 +89,8 @@ bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period
 
 // The procedure's slot, claimed if new; null when its neighbourhood is full (it is not
 // considered in this decision).
-OverheadBudget::Calls* OverheadBudget::find(rt::MappedVector<Calls>& table, uintptr_t procedure) {
+OverheadBudget::Calls* OverheadBudget::find(support::MappedVector<Calls>& table,
+                                            uintptr_t procedure) {
   Calls* c = slot_of(table, procedure);
   if (c) c->procedure = procedure;
   return c;

@@ -21,10 +21,10 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "runtime/runtime.h"
 #include "sampler/cost_trial.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -75,7 +75,7 @@ class OverheadBudget {
     return trial_.running() && !CostTrial::entry_on(trial_.phase()) ? trial_.procedure() : 0;
   }
 
-  QUARTZ_NOINSTR const rt::MappedVector<UnpatchedProcedure>& unpatched() const {
+  QUARTZ_NOINSTR const support::MappedVector<UnpatchedProcedure>& unpatched() const {
     return unpatched_;
   }
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
@@ -113,7 +113,7 @@ class OverheadBudget {
   // them so far (Calls::off_before).
   QUARTZ_NOINSTR void note_calls_before(rt::Runtime& runtime);
   QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
-  QUARTZ_NOINSTR static Calls* find(rt::MappedVector<Calls>& table, uintptr_t procedure);
+  QUARTZ_NOINSTR static Calls* find(support::MappedVector<Calls>& table, uintptr_t procedure);
   // find() in calls_, noting a slot it claims: a decision clears and scans only those.
   QUARTZ_NOINSTR Calls* find_call(uintptr_t procedure);
   // What a call through its entry costs: measured, else calibrated.
@@ -146,14 +146,14 @@ class OverheadBudget {
   uint32_t trial_snapshots_ = 0;        // into the phase under way
   uint32_t trial_phase_snapshots_ = 0;  // its phases' length: longer at each try
   uint32_t trials_ = 0;
-  double cpu_decided_ns_ = 0;      // the program's processor time at the last decision
-  uint64_t decided_run_ns_ = 0;    // ... and its time into the run
-  rt::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
+  double cpu_decided_ns_ = 0;           // the program's processor time at the last decision
+  uint64_t decided_run_ns_ = 0;         // ... and its time into the run
+  support::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each
   // count took 3-4 ms, a third of the sampler's time in a short run.
-  rt::MappedVector<uint32_t> claimed_;
-  rt::MappedVector<Calls> own_;  // the same, own time only, kept over the run
-  rt::MappedVector<UnpatchedProcedure> unpatched_;
+  support::MappedVector<uint32_t> claimed_;
+  support::MappedVector<Calls> own_;  // the same, own time only, kept over the run
+  support::MappedVector<UnpatchedProcedure> unpatched_;
 };
 
 }  // namespace quartz::sampler

@@ -12,12 +12,10 @@
 #include <atomic>
 #include <new>
 
-#include "runtime/clock.h"
 #include "runtime/real.h"
 #include "runtime/return_stack.h"
+#include "runtime/run_status.h"
 #include "runtime/runtime.h"
-#include "runtime/safe_file.h"
-#include "runtime/thread_cpu.h"
 #include "runtime/trace_events.h"
 #include "sampler/amendment_log.h"
 #include "sampler/attribution.h"
@@ -31,6 +29,9 @@
 #include "sampler/stack_reader.h"
 #include "sampler/tables.h"
 #include "sampler/trace_writer.h"
+#include "support/clock.h"
+#include "support/safe_file.h"
+#include "support/thread_cpu.h"
 
 namespace quartz::sampler {
 namespace {
@@ -101,7 +102,7 @@ struct Sampler {
   StackReader reader;
   CaptureWriter writer;
   TraceWriter trace;
-  rt::MappedVector<Track> tracks;
+  support::MappedVector<Track> tracks;
   AttributionConfig config;
   AttributionTotals totals;
   RunInfo info;
@@ -130,7 +131,7 @@ struct Sampler {
   CaptureBuilder builder;
   uint64_t freeze_ns = 0;  // what the freeze of the job under way cost
   // Threads that ended while the builder worked, retired once it is done.
-  rt::MappedVector<rt::ThreadSlot*> retire_later;
+  support::MappedVector<rt::ThreadSlot*> retire_later;
   uint64_t last_publish_ns = 0;  // the snapshot time of the last publication
   // What the last publications cost by the sampler's clock, and their sizes (0: not
   // measured yet). The least cost a byte of the last four, times the last one's bytes,
@@ -208,7 +209,7 @@ QUARTZ_NOINSTR uint64_t held_to_end(const rt::ThreadBlock& block, uint64_t readi
 // that has ended, from what it left in its block.
 QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
                             const rt::ThreadBlock* ended) {
-  rt::ThreadCpu cpu{};
+  support::ThreadCpu cpu{};
   bool ok;
   if (ended) {
     // Its own clock at its end; its run-queue time when it lived long enough to read it,
@@ -218,7 +219,7 @@ QUARTZ_NOINSTR void measure(Sampler& s, Track& track, WindowThread& w,
     ok = cpu.cpu_ns != 0;
     if (cpu.runqueue_ns == rt::kExitRunqueueUnknown) cpu.runqueue_ns = track.last_runqueue_ns;
   } else {
-    ok = rt::read_thread_cpu(track.tid, &cpu);
+    ok = support::read_thread_cpu(track.tid, &cpu);
     if (ok)
       cpu.cpu_ns = held_to_end(*track.block, cpu.cpu_ns, track.has_cpu ? track.last_cpu_ns : 0);
     if (ok && s.trace.is_open()) {
@@ -260,7 +261,7 @@ QUARTZ_NOINSTR float clock_share(Sampler& s, Track& track, const rt::ThreadBlock
   // moved (it left its wait): read its clock then, and only then.
   if (!active && !was_active && block->stack.sequence() == track.last_sequence) return -1;
   uint64_t clock_ns = ~uint64_t{0};
-  if (!ended) rt::read_thread_clock(track.tid, &clock_ns);
+  if (!ended) support::read_thread_clock(track.tid, &clock_ns);
   // One gone since its slot was read has only its end reading (held_to_end of no reading).
   clock_ns = held_to_end(*block, clock_ns, track.has_clock ? track.last_clock_ns : 0);
   if (clock_ns == ~uint64_t{0}) return -1;
@@ -296,8 +297,8 @@ QUARTZ_NOINSTR void start_track(Track& track, const rt::ThreadBlock& block, uint
     return;
   }
   // Not seen created (the main thread): its run-queue time is known from now on.
-  rt::ThreadCpu cpu;
-  if (status == rt::SlotStatus::live && rt::read_thread_cpu(track.tid, &cpu)) {
+  support::ThreadCpu cpu;
+  if (status == rt::SlotStatus::live && support::read_thread_cpu(track.tid, &cpu)) {
     track.last_cpu_ns = block.start_cpu_ns <= cpu.cpu_ns ? block.start_cpu_ns : cpu.cpu_ns;
     track.last_runqueue_ns = cpu.runqueue_ns;
     track.has_cpu = 1;
@@ -449,7 +450,7 @@ QUARTZ_NOINSTR bool open_entry_window(Sampler& s, uint64_t next_ns) {
   const timespec gap{0, static_cast<long>(EntryWindows::kReadGapNs)};
   for (uint32_t r = 0; r < EntryWindows::kReads; ++r) {
     clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, nullptr);
-    if (rt::monotonic_ns() + EntryWindows::kReadGapNs > next_ns) break;
+    if (support::monotonic_ns() + EntryWindows::kReadGapNs > next_ns) break;
     s.runtime->threads.for_each([&](rt::ThreadSlot& slot, rt::SlotStatus status) {
       rt::ThreadBlock* block = slot.block.load(std::memory_order_acquire);
       if (!block || slot.ordinal >= kMaxSlots || status == rt::SlotStatus::exited) return;
@@ -734,7 +735,7 @@ QUARTZ_NOINSTR bool write_checkpoint(Sampler& s, uint64_t checkpoint_cost) {
 // fell more than a period behind (a late wake-up): snapshots back to back would stand for
 // nothing.
 QUARTZ_NOINSTR void schedule_next_snapshot(Sampler& s) {
-  const uint64_t now = rt::monotonic_ns();
+  const uint64_t now = support::monotonic_ns();
   s.next_snapshot_ns += s.info.period_ns;
   if (s.next_snapshot_ns <= now) s.next_snapshot_ns = now + s.info.period_ns;
 }
@@ -745,8 +746,8 @@ QUARTZ_NOINSTR void begin_run_info(RunInfo& info, const rt::Runtime& runtime) {
   read_program(info);
   info.start_realtime_ns = realtime_ns();
   info.start_monotonic_ns = runtime.clock.start_ns;
-  rt::ThreadCpu probe;
-  info.cpu_measured = rt::read_thread_cpu(gettid(), &probe);
+  support::ThreadCpu probe;
+  info.cpu_measured = support::read_thread_cpu(gettid(), &probe);
 }
 
 // A forked child's capture: its counts, with no samples (the sampler thread stayed in the
@@ -842,7 +843,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
     s.info.trace = s.trace.open(options.output, s.runtime->clock.start_ticks, ns_per_tick);
   }
 
-  uint64_t now = rt::monotonic_ns();
+  uint64_t now = support::monotonic_ns();
   // The first snapshot covers the run from its start: the program runs while the sampler
   // calibrates and opens its trace, so that is part of the program's elapsed time.
   s.last_snapshot_ns = s.runtime->clock.start_ns;
@@ -851,7 +852,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   while (!s.stop_requested.load(std::memory_order_acquire)) {
     const bool window = open_entry_window(s, s.next_snapshot_ns);
     sleep_until(s.next_snapshot_ns);
-    now = rt::monotonic_ns();
+    now = support::monotonic_ns();
     take_snapshot(s, snapshot_time(s, now), false, window);
     schedule_next_snapshot(s);
     builder_free(s);  // what the builder did, and the threads it kept from being retired
@@ -889,7 +890,7 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   s.builder.stop();
   builder_free(s);
   s.budget.stop_trial();
-  take_snapshot(s, snapshot_time(s, rt::monotonic_ns()), /*last=*/true);
+  take_snapshot(s, snapshot_time(s, support::monotonic_ns()), /*last=*/true);
   close_window(s, /*last=*/true);
   write_capture(s, true);
   s.runtime->threads.detach_reader();
@@ -925,8 +926,8 @@ bool start(rt::Runtime& runtime) {
   }
   // The program starts once the calls' cost is measured and the sampler has done with the
   // files it starts with (a few ms; never more than 50).
-  const uint64_t give_up = rt::monotonic_ns() + 50'000'000;
-  while (!s->ready.load(std::memory_order_acquire) && rt::monotonic_ns() < give_up) {
+  const uint64_t give_up = support::monotonic_ns() + 50'000'000;
+  while (!s->ready.load(std::memory_order_acquire) && support::monotonic_ns() < give_up) {
     const timespec pause{0, 100'000};
     nanosleep(&pause, nullptr);
   }

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 namespace quartz::rt {
 struct Runtime;

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
 #include "runtime/options.h"
 #include "sampler/capture_writer.h"
+#include "support/attributes.h"
 
 namespace quartz::sampler {
 

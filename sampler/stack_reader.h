@@ -6,11 +6,11 @@
 
 #include <cstdint>
 
-#include "runtime/mapped_vector.h"
 #include "runtime/profile_stack.h"
 #include "runtime/thread_block.h"
 #include "sampler/attribution.h"
 #include "sampler/tables.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -38,10 +38,10 @@ class StackReader {
     uint32_t leaf;
   };
   uint32_t capacity_ = 0;
-  rt::MappedVector<Remembered> remembered_;   // per slot
-  rt::MappedVector<rt::EntryValue> entries_;  // per slot, capacity each
-  rt::MappedVector<uint32_t> contexts_;       // per slot, capacity each
-  rt::MappedVector<rt::EntryValue> scratch_;  // one stack copy
+  support::MappedVector<Remembered> remembered_;   // per slot
+  support::MappedVector<rt::EntryValue> entries_;  // per slot, capacity each
+  support::MappedVector<uint32_t> contexts_;       // per slot, capacity each
+  support::MappedVector<rt::EntryValue> scratch_;  // one stack copy
 };
 
 }  // namespace quartz::sampler

@@ -31,7 +31,7 @@ bool TableChanges::init(const ProfileTables& tables) {
 }
 
 void TableChanges::note(uint32_t kind, uint32_t index) {
-  rt::MappedVector<uint32_t>& marks = marks_[kind];
+  support::MappedVector<uint32_t>& marks = marks_[kind];
   if (index >= marks.size() && !(marks.resize_at_least(size_t{index} + 1) &&
                                  saved_[kind].resize_at_least(size_t{index} + 1))) {
     return;  // past the table's limit: never handed out

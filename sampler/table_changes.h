@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "sampler/tables.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -22,7 +22,7 @@ class TableChanges {
   // A record of table `kind` handed out for writing (ProfileTables' accessors).
   QUARTZ_NOINSTR void note(uint32_t kind, uint32_t index);
   // The records of `kind` changed since the last next(), each once.
-  QUARTZ_NOINSTR const rt::MappedVector<uint32_t>& changed(uint32_t kind) const {
+  QUARTZ_NOINSTR const support::MappedVector<uint32_t>& changed(uint32_t kind) const {
     return changed_[kind];
   }
   // Forgets the changes so far: an amendment has them, or a capture built from the tables.
@@ -44,11 +44,11 @@ class TableChanges {
   QUARTZ_NOINSTR static uint32_t parts(ProfileTables& tables, uint32_t kind, uint32_t index,
                                        Part* out);
 
-  rt::MappedVector<uint32_t> marks_[kTableKinds];  // the epoch each was last noted in
-  rt::MappedVector<uint32_t> saved_[kTableKinds];  // the provisional pass it was saved in
-  rt::MappedVector<uint32_t> changed_[kTableKinds];
-  rt::MappedVector<unsigned char> saves_;  // per record: u32 kind, u32 index, its parts
-  rt::MappedVector<double> program_saved_;
+  support::MappedVector<uint32_t> marks_[kTableKinds];  // the epoch each was last noted in
+  support::MappedVector<uint32_t> saved_[kTableKinds];  // the provisional pass it was saved in
+  support::MappedVector<uint32_t> changed_[kTableKinds];
+  support::MappedVector<unsigned char> saves_;  // per record: u32 kind, u32 index, its parts
+  support::MappedVector<double> program_saved_;
   ProfileTables* provisional_ = nullptr;  // the tables being changed provisionally
   uint32_t runnable_bins_saved_ = 0;
   uint32_t epoch_ = 1;

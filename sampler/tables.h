@@ -8,12 +8,12 @@
 #include <cstdint>
 
 #include "format/capture_format.h"
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
-using rt::MappedVector;
+using support::MappedVector;
 
 inline constexpr uint32_t kNone = 0xffffffffu;
 

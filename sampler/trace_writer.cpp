@@ -5,7 +5,8 @@
 
 #include "format/capture_format.h"
 #include "format/trace_format.h"
-#include "runtime/safe_file.h"
+#include "runtime/run_status.h"
+#include "support/safe_file.h"
 
 namespace quartz::sampler {
 namespace {
@@ -20,7 +21,7 @@ bool TraceWriter::open(const char* capture_path, uint64_t start_ticks, double ns
     return false;
   }
   if (!chunk_.reserve(kMaxChunkBytes) || !threads_.reserve(kMaxThreads)) return false;
-  if (const int error = rt::create_file(path_)) {
+  if (const int error = support::create_file(path_)) {
     rt::note_write_failed(rt::RunFile::trace, path_, error);
     return false;
   }
@@ -36,7 +37,7 @@ bool TraceWriter::open(const char* capture_path, uint64_t start_ticks, double ns
 }
 
 bool TraceWriter::append(const void* header, size_t header_bytes, const void* data, size_t n) {
-  if (const int error = rt::append_to_file(path_, header, header_bytes, data, n)) {
+  if (const int error = support::append_to_file(path_, header, header_bytes, data, n)) {
     rt::note_write_failed(rt::RunFile::trace, path_, error);
     open_ = false;
     return false;

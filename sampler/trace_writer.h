@@ -2,15 +2,15 @@
 // queues: records gather in a chunk in mapped memory, which is appended to the file when
 // large enough, at each checkpoint and at the end, so a killed run leaves every chunk but
 // the one being written. Never calls malloc. The file is opened for each append only
-// (runtime/safe_file.h), so the program never sees its descriptor; after a failed append
+// (support/safe_file.h), so the program never sees its descriptor; after a failed append
 // the trace stops, keeping the chunks before it.
 #pragma once
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
-#include "runtime/mapped_vector.h"
 #include "runtime/thread_block.h"
+#include "support/attributes.h"
+#include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
@@ -56,8 +56,8 @@ class TraceWriter {
   bool open_ = false;
   uint64_t start_ticks_ = 0;
   double ns_per_tick_ = 1;
-  rt::MappedVector<unsigned char> chunk_;
-  rt::MappedVector<PerThread> threads_;
+  support::MappedVector<unsigned char> chunk_;
+  support::MappedVector<PerThread> threads_;
   uint32_t current_thread_ = ~0u;  // the thread block open in the chunk
   size_t count_at_ = 0;            // where its record count goes
   uint32_t count_ = 0;

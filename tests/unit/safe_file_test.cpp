@@ -1,6 +1,6 @@
-// runtime/safe_file.h through direct calls: the kernel's own account (pending signals, a
+// support/safe_file.h through direct calls: the kernel's own account (pending signals, a
 // child's wait status, file sizes, errno) says whether a failed write touched the caller.
-#include "runtime/safe_file.h"
+#include "support/safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,9 +52,9 @@ int in_child(Body body) {
 
 TEST_F(SafeFile, AFailedWriteKeepsErrno) {
   errno = 4242;
-  EXPECT_EQ(replace_file(path("missing/dir/capture.qcap").c_str(), "x", 1), ENOENT);
+  EXPECT_EQ(support::replace_file(path("missing/dir/capture.qcap").c_str(), "x", 1), ENOENT);
   EXPECT_EQ(errno, 4242);
-  EXPECT_EQ(append_to_file(path("missing/dir/trace").c_str(), "h", 1, "x", 1), ENOENT);
+  EXPECT_EQ(support::append_to_file(path("missing/dir/trace").c_str(), "h", 1, "x", 1), ENOENT);
   EXPECT_EQ(errno, 4242);
 }
 
@@ -67,12 +67,13 @@ TEST_F(SafeFile, TheFileSizeLimitRaisesNoSignalAndLeavesNoPart) {
     const rlimit limit{4096, 4096};
     if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 10;
     const std::vector<char> big(8192, 'c');
-    if (replace_file(capture.c_str(), big.data(), big.size()) != EFBIG) return 11;
+    if (support::replace_file(capture.c_str(), big.data(), big.size()) != EFBIG) return 11;
     if (fs::exists(capture) || fs::exists(capture + ".tmp")) return 12;
-    if (create_file(trace.c_str()) != 0) return 13;
+    if (support::create_file(trace.c_str()) != 0) return 13;
     const std::vector<char> chunk(3000, 't');
-    if (append_to_file(trace.c_str(), "H", 1, chunk.data(), chunk.size()) != 0) return 14;
-    if (append_to_file(trace.c_str(), "H", 1, chunk.data(), chunk.size()) != EFBIG) return 15;
+    if (support::append_to_file(trace.c_str(), "H", 1, chunk.data(), chunk.size()) != 0) return 14;
+    if (support::append_to_file(trace.c_str(), "H", 1, chunk.data(), chunk.size()) != EFBIG)
+      return 15;
     if (fs::file_size(trace) != 3001) return 16;
     return pending(SIGXFSZ) ? 17 : 0;
   });
@@ -87,14 +88,14 @@ TEST_F(SafeFile, ABrokenPipeRaisesNoSignalAndKeepsAPendingOne) {
     if (pipe(broken) != 0) return 10;
     close(broken[0]);
     dup2(broken[1], STDERR_FILENO);
-    write_message("quartz: nobody reads this\n");  // SIGPIPE's default would end us here
+    support::write_message("quartz: nobody reads this\n");  // SIGPIPE's default would end us here
     if (pending(SIGPIPE)) return 11;
     sigset_t pipe_only;
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
     raise(SIGPIPE);  // the program's own, blocked and pending
-    write_message("quartz: nor this\n");
+    support::write_message("quartz: nor this\n");
     return pending(SIGPIPE) ? 0 : 12;
   });
   EXPECT_EQ(status, 0);
@@ -104,9 +105,9 @@ TEST_F(SafeFile, ABrokenPipeRaisesNoSignalAndKeepsAPendingOne) {
 TEST_F(SafeFile, AFifoIsRefusedNotWaitedFor) {
   const std::string fifo = path("capture.qcap.trace");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(create_file(fifo.c_str()), kNotRegularFile);
-  EXPECT_EQ(append_to_file(fifo.c_str(), "h", 1, "x", 1), kNotRegularFile);
-  EXPECT_EQ(replace_file(path("capture.qcap").c_str(), "x", 1), 0);  // beside it: fine
+  EXPECT_EQ(support::create_file(fifo.c_str()), support::kNotRegularFile);
+  EXPECT_EQ(support::append_to_file(fifo.c_str(), "h", 1, "x", 1), support::kNotRegularFile);
+  EXPECT_EQ(support::replace_file(path("capture.qcap").c_str(), "x", 1), 0);  // beside it: fine
   struct stat st;
   ASSERT_EQ(stat(fifo.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the user's FIFO is left as it was";

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "runtime/mapped_memory.h"
+#include "support/mapped_memory.h"
 
 namespace quartz::rt {
 namespace {
@@ -18,7 +18,7 @@ class SyncEventsTest : public ::testing::Test {
     g.stack_capacity = 16;
     g.call_edges_log2 = 4;
     g.objects_log2 = 4;
-    block = ThreadBlock::create_in(map_zeroed(ThreadBlock::bytes_for(g)), g);
+    block = ThreadBlock::create_in(support::map_zeroed(ThreadBlock::bytes_for(g)), g);
     ASSERT_TRUE(objects.configure(8));
   }
   std::vector<EntryValue> stack() const {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/mapped_memory.h"
 #include "runtime/thread_block.h"
+#include "support/mapped_memory.h"
 
 namespace quartz::rt {
 namespace {
@@ -21,7 +21,7 @@ ThreadBlock* traced_block(uint32_t capacity) {
   g.call_edges_log2 = 4;
   g.objects_log2 = 4;
   g.trace_capacity = capacity;
-  return ThreadBlock::create_in(map_zeroed(ThreadBlock::bytes_for(g)), g);
+  return ThreadBlock::create_in(support::map_zeroed(ThreadBlock::bytes_for(g)), g);
 }
 
 TraceEvent event(uint64_t n) {
@@ -30,7 +30,8 @@ TraceEvent event(uint64_t n) {
 
 TEST(TraceQueue, OnlyTracedBlocksHaveOne) {
   BlockGeometry g;
-  EXPECT_EQ(ThreadBlock::create_in(map_zeroed(ThreadBlock::bytes_for(g)), g)->trace, nullptr);
+  EXPECT_EQ(ThreadBlock::create_in(support::map_zeroed(ThreadBlock::bytes_for(g)), g)->trace,
+            nullptr);
   EXPECT_NE(traced_block(64)->trace, nullptr);
 }
 

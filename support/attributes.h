@@ -10,6 +10,6 @@
 #define QUARTZ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define QUARTZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-namespace quartz::rt {
+namespace quartz::support {
 inline constexpr unsigned kCacheLine = 64;
 }

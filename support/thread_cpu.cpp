@@ -1,10 +1,10 @@
-#include "runtime/thread_cpu.h"
+#include "support/thread_cpu.h"
 
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
-namespace quartz::rt {
+namespace quartz::support {
 namespace {
 
 QUARTZ_NOINSTR char* append_number(char* out, uint64_t value) {
@@ -61,4 +61,4 @@ uint64_t read_own_clock() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-}  // namespace quartz::rt
+}  // namespace quartz::support

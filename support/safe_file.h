@@ -3,17 +3,16 @@
 // reader left) reaches it, errno is kept, no descriptor stays open behind its back, and
 // a special file (a FIFO, a device) is refused rather than opened, so a write never
 // blocks. Every function returns 0 or the error of the failed step; none allocates.
-//
-// What went wrong is said once on stderr ("quartz: ..." on one line) and, under
-// `quartz run`, in the run's status file (QUARTZ_STATUS), which `quartz run` reads to
-// explain a missing or partial capture (docs/user-guide.md, "When things go wrong").
+// What went wrong is the caller's to say (runtime/run_status.h).
 #pragma once
+
+#include <signal.h>
 
 #include <cstddef>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
-namespace quartz::rt {
+namespace quartz::support {
 
 // Error code of a path that exists but is not a regular file (no errno says it).
 inline constexpr int kNotRegularFile = -1;
@@ -31,13 +30,24 @@ QUARTZ_NOINSTR int append_to_file(const char* path, const void* header, size_t h
 // Writes `text` to stderr; a closed or broken stderr loses it, silently.
 QUARTZ_NOINSTR void write_message(const char* text);
 
-// The files the run status describes.
-enum class RunFile { capture, trace };
+// The text of an error a write returned (an errno or kNotRegularFile), for a message.
+QUARTZ_NOINSTR const char* error_text(int error);
 
-// Records a written capture in the run status (`final`: the one written at exit).
-QUARTZ_NOINSTR void note_capture_written(bool final);
-// Says on stderr (once per file and error) that `path` could not be written and what
-// is kept instead, and records the error in the run status.
-QUARTZ_NOINSTR void note_write_failed(RunFile file, const char* path, int error);
+// Blocks SIGPIPE and SIGXFSZ in the calling thread while it writes, and afterwards takes
+// back the ones its writes raised (the kernel sends both to the writing thread), so that
+// neither reaches the program. A signal already pending before is left alone: it is not
+// ours. Keeps errno.
+class QuietSignals {
+ public:
+  QUARTZ_NOINSTR QuietSignals();
+  QUARTZ_NOINSTR ~QuietSignals();
+  QuietSignals(const QuietSignals&) = delete;
+  QuietSignals& operator=(const QuietSignals&) = delete;
 
-}  // namespace quartz::rt
+ private:
+  int errno_;
+  sigset_t mask_;
+  bool pipe_pending_ = false, size_pending_ = false;
+};
+
+}  // namespace quartz::support

@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
-namespace quartz::rt {
+namespace quartz::support {
 
 struct ThreadCpu {
   uint64_t cpu_ns;
@@ -33,4 +33,4 @@ QUARTZ_NOINSTR bool read_thread_clock(pid_t tid, uint64_t* cpu_ns);
 // 0 when it cannot be read.
 QUARTZ_NOINSTR uint64_t read_own_clock();
 
-}  // namespace quartz::rt
+}  // namespace quartz::support

@@ -8,13 +8,13 @@
 
 #include <cstdint>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
-namespace quartz::rt {
+namespace quartz::support {
 
 QUARTZ_ALWAYS_INLINE uint64_t monotonic_ns() {
   timespec ts;
@@ -51,4 +51,4 @@ struct TickCalibration {
   }
 };
 
-}  // namespace quartz::rt
+}  // namespace quartz::support

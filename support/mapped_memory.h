@@ -4,12 +4,12 @@
 
 #include <cstddef>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
-namespace quartz::rt {
+namespace quartz::support {
 
 // Returns `bytes` of zeroed, page-aligned memory, or null. Never released: blocks and
 // tables outlive every thread that could still touch them (STYLE: never destroyed).
 QUARTZ_NOINSTR void* map_zeroed(size_t bytes);
 
-}  // namespace quartz::rt
+}  // namespace quartz::support

@@ -3,7 +3,7 @@
 // destroyed). A static destructor would free it under the sampler; this type has none.
 #pragma once
 
-namespace quartz::rt {
+namespace quartz::support {
 
 template <class T>
 union NeverDestroyed {
@@ -12,4 +12,4 @@ union NeverDestroyed {
   T value;
 };
 
-}  // namespace quartz::rt
+}  // namespace quartz::support

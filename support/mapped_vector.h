@@ -12,9 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "runtime/attributes.h"
+#include "support/attributes.h"
 
-namespace quartz::rt {
+namespace quartz::support {
 
 template <typename T>
 class MappedVector {
@@ -100,4 +100,4 @@ class MappedVector {
   size_t size_ = 0;
 };
 
-}  // namespace quartz::rt
+}  // namespace quartz::support
