@@ -9,7 +9,7 @@
 
 #include "runtime/thread_block.h"
 #include "sampler/attribution.h"
-#include "sampler/stack_reader.h"
+#include "sampler/measure/stack_reader.h"
 #include "sampler/tables.h"
 #include "support/mapped_memory.h"
 #include "support/thread_cpu.h"

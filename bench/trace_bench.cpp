@@ -8,7 +8,7 @@
 
 #include "analysis/replay.h"
 #include "runtime/thread_block.h"
-#include "sampler/trace_writer.h"
+#include "sampler/publish/trace_writer.h"
 #include "support/mapped_memory.h"
 
 namespace {

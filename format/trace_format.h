@@ -1,7 +1,7 @@
 // The trace file: the synchronization events of a run recorded with `quartz run --trace`
 // (DESIGN.md §3 "Trace for the what-if extension"), next to its capture as
 // "<capture>.trace". Written by the in-process sampler as it drains the threads' queues
-// (sampler/trace_writer.cpp), read offline by profile/trace_reader.cpp. This header is the
+// (sampler/publish/trace_writer.cpp), read offline by profile/trace_reader.cpp. This header is the
 // single definition of the layout and of the event types; it depends on nothing.
 //
 //   FileHeader

@@ -12,9 +12,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <new>
+
 #include "compiler_hooks/patched_entries.h"
 #include "runtime/runtime.h"
-#include "sampler/sampler.h"
+#include "sampler/measure/sampler.h"
+#include "sampler/overhead/entry_overhead_control.h"
 #include "support/attributes.h"
 #include "support/safe_file.h"
 
@@ -109,6 +112,11 @@ QUARTZ_NOINSTR void finish_run_abruptly() {
   rt::finish(stop_sampling_soon);
 }
 
+// Overhead control of the patched entries: the one part of the process that switches
+// them, made here and given to the sampler; never destroyed (the sampler may outlive exit).
+alignas(sampler::EntryOverheadControl) unsigned char g_overhead_storage[sizeof(
+    sampler::EntryOverheadControl)];
+
 using AbortFunction = void (*)();
 AbortFunction g_real_abort = nullptr;  // resolved at start-up: abort may come from a crash
 
@@ -143,7 +151,8 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
   rt::current_block();  // the main thread gets index 0 and a block before anything else
   g_real_abort = reinterpret_cast<AbortFunction>(dlsym(RTLD_NEXT, "abort"));
   if (runtime.options.output[0]) {
-    if (sampler::start(runtime)) {
+    auto* overhead = new (g_overhead_storage) sampler::EntryOverheadControl(runtime);
+    if (sampler::start(runtime, *overhead)) {
       g_sampled_pid = getpid();
     } else {
       support::write_message("quartz: cannot start the sampler; no profile will be written\n");

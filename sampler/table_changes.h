@@ -1,4 +1,4 @@
-// What changed in the sampler's tables since the last amendment (sampler/amendment_log.h):
+// What changed in the sampler's tables since the last amendment (sampler/publish/amendment_log.h):
 // every record ProfileTables hands out for writing is noted once per amendment. While
 // provisional (the open window attributed in the tables themselves, for an amendment of
 // the run as if it ended now), each record is saved before its first change and put back

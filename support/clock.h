@@ -30,6 +30,13 @@ QUARTZ_ALWAYS_INLINE uint64_t ticks() {
 #endif
 }
 
+// Sleeps until the monotonic clock reads `monotonic_ns`.
+QUARTZ_NOINSTR inline void sleep_until_ns(uint64_t monotonic_ns) {
+  const timespec at{static_cast<time_t>(monotonic_ns / 1000000000),
+                    static_cast<long>(monotonic_ns % 1000000000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);
+}
+
 // Ticks-to-nanoseconds ratio, from two (ticks, ns) readings taken far enough apart.
 struct TickCalibration {
   uint64_t start_ticks = 0;

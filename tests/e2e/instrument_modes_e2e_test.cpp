@@ -437,11 +437,11 @@ TEST_F(Budget, WhereTheKernelRefusesWritesToTheProgramsMemoryEntriesAreSwitchedB
 // An entry can cost its program far more than a patched call's calibrated cost: `lookup` is
 // a load from a 128 MB table, and without calls around it the processor overlaps the loads
 // of many look-ups; with them, hardly any. By the calibrated cost its calls (~6% of the
-// program) are under a budget of 12%, so only a trial (sampler/cost_trial.h) finds what they
-// cost and turns the entry off; they are well over a tenth of it, which is what starts a
-// trial (overhead_budget.cpp, kTrialShareOfBudget). The truth is the
-// program's own clock: its threads' processor time in two more runs, every entry on (`--budget 0`)
-// and `lookup`'s never patched (`--procedures`).
+// program) are under a budget of 12%, so only a trial (sampler/overhead/cost_trial.h) finds what
+// they cost and turns the entry off; they are well over a tenth of it, which is what starts a trial
+// (overhead_budget.cpp, kTrialShareOfBudget). The truth is the program's own clock: its threads'
+// processor time in two more runs, every entry on (`--budget 0`) and `lookup`'s never patched
+// (`--procedures`).
 constexpr const char* kLookupSource =
     "#include <pthread.h>\n"
     "#include <stdint.h>\n"

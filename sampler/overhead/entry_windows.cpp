@@ -1,8 +1,6 @@
-#include "sampler/entry_windows.h"
+#include "sampler/overhead/entry_windows.h"
 
 #include <algorithm>
-
-#include "compiler_hooks/entry_sleds.h"
 
 namespace quartz::sampler {
 namespace {
@@ -28,7 +26,7 @@ void EntryWindows::open(OverheadBudget& budget) {
     sleds_.reuse();
     for (size_t i = 0; i < decided.size(); ++i) {
       if (!decided[i].off) continue;
-      const uintptr_t sled = hooks::entry_of(decided[i].procedure);
+      const uintptr_t sled = budget.program().entry_of(decided[i].procedure);
       uintptr_t* procedure = off_.append();
       uintptr_t* entry = sled ? sleds_.append() : nullptr;
       if (procedure) *procedure = decided[i].procedure;
@@ -38,13 +36,13 @@ void EntryWindows::open(OverheadBudget& budget) {
     std::sort(sleds_.data(), sleds_.data() + sleds_.size());
     for (size_t i = 0; i < learned_.size(); ++i) hidden_[learned_[i]] = 0;
   }
-  hooks::switch_entries(sleds_.data(), sleds_.size(), true);
+  budget.program().switch_entries(sleds_.data(), sleds_.size(), true);
   budget.window_opened();
   ++windows_;
 }
 
 void EntryWindows::close(OverheadBudget& budget) {
-  hooks::switch_entries(sleds_.data(), sleds_.size(), false);
+  budget.program().switch_entries(sleds_.data(), sleds_.size(), false);
   budget.window_closed();
 }
 

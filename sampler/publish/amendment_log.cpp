@@ -1,8 +1,8 @@
-#include "sampler/amendment_log.h"
+#include "sampler/publish/amendment_log.h"
 
 #include <string.h>
 
-#include "sampler/capture_out.h"
+#include "sampler/publish/capture_out.h"
 
 namespace quartz::sampler {
 

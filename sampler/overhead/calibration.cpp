@@ -1,4 +1,4 @@
-#include "sampler/calibration.h"
+#include "sampler/overhead/calibration.h"
 
 #include <sys/mman.h>
 #include <time.h>
@@ -11,6 +11,7 @@
 #include "runtime/trace_events.h"
 #include "support/clock.h"
 #include "support/mapped_memory.h"
+#include "support/thread_cpu.h"
 
 extern "C" void __cyg_profile_func_enter(void*, void*);
 extern "C" void __cyg_profile_func_exit(void*, void*);
@@ -23,8 +24,8 @@ __attribute__((noinline, no_instrument_function)) void calibration_caller() {}
 
 }  // namespace
 
-// Each calibration is timed by this thread's own CPU clock (own_cpu_ns): what a call costs
-// the thread that makes it, not stretched by preemption when the sampler shares a processor
+// Each calibration is timed by this thread's own CPU clock (support::read_own_clock): what a call
+// costs the thread that makes it, not stretched by preemption when the sampler shares a processor
 // with the program's threads (timed by the wall clock, a patched call measured 26.7 ns
 // beside xz's two threads, 13.1 ns beside one).
 double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
@@ -41,12 +42,12 @@ double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
   double best = 1e9;
   for (int round = 0; round < 5; ++round) {
     constexpr int kPairs = 4000;
-    const uint64_t begin = own_cpu_ns();
+    const uint64_t begin = support::read_own_clock();
     for (int i = 0; i < kPairs; ++i) {
       enter(callee, nullptr);
       exit(callee, nullptr);
     }
-    const double ns = static_cast<double>(own_cpu_ns() - begin) / kPairs;
+    const double ns = static_cast<double>(support::read_own_clock() - begin) / kPairs;
     if (ns < best) best = ns;
   }
   exit(caller, nullptr);
@@ -66,9 +67,9 @@ double calibrate_patched_call_ns(const rt::BlockGeometry& geometry) {
   double best = 1e9;
   for (int round = 0; round < 5; ++round) {
     constexpr int kCalls = 4000;
-    const uint64_t begin = own_cpu_ns();
+    const uint64_t begin = support::read_own_clock();
     for (int i = 0; i < kCalls; ++i) probe();
-    const double ns = static_cast<double>(own_cpu_ns() - begin) / kCalls;
+    const double ns = static_cast<double>(support::read_own_clock() - begin) / kCalls;
     if (ns < best) best = ns;
   }
   rt::t_returns.forget_stack();
@@ -85,12 +86,12 @@ double calibrate_trace_event_ns(const rt::BlockGeometry& geometry) {
   rt::ThreadBlock* scratch = rt::ThreadBlock::create_in(memory, g);
   double best = 1e9;
   for (int round = 0; round < 5; ++round) {
-    const uint64_t begin = own_cpu_ns();
+    const uint64_t begin = support::read_own_clock();
     for (uint32_t i = 0; i < g.trace_capacity; ++i) {
       rt::record_event(*scratch, trace::Type::lock_acquire, rt::EntryKind::mutex, i, i, 0,
                        support::ticks());
     }
-    const double ns = static_cast<double>(own_cpu_ns() - begin) / g.trace_capacity;
+    const double ns = static_cast<double>(support::read_own_clock() - begin) / g.trace_capacity;
     if (ns < best) best = ns;
     scratch->trace->drain([](const rt::TraceEvent&) {});
   }
@@ -104,17 +105,11 @@ double calibrate_cpu_read_ns() {
   double best = 1e9;
   for (int round = 0; round < 5; ++round) {
     constexpr int kReads = 200;
-    const uint64_t begin = own_cpu_ns();
-    for (int i = 0; i < kReads - 1; ++i) own_cpu_ns();
-    best = std::min(best, static_cast<double>(own_cpu_ns() - begin) / kReads);
+    const uint64_t begin = support::read_own_clock();
+    for (int i = 0; i < kReads - 1; ++i) support::read_own_clock();
+    best = std::min(best, static_cast<double>(support::read_own_clock() - begin) / kReads);
   }
   return best;
-}
-
-uint64_t own_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace quartz::sampler

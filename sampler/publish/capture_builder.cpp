@@ -1,4 +1,4 @@
-#include "sampler/capture_builder.h"
+#include "sampler/publish/capture_builder.h"
 
 #include <linux/futex.h>
 #include <sched.h>
@@ -9,7 +9,7 @@
 
 #include "runtime/real.h"
 #include "runtime/runtime.h"
-#include "sampler/calibration.h"
+#include "support/thread_cpu.h"
 
 namespace quartz::sampler {
 
@@ -80,14 +80,14 @@ void* CaptureBuilder::main(void* builder) {
     const auto job = static_cast<Job>(self.job_.load(std::memory_order_acquire));
     if (job == Job::quit) return nullptr;
     self.run_job(job);
-    self.cpu_ns_.store(own_cpu_ns(), std::memory_order_relaxed);
+    self.cpu_ns_.store(support::read_own_clock(), std::memory_order_relaxed);
     self.job_.store(static_cast<uint32_t>(Job::none), std::memory_order_release);
     wake_all(self.job_);
   }
 }
 
 void CaptureBuilder::run_job(Job job) {
-  const uint64_t start = own_cpu_ns();
+  const uint64_t start = support::read_own_clock();
   done_ = Done{job};
   Input& in = input_;
   if (job == Job::publish) {
@@ -96,7 +96,7 @@ void CaptureBuilder::run_job(Job job) {
     done_.error = writer_->write(false, in.info, in.totals, in.tables, *runtime_, &give_up_);
     done_.built = done_.error != kBuildGivenUp;
   }
-  done_.cost_ns = own_cpu_ns() - start;
+  done_.cost_ns = support::read_own_clock() - start;
   done_.bytes = writer_->built_bytes();
 }
 

@@ -1,4 +1,4 @@
-#include "sampler/stack_reader.h"
+#include "sampler/measure/stack_reader.h"
 
 namespace quartz::sampler {
 

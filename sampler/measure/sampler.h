@@ -19,8 +19,12 @@ struct Runtime;
 
 namespace quartz::sampler {
 
-// Starts sampling (runtime.options.output names the capture). False if it cannot.
-QUARTZ_NOINSTR bool start(rt::Runtime& runtime);
+class OverheadControl;
+
+// Starts sampling (runtime.options.output names the capture), with `overhead` measuring
+// what the runtime's work costs and keeping it to its budget (overhead_control.h; it must
+// outlive the run). False if it cannot.
+QUARTZ_NOINSTR bool start(rt::Runtime& runtime, OverheadControl& overhead);
 // Takes a last snapshot, writes the final capture and ends the thread. Safe to call from
 // any thread, once; does nothing when sampling never started. In a forked child of a
 // sampled process, writes the child's counts alone (no samples) to runtime.options.output.

@@ -22,8 +22,8 @@
 #include <cstdint>
 
 #include "sampler/attribution.h"
-#include "sampler/capture_writer.h"
-#include "sampler/sampler_placement.h"
+#include "sampler/publish/capture_writer.h"
+#include "sampler/shared_processors.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
 

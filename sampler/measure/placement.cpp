@@ -1,4 +1,4 @@
-#include "sampler/sampler_placement.h"
+#include "sampler/measure/placement.h"
 
 #include <hwloc.h>
 #include <sched.h>

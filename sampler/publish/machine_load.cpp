@@ -1,4 +1,4 @@
-#include "sampler/machine_load.h"
+#include "sampler/publish/machine_load.h"
 
 #include <fcntl.h>
 #include <time.h>

@@ -7,21 +7,11 @@
 #include <cstdint>
 
 #include "runtime/options.h"
-#include "sampler/capture_writer.h"
+#include "sampler/run_info.h"
+#include "sampler/shared_processors.h"
 #include "support/attributes.h"
 
 namespace quartz::sampler {
-
-// The processors a sampler that shares them with the program takes in turn (none when it
-// has its own). Bound to one of them for good, it took its whole cost (~6% of a processor
-// on a slow machine) from the thread there: of two equal workers that one ended 80 ms
-// later, and the other processor idled while it did. In turns, each pays alike.
-struct SharedProcessors {
-  static constexpr uint32_t kMax = 1024;  // CPU_SETSIZE
-  uint16_t cpus[kMax];
-  uint32_t count;
-  uint32_t next;
-};
 
 // Binds the calling thread (the sampler) and, when reserving, the program; fills the run
 // section's cores and topology, and `turns` when the sampler shares the processors.

@@ -20,7 +20,4 @@ QUARTZ_NOINSTR double calibrate_trace_event_ns(const rt::BlockGeometry& geometry
 // A thread reading its own CPU clock (rt::record_cpu).
 QUARTZ_NOINSTR double calibrate_cpu_read_ns();
 
-// The calling thread's CPU clock, in nanoseconds.
-QUARTZ_NOINSTR uint64_t own_cpu_ns();
-
 }  // namespace quartz::sampler

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "sampler/attribution.h"
-#include "sampler/overhead_budget.h"
+#include "sampler/overhead/overhead_budget.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
 #include "support/mapped_vector.h"
@@ -25,13 +25,10 @@ namespace quartz::sampler {
 
 class EntryWindows {
  public:
-  // Windows open before every kEvery-th snapshot, kLeadNs before it; while one is open the
-  // stacks are read up to kReads times more, kReadGapNs apart (sampler.cpp). The entries
-  // are on for ~3% of the run; a read costs tens of ns a thread.
+  // Windows open before every kEvery-th snapshot; while one is open the sampler reads the
+  // stacks a few times more (OverheadControl::kWindowReads). The entries are on for ~3% of
+  // the run; a read costs tens of ns a thread.
   static constexpr uint32_t kEvery = 8;
-  static constexpr uint64_t kLeadNs = 500'000;
-  static constexpr uint64_t kReadGapNs = 20'000;
-  static constexpr uint32_t kReads = 8;
 
   // `max_contexts`: the tables' limit. False without memory (no window then).
   QUARTZ_NOINSTR bool init(uint32_t max_contexts);

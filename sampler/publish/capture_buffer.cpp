@@ -1,4 +1,4 @@
-#include "sampler/capture_buffer.h"
+#include "sampler/publish/capture_buffer.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include "format/shared_capture.h"
 #include "runtime/runtime.h"
 #include "sampler/attribution.h"
-#include "sampler/capture_writer.h"
+#include "sampler/publish/capture_writer.h"
 #include "sampler/table_changes.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"

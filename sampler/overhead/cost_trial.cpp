@@ -1,4 +1,4 @@
-#include "sampler/cost_trial.h"
+#include "sampler/overhead/cost_trial.h"
 
 #include <algorithm>
 

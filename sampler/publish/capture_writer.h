@@ -1,8 +1,8 @@
 // Writes the capture (format/capture_format.h) from the sampler's tables and the
 // runtime's counts (runtime/merged_counts.h): to `<path>.tmp`, then renamed over `path`, so a
 // reader (or a run killed at any moment) only ever sees a complete file. Builds the file in mapped
-// memory (sampler/capture_buffer.h: under `quartz run`, memory the parent shares, where every
-// capture built is published); never calls malloc.
+// memory (sampler/publish/capture_buffer.h: under `quartz run`, memory the parent shares, where
+// every capture built is published); never calls malloc.
 #pragma once
 
 #include <atomic>
@@ -11,52 +11,12 @@
 
 #include "runtime/merged_counts.h"
 #include "sampler/attribution.h"
-#include "sampler/capture_buffer.h"
+#include "sampler/publish/capture_buffer.h"
+#include "sampler/run_info.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
 
 namespace quartz::sampler {
-
-inline constexpr size_t kMaxProgramPath = 512;
-
-// What the run section says, besides what the tables hold.
-class OverheadBudget;
-
-struct RunInfo {
-  char program[512];
-  char arguments[4096];  // separated by '\x1f'
-  char host[256];
-  char topology[256];
-  char reserved_cores[128];
-  char app_cores[128];
-  char sampler_cores[128];  // where the sampler ran (reserved or shared)
-  int pid;
-  bool reserve;
-  bool cpu_measured;
-  uint64_t start_realtime_ns;
-  uint64_t start_monotonic_ns;
-  uint64_t period_ns;
-  uint32_t window_snapshots;
-  uint64_t torn_samples;
-  uint64_t sampler_cpu_ns;
-  uint64_t other_cpu_ns;  // others' processor time on the program's processors
-  bool other_cpu_known;
-  double hook_pair_ns;
-  uint32_t budget_percent;       // 0: no budget
-  const OverheadBudget* budget;  // its decisions; null without a budget
-  // The figures of the budget a capture tells, as of the sampler's last snapshot: read by
-  // the capture builder while the sampler goes on (capture_builder.h), the budget's
-  // decisions only up to `unpatched`, which are never changed once made.
-  uint32_t cost_trials;
-  uint32_t unpatched;
-  bool windows_known;
-  uint64_t entry_windows, window_reads;
-  uint64_t checkpoints;
-  bool trace;  // a trace file is being written (<output>.trace)
-  double trace_event_ns;
-  double trace_cpu_read_ns;
-  uint64_t trace_events, trace_dropped, trace_bytes;
-};
 
 // Room for the run section's longer texts.
 struct RunText {

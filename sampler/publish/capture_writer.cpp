@@ -1,4 +1,4 @@
-#include "sampler/capture_writer.h"
+#include "sampler/publish/capture_writer.h"
 
 #include <link.h>
 #include <stdio.h>
@@ -11,8 +11,7 @@
 #include "format/capture_format.h"
 #include "runtime/merged_counts.h"
 #include "runtime/runtime.h"
-#include "sampler/capture_out.h"
-#include "sampler/overhead_budget.h"
+#include "sampler/publish/capture_out.h"
 #include "support/safe_file.h"
 
 namespace quartz::sampler {
@@ -63,10 +62,10 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
     key_number(out, &n, run_keys::kBaselineCpuNs, runtime.options.baseline_cpu_ns);
     key_number(out, &n, run_keys::kBaselineElapsedNs, runtime.options.baseline_elapsed_ns);
   }
-  if (info.budget && info.unpatched != 0) {
+  if (info.decisions && info.unpatched != 0) {
     char* unpatched = scratch.unpatched;
     size_t used = 0;
-    const auto& decided = info.budget->unpatched();
+    const UnpatchedProcedure* decided = info.decisions;
     for (size_t i = 0; i < info.unpatched; ++i) {
       const int w =
           snprintf(unpatched + used, sizeof scratch.unpatched - used, "%s%lx %lu %lu %d %lu",

@@ -1,4 +1,4 @@
-#include "sampler/trace_writer.h"
+#include "sampler/publish/trace_writer.h"
 
 #include <stdio.h>
 #include <string.h>

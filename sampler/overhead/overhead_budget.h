@@ -21,27 +21,20 @@
 
 #include <cstdint>
 
-#include "runtime/runtime.h"
-#include "sampler/cost_trial.h"
+#include "sampler/overhead/cost_trial.h"
+#include "sampler/overhead/program_entries.h"
+#include "sampler/run_info.h"
 #include "support/attributes.h"
 #include "support/mapped_vector.h"
 
 namespace quartz::sampler {
 
-// A procedure whose entry the budget turned off.
-struct UnpatchedProcedure {
-  uintptr_t procedure;
-  uint64_t calls;  // counted until then
-  uint64_t at_ns;  // into the run
-  bool off;        // false: it had no entry to turn off (a hook's, OpenMP's); left counted
-  double call_ns;  // what a call cost the program, as a trial measured it; 0: not measured
-};
-
 class OverheadBudget {
  public:
-  // `percent` of the program's own processor time (0: no budget); `call_ns`, a patched
-  // call's cost; `period_ns`, the sampler's. False without memory.
-  QUARTZ_NOINSTR bool configure(uint32_t percent, double call_ns, uint64_t period_ns);
+  // `percent` of `program`'s own processor time (0: no budget); `call_ns`, a patched call's
+  // cost; `period_ns`, the sampler's. False without memory.
+  QUARTZ_NOINSTR bool configure(ProgramEntries& program, uint32_t percent, double call_ns,
+                                uint64_t period_ns);
 
   // A busy thread's innermost procedure in a snapshot: `period_ns` of its own time.
   QUARTZ_NOINSTR void note_sample(uintptr_t procedure, uint64_t period_ns);
@@ -56,17 +49,16 @@ class OverheadBudget {
   QUARTZ_NOINSTR void note_window_read(uintptr_t procedure);
   // Counts the calls again and refreshes call_share() between decisions (one pass over the
   // call edges, as a decision's).
-  QUARTZ_NOINSTR void refresh_call_shares(rt::Runtime& runtime) {
-    if (active()) count_calls(runtime);
+  QUARTZ_NOINSTR void refresh_call_shares() {
+    if (active()) count_calls();
   }
   QUARTZ_NOINSTR bool active() const { return percent_ != 0 && call_ns_ > 0; }
   // True when a decision is due `run_ns` into the run (none while a trial runs).
   QUARTZ_NOINSTR bool due(uint64_t run_ns) const;
-  // Decides, as the registry's attached reader.
-  QUARTZ_NOINSTR void decide(rt::Runtime& runtime, uint64_t run_ns);
-  // After each snapshot, as the registry's attached reader: moves a trial on, a phase every
-  // few snapshots.
-  QUARTZ_NOINSTR void step_trial(rt::Runtime& runtime);
+  // Decides, when due.
+  QUARTZ_NOINSTR void decide(uint64_t run_ns);
+  // After each snapshot: moves a trial on, a phase every few snapshots.
+  QUARTZ_NOINSTR void step_trial();
   // At the run's end: an entry a trial left off goes back on.
   QUARTZ_NOINSTR void stop_trial();
   QUARTZ_NOINSTR uint32_t trials() const { return trials_; }
@@ -79,6 +71,8 @@ class OverheadBudget {
     return unpatched_;
   }
   QUARTZ_NOINSTR uint32_t percent() const { return percent_; }
+  // The program it turns entries off in (configure's).
+  QUARTZ_NOINSTR ProgramEntries& program() const { return *program_; }
   // Entries turned off so far (decisions that found no entry to turn off not counted).
   QUARTZ_NOINSTR uint32_t entries_off() const { return entries_off_; }
   // What the windows (entry_windows.h) add to the procedure's own time: the calls made
@@ -111,8 +105,8 @@ class OverheadBudget {
   };
   // Notes, for each procedure that called those turned off at this decision, its calls to
   // them so far (Calls::off_before).
-  QUARTZ_NOINSTR void note_calls_before(rt::Runtime& runtime);
-  QUARTZ_NOINSTR void count_calls(rt::Runtime& runtime);
+  QUARTZ_NOINSTR void note_calls_before();
+  QUARTZ_NOINSTR void count_calls();
   QUARTZ_NOINSTR static Calls* find(support::MappedVector<Calls>& table, uintptr_t procedure);
   // find() in calls_, noting a slot it claims: a decision clears and scans only those.
   QUARTZ_NOINSTR Calls* find_call(uintptr_t procedure);
@@ -127,11 +121,11 @@ class OverheadBudget {
   QUARTZ_NOINSTR bool turn_off(Calls& c, uint64_t run_ns);
   // Tries the entry left on called most since the last decision, when its calls then may
   // have cost a share of what the budget allowed then or more.
-  QUARTZ_NOINSTR void start_trial(rt::Runtime& runtime, double allowed_recent_ns,
-                                  uint64_t recent_run_ns);
+  QUARTZ_NOINSTR void start_trial(double allowed_recent_ns, uint64_t recent_run_ns);
   // The counts a trial of `tried`'s entry reads at a phase's end.
-  QUARTZ_NOINSTR PaceReading read_pace(rt::Runtime& runtime, uintptr_t tried);
+  QUARTZ_NOINSTR PaceReading read_pace(uintptr_t tried);
 
+  ProgramEntries* program_ = nullptr;
   uint32_t percent_ = 0;
   double call_ns_ = 0;
   uint64_t period_ns_ = 0;

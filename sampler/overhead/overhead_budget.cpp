@@ -1,11 +1,7 @@
-#include "sampler/overhead_budget.h"
-
-#include <time.h>
+#include "sampler/overhead/overhead_budget.h"
 
 #include <algorithm>
 
-#include "compiler_hooks/entry_sleds.h"
-#include "runtime/merged_counts.h"
 #include "runtime/patched_entry.h"
 
 namespace quartz::sampler {
@@ -40,18 +36,6 @@ constexpr double kMisleadingShare = 0.25;
 constexpr uint64_t kEarlyDecisionsMs[] = {20, 50, 100, 200, 500};
 constexpr uint64_t kDecisionEveryMs = 250;
 
-QUARTZ_NOINSTR uint64_t clock_ns(clockid_t clock) {
-  timespec ts{};
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// The program's processor time: the process's, less this thread's.
-QUARTZ_NOINSTR double program_cpu_ns() {
-  return static_cast<double>(clock_ns(CLOCK_PROCESS_CPUTIME_ID)) -
-         static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID));
-}
-
 QUARTZ_NOINSTR uint64_t due_ns(uint32_t decision) {
   constexpr uint32_t early = sizeof kEarlyDecisionsMs / sizeof kEarlyDecisionsMs[0];
   const uint64_t ms =
@@ -74,7 +58,9 @@ QUARTZ_NOINSTR auto* slot_of(Table& table, uintptr_t procedure) {
 
 }  // namespace
 
-bool OverheadBudget::configure(uint32_t percent, double call_ns, uint64_t period_ns) {
+bool OverheadBudget::configure(ProgramEntries& program, uint32_t percent, double call_ns,
+                               uint64_t period_ns) {
+  program_ = &program;
   percent_ = percent;
   call_ns_ = call_ns;
   period_ns_ = period_ns;
@@ -114,11 +100,11 @@ void OverheadBudget::note_sample(uintptr_t procedure, uint64_t period_ns) {
 }
 
 void OverheadBudget::window_opened() {
-  window_opened_cpu_ns_ = program_cpu_ns();
+  window_opened_cpu_ns_ = program_->cpu_ns();
 }
 
 void OverheadBudget::window_closed() {
-  window_cpu_ns_ += std::max(0.0, program_cpu_ns() - window_opened_cpu_ns_);
+  window_cpu_ns_ += std::max(0.0, program_->cpu_ns() - window_opened_cpu_ns_);
 }
 
 void OverheadBudget::note_window_read(uintptr_t procedure) {
@@ -134,7 +120,7 @@ double OverheadBudget::ratio(const Calls& c) const {
   return static_cast<double>(c.calls) * call_ns(c) / own_ns;
 }
 
-void OverheadBudget::count_calls(rt::Runtime& runtime) {
+void OverheadBudget::count_calls() {
   for (size_t i = 0; i < claimed_.size(); ++i) calls_[claimed_[i]] = Calls{};
   claimed_.reuse();
   for (size_t i = 0; i < unpatched_.size(); ++i) {
@@ -144,7 +130,7 @@ void OverheadBudget::count_calls(rt::Runtime& runtime) {
       c->calls_before = unpatched_[i].calls;
     }
   }
-  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+  program_->for_each_edge([&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
     Calls* to = find_call(callee);
     if (!to) return;
     to->calls += calls;
@@ -185,11 +171,11 @@ bool OverheadBudget::due(uint64_t run_ns) const {
   return active() && !trial_.running() && (decide_now_ || run_ns >= due_ns(decisions_));
 }
 
-void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
+void OverheadBudget::decide(uint64_t run_ns) {
   if (!due(run_ns)) return;
   decide_now_ = false;
   while (run_ns >= due_ns(decisions_)) ++decisions_;
-  count_calls(runtime);
+  count_calls();
   // Held over the time since the last decision, not the whole run: a phase whose procedures
   // are new would otherwise run far over the budget until their calls outweighed the
   // earlier phases' time (leveldb's db_bench read 40-55% slower per operation after a
@@ -210,7 +196,7 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
     recent_calls_ns += cost;
     if (!c.decided) patched_calls_ns += cost;
   }
-  const double process_ns = program_cpu_ns();
+  const double process_ns = program_->cpu_ns();
   const double recent_ns = process_ns - cpu_decided_ns_;
   // A calibration run on a loaded machine overstates the calls' cost: the program's own time
   // is never taken for less than half its processor time (else a negative budget would turn
@@ -249,10 +235,10 @@ void OverheadBudget::decide(rt::Runtime& runtime, uint64_t run_ns) {
       any_off |= turn_off(c, run_ns);
     }
   }
-  if (any_off) note_calls_before(runtime);
+  if (any_off) note_calls_before();
   cpu_decided_ns_ = process_ns;
   if (trials_ < kMaxTrials) {
-    start_trial(runtime, recent_ns * percent_ / 100.0, run_ns - decided_run_ns_);
+    start_trial(recent_ns * percent_ / 100.0, run_ns - decided_run_ns_);
   }
   decided_run_ns_ = run_ns;
 }
@@ -261,15 +247,14 @@ bool OverheadBudget::turn_off(Calls& c, uint64_t run_ns) {
   c.decided = true;
   // A procedure without an entry to turn off (the compiler's hooks, an OpenMP region's
   // count) stays counted: noted, so that it is not tried again.
-  const bool off = hooks::unpatch_entry(c.procedure);
+  const bool off = program_->turn_off(c.procedure);
   c.newly_off = off;
   *unpatched_.append() = UnpatchedProcedure{c.procedure, c.calls, run_ns, off, c.measured_ns};
   entries_off_ += off ? 1 : 0;
   return off;
 }
 
-void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns,
-                                 uint64_t recent_run_ns) {
+void OverheadBudget::start_trial(double allowed_recent_ns, uint64_t recent_run_ns) {
   Calls* own = nullptr;   // the most called of late, in own_
   uint64_t calls_on = 0;  // into the entries on, of late
   for (size_t i = 0; i < claimed_.size(); ++i) {
@@ -292,7 +277,7 @@ void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns,
                                   static_cast<double>(phase_ns) /
                                   static_cast<double>(std::max<uint64_t>(recent_run_ns, 1));
   if (others_per_phase < kCallsPerPhaseToTry) return;
-  trial_entry_ = hooks::entry_of(own->procedure);
+  trial_entry_ = program_->entry_of(own->procedure);
   if (trial_entry_ == 0) {  // no entry to switch (a hook's, OpenMP's)
     own->tries = kTriesPerEntry;
     return;
@@ -300,12 +285,12 @@ void OverheadBudget::start_trial(rt::Runtime& runtime, double allowed_recent_ns,
   trial_phase_snapshots_ = kTrialPhaseSnapshots << own->tries++;
   ++trials_;
   trial_snapshots_ = 0;
-  trial_.start(own->procedure, read_pace(runtime, own->procedure));
+  trial_.start(own->procedure, read_pace(own->procedure));
 }
 
-PaceReading OverheadBudget::read_pace(rt::Runtime& runtime, uintptr_t tried) {
+PaceReading OverheadBudget::read_pace(uintptr_t tried) {
   PaceReading r;
-  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t, uintptr_t callee, uint64_t calls) {
+  program_->for_each_edge([&](uintptr_t, uintptr_t callee, uint64_t calls) {
     if (callee == tried) {
       r.tried_calls += calls;
       return;
@@ -314,17 +299,17 @@ PaceReading OverheadBudget::read_pace(rt::Runtime& runtime, uintptr_t tried) {
     const Calls* c = slot_of(calls_, callee);
     if (!c || c->procedure != callee || !c->decided) r.other_calls += calls;
   });
-  r.cpu_ns = static_cast<uint64_t>(program_cpu_ns());
+  r.cpu_ns = static_cast<uint64_t>(program_->cpu_ns());
   return r;
 }
 
-void OverheadBudget::step_trial(rt::Runtime& runtime) {
+void OverheadBudget::step_trial() {
   if (!trial_.running() || ++trial_snapshots_ < trial_phase_snapshots_) return;
   trial_snapshots_ = 0;
   const bool was_on = CostTrial::entry_on(trial_.phase());
-  if (!trial_.end_phase(read_pace(runtime, trial_.procedure()))) {
+  if (!trial_.end_phase(read_pace(trial_.procedure()))) {
     const bool on = CostTrial::entry_on(trial_.phase());
-    if (on != was_on) hooks::switch_entries(&trial_entry_, 1, on);
+    if (on != was_on) program_->switch_entries(&trial_entry_, 1, on);
     return;
   }
   // The last phase had the entry on, as it is left. A trial that told nothing is tried
@@ -346,12 +331,12 @@ void OverheadBudget::step_trial(rt::Runtime& runtime) {
 
 void OverheadBudget::stop_trial() {
   if (trial_.running() && !CostTrial::entry_on(trial_.phase())) {
-    hooks::switch_entries(&trial_entry_, 1, true);
+    program_->switch_entries(&trial_entry_, 1, true);
   }
 }
 
-void OverheadBudget::note_calls_before(rt::Runtime& runtime) {
-  rt::MergedCounts::for_each_edge(runtime, [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+void OverheadBudget::note_calls_before() {
+  program_->for_each_edge([&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
     const Calls* to = slot_of(calls_, callee);
     if (!caller || !to || to->procedure != callee || !to->newly_off) return;
     if (Calls* from = find(own_, caller)) from->off_before += calls;
