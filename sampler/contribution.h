@@ -41,13 +41,13 @@ QUARTZ_ALWAYS_INLINE ProcessorsBusy processors_busy(double e, double processors,
 
 // What one thread contributes at one snapshot, in seconds.
 struct Contribution {
-  double processor;           // busy processor time
-  double normalized;          // normalized processor time, in `busy`'s bins
-  double normalized_idle;     // normalized time while no processor was busy: bin 0
+  double processor;                    // busy processor time
+  double normalized;                   // normalized processor time, in `busy`'s bins
+  double normalized_idle;              // normalized time while no processor was busy: bin 0
   double state[capture::kStateCount];  // thread-seconds per state
-  ProcessorsBusy busy;        // the bins of processors busy the time goes to
-  uint32_t runnable_bin;      // runnable threads, 0..R1-1
-  double runnable;            // runnable threads (unrounded)
+  ProcessorsBusy busy;                 // the bins of processors busy the time goes to
+  uint32_t runnable_bin;               // runnable threads, 0..R1-1
+  double runnable;                     // runnable threads (unrounded)
 };
 
 // Adds `value` to the histogram at `first` by processors busy.
@@ -57,7 +57,7 @@ QUARTZ_ALWAYS_INLINE void add_by_busy(double* first, const ProcessorsBusy& busy,
 }
 
 QUARTZ_NOINSTR inline void add_full(const RecordShape& shape, double* record, bool behalf,
-                             const Contribution& c) {
+                                    const Contribution& c) {
   add_by_busy(record + shape.processor(behalf), c.busy, c.processor);
   add_by_busy(record + shape.normalized(behalf), c.busy, c.normalized);
   record[shape.normalized(behalf)] += c.normalized_idle;
@@ -67,7 +67,8 @@ QUARTZ_NOINSTR inline void add_full(const RecordShape& shape, double* record, bo
   }
 }
 
-QUARTZ_NOINSTR inline void add_context(const RecordShape& shape, double* record, const Contribution& c) {
+QUARTZ_NOINSTR inline void add_context(const RecordShape& shape, double* record,
+                                       const Contribution& c) {
   add_by_busy(record + shape.context_processor(), c.busy, c.processor);
   add_by_busy(record + shape.context_normalized(), c.busy, c.normalized);
   record[shape.context_normalized()] += c.normalized_idle;

@@ -40,7 +40,7 @@ struct RunInfo {
   uint64_t other_cpu_ns;  // others' processor time on the program's processors
   bool other_cpu_known;
   double hook_pair_ns;
-  uint32_t budget_percent;       // 0: no budget
+  uint32_t budget_percent;  // 0: no budget
   // The budget's decisions, in the order made (null without a budget), and the figures a
   // capture tells, as of the sampler's last snapshot: read by the capture builder while the
   // sampler goes on (capture_builder.h), the decisions only up to `unpatched`, which are

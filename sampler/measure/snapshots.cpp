@@ -7,8 +7,8 @@
 namespace quartz::sampler {
 namespace {
 
-constexpr uint64_t kMinWindowNs = 10'000'000;     // CPU measurement at most every 10 ms
-constexpr uint64_t kCpuReadBudgetNs = 1'100'000;  // window per thread: ~1% of a core
+constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
+constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
 
 // The innermost procedure of a calling context (above the objects a thread holds or waits

@@ -55,8 +55,8 @@ void start_track(Track& track, const rt::ThreadBlock& block, uint32_t index,
   }
 }
 
-bool measure_cpu(Track& track, WindowThread& w, const rt::ThreadBlock* ended,
-                 ProfileTables& tables, support::ThreadCpu* live) {
+bool measure_cpu(Track& track, WindowThread& w, const rt::ThreadBlock* ended, ProfileTables& tables,
+                 support::ThreadCpu* live) {
   support::ThreadCpu cpu{};
   bool ok;
   if (ended) {

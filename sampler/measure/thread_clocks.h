@@ -72,8 +72,7 @@ QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, Track& track, uint64_t
                               uint64_t now);
 
 // The hook events the thread made since its last snapshot (overhead compensation).
-QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w,
-                                      const rt::ThreadBlock& block);
+QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block);
 
 // After a window's attribution: each live thread's run-queue time its samples could not
 // take as ready goes to the next window (Track::runqueue_carry_ns), at most what this

@@ -218,9 +218,11 @@ void OverheadBudget::decide(uint64_t run_ns) {
       }
     }
     if (!costliest) break;
-    const bool off = turn_off(*costliest, run_ns);
-    if (off) patched_calls_ns -= static_cast<double>(costliest->calls_since) * call_ns(*costliest);
-    any_off |= off;
+    // Off or not (a procedure with no entry to turn off), its calls are no longer the
+    // patched entries' to answer for: left in the sum, they would turn off every other
+    // entry called in the interval.
+    patched_calls_ns -= static_cast<double>(costliest->calls_since) * call_ns(*costliest);
+    any_off |= turn_off(*costliest, run_ns);
   }
   // Within the budget or not, an entry whose calls cost the program well beyond the
   // calibrated cost misleads: the excess falls in the procedure itself (the loads it waits

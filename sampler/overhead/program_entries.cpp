@@ -22,10 +22,10 @@ double LiveProgram::cpu_ns() {
 }
 
 void LiveProgram::visit_edges(EdgeVisit visit, void* context) {
-  rt::MergedCounts::for_each_edge(runtime_, [&](uintptr_t caller, uintptr_t callee,
-                                                uint64_t calls) {
-    visit(context, caller, callee, calls);
-  });
+  rt::MergedCounts::for_each_edge(runtime_,
+                                  [&](uintptr_t caller, uintptr_t callee, uint64_t calls) {
+                                    visit(context, caller, callee, calls);
+                                  });
 }
 
 uintptr_t LiveProgram::entry_of(uintptr_t procedure) {

@@ -31,11 +31,9 @@ class ProgramEntries {
   // visit_edges with any callable.
   template <class Visit>
   QUARTZ_NOINSTR void for_each_edge(Visit&& visit) {
-    visit_edges(
-        [](void* context, uintptr_t caller, uintptr_t callee, uint64_t calls) {
-          (*static_cast<Visit*>(context))(caller, callee, calls);
-        },
-        &visit);
+    visit_edges([](void* context, uintptr_t caller, uintptr_t callee,
+                   uint64_t calls) { (*static_cast<Visit*>(context))(caller, callee, calls); },
+                &visit);
   }
 };
 

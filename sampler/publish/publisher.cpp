@@ -26,8 +26,7 @@ bool Publisher::init(rt::Runtime& runtime, RunInfo& info, const OverheadControl&
   return writer_.init(runtime);
 }
 
-void Publisher::start_builder(const SharedProcessors& turns, BuilderFree on_free,
-                              void* context) {
+void Publisher::start_builder(const SharedProcessors& turns, BuilderFree on_free, void* context) {
   on_free_ = on_free;
   on_free_context_ = context;
   // Without copies nothing is published, and checkpoints are built from the tables; without
@@ -35,8 +34,8 @@ void Publisher::start_builder(const SharedProcessors& turns, BuilderFree on_free
   can_freeze_ = builder_.input().tables.init(profile_.tables->shape(), ProfileTables::Limits{}) &&
                 frozen_window_.init_like(*profile_.window);
   if (can_freeze_) builder_.start(writer_, *runtime_, turns);
-  amending_ = can_freeze_ && writer_.shared() && changes_.init(*profile_.tables) &&
-              amendments_.init();
+  amending_ =
+      can_freeze_ && writer_.shared() && changes_.init(*profile_.tables) && amendments_.init();
   if (amending_) profile_.tables->track(&changes_);
   read_machine_load(&load_at_start_, true);  // after placement: the program's processors
 }
@@ -176,8 +175,7 @@ void Publisher::publish(uint64_t now, uint64_t snapshot) {
   // Half a period of slack: a publication due at this snapshot is not put off to the next
   // by a late wake-up.
   if (!writer_.shared() ||
-      now + info_->period_ns / 2 < last_publish_ns_ + kPublishCostShare * cost ||
-      !builder_free()) {
+      now + info_->period_ns / 2 < last_publish_ns_ + kPublishCostShare * cost || !builder_free()) {
     return;
   }
   note_run_so_far();

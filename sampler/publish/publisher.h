@@ -115,7 +115,7 @@ class Publisher {
   };
   PublishCost publish_costs_[4] = {};
   uint32_t publications_ = 0;
-  MachineLoad load_at_start_;     // the program's processors' busy time, to tell others' use
+  MachineLoad load_at_start_;    // the program's processors' busy time, to tell others' use
   uint64_t other_noted_ns_ = 0;  // when the publication last read it
 };
 
