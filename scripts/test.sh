@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test, with both compilers:
-#   build/       gcc, Release as users build it: every test; benchmarks built, not run;
+#   build/       gcc, Release as users build it: every test, the accuracy tests (figures held
+#                against the programs' own clocks, label "accuracy") one at a time after the
+#                functional ones, at most two of them skipped; benchmarks built, not run;
 #                then the smallest of the real programs (bench/real_programs.py);
-#   build-clang/ clang, Release as users build it: every test but the viewer's (neither the
-#                viewer nor the benchmarks built: CI's time on a slow machine);
+#   build-clang/ clang, Release as users build it: the functional tests but the viewer's
+#                (neither the viewer nor the benchmarks built);
 #   build-asan/  clang, ASan+UBSan, procedures seen through the compiler's hooks (the Release
-#                tree sees them through patched entries): every test but the viewer's (single-threaded Qt code),
-#                then a short run of the readers' fuzzers, built in the same tree
-#                (scripts/fuzz.sh);
+#                tree sees them through patched entries): the functional tests but the
+#                viewer's (single-threaded Qt code), then a short run of the readers'
+#                fuzzers, built in the same tree (scripts/fuzz.sh);
 #   build-tsan/  clang, TSan: the runtime's, the sampler's and the offline analysis's unit
 #                tests (TSan cannot host the preloaded runtime's interposition; the analysis
 #                replays a trace's configurations on several threads).
@@ -29,7 +31,8 @@ jobs=$(nproc)
 stage_done "release build"
 # The profile tests measure time: let the kernel write the build out before they run.
 sync
-ctest --test-dir build -j "$jobs" --output-on-failure
+./scripts/run-tests.sh build -j "$jobs" -LE accuracy
+./scripts/run-tests.sh build --max-skips 2 -L accuracy
 stage_done "release tests"
 # A real program (bench/real_programs.py --smallest: pbzip2 from Debian's archive) built
 # plain and instrumented: its output unchanged under `quartz run`, and the run's figures
@@ -41,15 +44,14 @@ CC=clang CXX=clang++ ./scripts/build.sh build-clang -DCMAKE_UNITY_BUILD=ON -DQUA
   -DQUARTZ_BUILD_VIEWER=OFF
 stage_done "clang release build"
 sync
-ctest --test-dir build-clang -j "$jobs" --output-on-failure
+./scripts/run-tests.sh build-clang -j "$jobs" -LE accuracy
 stage_done "clang release tests"
 
 ./scripts/build-asan.sh
 stage_done "ASan build"
 sync
 # The preloaded runtime comes before the program's own ASan runtime in the library list.
-ASAN_OPTIONS=verify_asan_link_order=0 \
-  ctest --test-dir build-asan -j "$jobs" --output-on-failure
+ASAN_OPTIONS=verify_asan_link_order=0 ./scripts/run-tests.sh build-asan -j "$jobs" -LE accuracy
 stage_done "ASan tests"
 ./scripts/fuzz.sh  # 20 s, the three readers at once (docs/performance.md "Fuzzing")
 stage_done "fuzzing"
@@ -58,6 +60,6 @@ CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests analy
   ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF \
   -DQUARTZ_BUILD_VIEWER=OFF
 # Only those three are built: -L unit leaves out the other test programs' not-built markers.
-ctest --test-dir build-tsan -L unit -j "$jobs" --output-on-failure
+./scripts/run-tests.sh build-tsan -L unit -j "$jobs"
 stage_done "TSan build and tests"
 echo "all tests passed"
