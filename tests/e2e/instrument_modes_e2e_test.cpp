@@ -542,34 +542,6 @@ TEST_F(Budget, AnEntryThatCostsTheProgramMoreThanItsCallsIsTriedAndTurnedOff) {
   EXPECT_LT(measured_ns, truth_ns * 2) << "by the program's clock " << truth_ns << " ns a call";
 }
 
-// The same look-ups under a budget that their calibrated cost fills only a sixth of: well
-// under it by the calibrated figure, they are tried all the same, and turned off for what
-// the trial measures (at a quarter of the budget they were not tried: minimap2's
-// mm_idx_get, ~24% of it, cost the program 20% more processor time in the runs it was not).
-TEST_F(Budget, AnEntryWhoseCalibratedCostIsASixthOfTheBudgetIsTriedToo) {
-  if (QUARTZ_SANITIZED) GTEST_SKIP() << "a sanitizer's patched call costs what the look-ups lose";
-  const std::string program = build("lookup", kLookupSource);
-  CommandResult every_call;
-  const json all = run_with_budget(program, "0", &every_call);
-  ASSERT_FALSE(all.is_discarded());
-  auto printed = printed_values(every_call.out);
-  const double share = std::stod(printed["lookups"]) *
-                       all["sampling"]["hook_pair_ns"].get<double>() * 1e-9 /
-                       std::stod(printed["work_s"]);
-  const int percent = static_cast<int>(std::lround(100 * share / 0.17));
-  ASSERT_GE(percent, 3) << "calibrated share " << share;
-  ASSERT_LE(percent, 90) << "calibrated share " << share;
-
-  CommandResult run;
-  const json r = run_with_budget(program, std::to_string(percent).c_str(), &run);
-  ASSERT_FALSE(r.is_discarded());
-  EXPECT_GE(r["sampling"]["cost_trials"].get<int>(), 1);
-  const json& unpatched = r["sampling"]["unpatched"];
-  ASSERT_EQ(unpatched.size(), 1u) << "budget " << percent << "%: " << unpatched;
-  EXPECT_EQ(unpatched[0]["name"], "lookup");
-  EXPECT_TRUE(unpatched[0].contains("measured_call_ns")) << unpatched;
-}
-
 // --procedures: only the entries of the functions it names are patched; the others are not
 // seen, and their time is their callers'.
 TEST_F(Budget, ProceduresSelectsTheEntriesToPatchByName) {

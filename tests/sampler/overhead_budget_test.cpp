@@ -2,6 +2,8 @@
 // the test's own: its processor time, its calls and its entries are a model whose costs the
 // test sets (a patched call's real cost among them), so each answer is worked out from the
 // model, not read back from the budget.
+#include "sampler/overhead/overhead_budget.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "sampler/overhead/entry_windows.h"
-#include "sampler/overhead/overhead_budget.h"
 
 namespace quartz::sampler {
 namespace budget_test {  // its own names in a unity build
@@ -165,19 +166,23 @@ TEST_F(OverheadBudgetTest, AProcedureWithoutAnEntryIsNotedAndTheNextOneGoes) {
 }
 
 // A patched call that costs the program 200 ns where the calibration says 10 (its calls
-// keep the processor from overlapping the program's own loads): the calls cost 2% of the
-// program by the calibrated figure, within a 5% budget, so no decision turns it off; the
-// trial after the first decision (of the entry called most) switches it off and on (on, off, off, on, on, off, off, on),
-// reads the program's pace in each phase, measures 200 ns a call, and the decision after the
-// trial turns the entry off: what its calls cost beyond the calibration falls in `lookup`
-// itself, whose time it would inflate.
-TEST_F(OverheadBudgetTest, AnEntryCostingMoreThanCalibratedIsTriedAndTurnedOff) {
-  configure(5);
+// keep the processor from overlapping the program's own loads). Per us of the program's own
+// work it calls `other` once and `lookup` twice: `lookup`'s calls cost 1.43% of the program
+// by the calibrated figure. Runs 200 ms of snapshots under a budget of `percent`, the
+// sampler's order after each (a trial moves on, a decision when due), until a decision.
+struct LookupRun {
+  uint32_t trials;
+  std::vector<std::pair<uintptr_t, bool>> switches;
+  std::vector<UnpatchedProcedure> decided;
+};
+LookupRun run_lookups(uint32_t percent) {
   constexpr double kRealCallNs = 200;
+  ModelProgram program;
+  program.patched = {kMain, kOther, kLookup};
+  OverheadBudget budget;
+  EXPECT_TRUE(budget.configure(program, percent, kCallNs, kPeriodNs));
   uint64_t run_ns = 0;
-  for (uint32_t snapshot = 1; snapshot <= 100 && decided().empty(); ++snapshot) {
-    // 2 ms of processor time: a call of `other` and two of `lookup` each us of the
-    // program's own work, `lookup`'s calls costing 200 ns each while its entry is on.
+  for (uint32_t snapshot = 1; snapshot <= 100 && budget.unpatched().size() == 0; ++snapshot) {
     const double own_ns = kPeriodNs / (program.on(kLookup) ? 1 + 2 * kRealCallNs / 1000 : 1);
     program.call(kMain, kOther, own_ns / 1000);
     program.call(kMain, kLookup, 2 * own_ns / 1000);
@@ -187,15 +192,43 @@ TEST_F(OverheadBudgetTest, AnEntryCostingMoreThanCalibratedIsTriedAndTurnedOff) 
     budget.step_trial();
     budget.decide(run_ns);
   }
-  EXPECT_EQ(budget.trials(), 1u);
+  LookupRun run{budget.trials(), program.switches, {}};
+  for (size_t i = 0; i < budget.unpatched().size(); ++i)
+    run.decided.push_back(budget.unpatched()[i]);
+  return run;
+}
+
+// Under a 5% budget the calls are within it by the calibrated figure, so no decision turns
+// the entry off; the trial after the first decision (of the entry called most) switches it
+// off and on (on, off, off, on, on, off, off, on), reads the program's pace in each phase,
+// measures 200 ns a call, and the decision after the trial turns the entry off: what its
+// calls cost beyond the calibration falls in `lookup` itself, whose time it would inflate.
+TEST(OverheadBudgetTrial, AnEntryCostingMoreThanCalibratedIsTriedAndTurnedOff) {
+  const LookupRun run = run_lookups(5);
+  EXPECT_EQ(run.trials, 1u);
   const std::vector<std::pair<uintptr_t, bool>> trial_switches{
       {kLookup, false}, {kLookup, true}, {kLookup, false}, {kLookup, true}};
-  EXPECT_EQ(program.switches, trial_switches);
-  ASSERT_EQ(decided(), std::vector<uintptr_t>{kLookup});
-  EXPECT_TRUE(budget.unpatched()[0].off);
-  EXPECT_NEAR(budget.unpatched()[0].call_ns, kRealCallNs, 5);
+  EXPECT_EQ(run.switches, trial_switches);
+  ASSERT_EQ(run.decided.size(), 1u);
+  EXPECT_EQ(run.decided[0].procedure, kLookup);
+  EXPECT_TRUE(run.decided[0].off);
+  EXPECT_NEAR(run.decided[0].call_ns, 200, 5);
   // The first decision at 20 ms, the trial's 8 phases of 5 snapshots, then the decision.
-  EXPECT_EQ(budget.unpatched()[0].at_ns, 20 * kMs + 8 * 5 * kPeriodNs);
+  EXPECT_EQ(run.decided[0].at_ns, 20 * kMs + 8 * 5 * kPeriodNs);
+}
+
+// A trial starts on an entry whose calls cost a tenth of the budget or more by the
+// calibrated figure: at 9%, 1.43% is a sixth of it, and the entry is tried and turned off;
+// at 20%, a fourteenth, it is not tried, and stays on.
+TEST(OverheadBudgetTrial, AnEntryIsTriedFromATenthOfTheBudget) {
+  const LookupRun sixth = run_lookups(9);
+  EXPECT_EQ(sixth.trials, 1u);
+  ASSERT_EQ(sixth.decided.size(), 1u);
+  EXPECT_EQ(sixth.decided[0].procedure, kLookup);
+  const LookupRun fourteenth = run_lookups(20);
+  EXPECT_EQ(fourteenth.trials, 0u);
+  EXPECT_TRUE(fourteenth.switches.empty());
+  EXPECT_TRUE(fourteenth.decided.empty());
 }
 
 // Entry windows: once the budget has turned `tiny` off, a window opens before every 8th
