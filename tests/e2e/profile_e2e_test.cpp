@@ -69,29 +69,29 @@ double value(const std::string& out, const std::string& key) {
   return it == values.end() ? 0 : std::strtod(it->second.c_str(), nullptr);
 }
 
-TEST_F(ProfileE2E, RootNormalizedTimeIsElapsedTime) {
-  profile("serial_init", {});
+// The run's elapsed time, the program's normalized time, its parallelism histogram and
+// main's normalized time are each the time the program took by its own wall clock (its
+// serial and parallel phases, which it times from main's start to its end), to within the
+// sampling period and the runtime's start and exit around main.
+TEST_F(ProfileE2E, RootNormalizedTimeIsTheProgramsElapsedTime) {
+  const CommandResult run = profile("serial_init", {});
+  const double program_s = value(run.out, "serial_s") + value(run.out, "parallel_s");
   const json r = report();
   ASSERT_FALSE(r.is_discarded());
-  const double elapsed = r["elapsed_s"];
   const double period = r["sampling"]["period_s"];
-  EXPECT_GT(elapsed, 0.5);
-  EXPECT_NEAR(r["program_totals"]["normalized_s"].get<double>(), elapsed,
-              std::max(0.02 * elapsed, 2 * period));
+  const double slack = std::max(0.02 * program_s, 3 * period);
+  EXPECT_GT(program_s, 0.5);
+  EXPECT_GE(r["elapsed_s"].get<double>(), program_s - period);
+  EXPECT_NEAR(r["elapsed_s"].get<double>(), program_s, slack);
+  EXPECT_NEAR(r["program_totals"]["normalized_s"].get<double>(), program_s, slack);
   double histogram = 0;
   for (double t : r["parallelism_s"]) histogram += t;
-  EXPECT_NEAR(histogram, elapsed, std::max(0.02 * elapsed, 2 * period));
+  EXPECT_NEAR(histogram, program_s, slack);
   // Everything after the runtime started is on behalf of main (threads inherit its stack).
   const json* main_row = find(r["procedures"], "main");
   ASSERT_NE(main_row, nullptr);
-  EXPECT_NEAR((*main_row)["normalized_s"].get<double>(), elapsed, 0.05 * elapsed);
+  EXPECT_NEAR((*main_row)["normalized_s"].get<double>(), program_s, slack);
   EXPECT_TRUE(r["final"]);
-  // The calling-context tree holds the same time: its roots add up to main's.
-  double roots = 0;
-  for (const json& c : r["contexts"]) {
-    if (c["parent"].is_null()) roots += c["normalized_s"].get<double>();
-  }
-  EXPECT_NEAR(roots, (*main_row)["normalized_s"].get<double>(), 0.01 * elapsed);
 }
 
 TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
