@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/critical_path.h"
 #include "analysis/prediction_range.h"
 #include "analysis/scheduler_model.h"
 #include "analysis/wake_latency.h"
@@ -38,11 +39,6 @@ struct PredictionRequest {
   size_t exhaustive_limit = 2000;  // candidates tried at once; more: local search
   // Every answer is replayed under each (scheduler_model.h), the first the most likely.
   std::vector<SchedulerModel> models = default_scheduler_models();
-};
-
-struct NamedTime {
-  std::string name;
-  double seconds = 0;
 };
 
 struct GroupingPrediction {
@@ -77,18 +73,10 @@ struct ProcedurePrediction {
 };
 
 // A scheduler model's replay of the recorded configuration, to set against the recorded
-// time. (Leaving out the models that replay it worst was tried: the recording's own
-// overhead made the models the plain program agreed with look worst; docs/performance.md.)
+// time.
 struct ModelCheck {
   std::string name;
   double recorded_s = 0;
-};
-
-struct CriticalPath {
-  double length_s = 0;
-  double share = 0;  // of the recorded elapsed time
-  double cpu_s = 0, delay_s = 0;
-  std::vector<NamedTime> threads, procedures, locks;  // descending; procedures inclusive
 };
 
 struct TraceQuality {
@@ -108,7 +96,7 @@ struct TraceQuality {
 };
 
 // The recorded configuration replayed with the processors' capacity other processes left
-// it (issue 15 item 2): P (1 - other_share) processors, shared. A lone thread still runs
+// it: P (1 - other_share) processors, shared. A lone thread still runs
 // at the speed of one processor; threads beyond that capacity share it. Only for a
 // recording made on a busy machine.
 struct LoadedReplay {
@@ -139,18 +127,10 @@ struct Predictions {
   TraceQuality quality;
 };
 
-// Why the predictions may be off, most serious first (empty: nothing known against them):
-// a recording made on a busy machine (with its replay on the capacity left, which explains
-// what follows), the replay of the recording more than 10% from the recorded time, the
-// recorded time outside the range its configuration replays to, a critical path mostly off
-// the processor, a changed procedure whose entry the budget turned off, a trace that lost
-// events or ends early, waits replayed without their recorded wake-up. Each with the reason, for
-// text, JSON and the viewer alike.
-struct TrustWarning {
-  std::string reason;  // "replay_error", "busy_machine", "dropped_events", ...
-  std::string text;
-};
-std::vector<TrustWarning> trust_warnings(const Predictions& p);
+// Whether other processes took more than 5% of the processors' time during the recording
+// (more than the noise of ticks): its replay on the capacity they left is then
+// Predictions::loaded, and a trust warning says so (trust_warnings.h).
+bool recorded_busy(const Predictions& p);
 
 // Of several groupings, the fastest by its most likely figure, and the others whose ranges
 // reach its range (prediction_range.h): it is the best only when there are none.

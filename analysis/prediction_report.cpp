@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/text_format.h"
+#include "analysis/trust_warnings.h"
 
 namespace quartz::analysis {
 namespace {

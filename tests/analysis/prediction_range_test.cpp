@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/prediction.h"
+#include "analysis/trust_warnings.h"
 
 namespace quartz::analysis {
 namespace {

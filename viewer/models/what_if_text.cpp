@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include "analysis/text_format.h"
+#include "analysis/trust_warnings.h"
 #include "viewer/models/format.h"
 
 namespace quartz::viewer {
