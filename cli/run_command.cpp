@@ -19,11 +19,11 @@
 #include <optional>
 
 #include "cli/baseline_run.h"
+#include "cli/capture_rescue.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/run_family.h"
 #include "cli/run_options.h"
-#include "cli/shared_capture.h"
 #include "format/capture_format.h"
 #include "profile/capture.h"
 #include "profile/store.h"
@@ -347,7 +347,7 @@ std::string describe_end(int status) {
 // Writes the capture the program last published to `path` (through `<path>.tmp`, as the
 // runtime does), sealed: the runtime leaves that to us. False, with the reason, when it
 // cannot.
-bool write_published(const SharedCapture::Published& capture, const std::string& path,
+bool write_published(const CaptureRescue::Published& capture, const std::string& path,
                      std::string* error) {
   capture::seal_capture(capture.data, capture.bytes);
   const std::string temporary = path + ".tmp";
@@ -392,7 +392,7 @@ double uncovered_ms(const std::string& path, uint64_t end_realtime_ns) {
 // Says what became of the capture and why, from the program's end, the runtime's status
 // and what it published. True when there is a capture to store.
 bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
-                     const StatusFile& status_file, const SharedCapture& shared) {
+                     const StatusFile& status_file, const CaptureRescue& rescue) {
   const bool known = !status_file.path().empty();
   RuntimeStatus runtime;
   const bool started = known && status_file.read(&runtime);
@@ -427,7 +427,7 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
           "itself)";
   }
   // What the runtime published is at least as recent as any checkpoint it wrote.
-  const std::optional<SharedCapture::Published> published = shared.latest();
+  const std::optional<CaptureRescue::Published> published = rescue.latest();
   std::string write_error;
   if (published && published->path == o.output) {
     if (write_published(*published, o.output, &write_error)) {
@@ -457,8 +457,8 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
 
 // With --follow-exec, the program running when the process ended may be one an exec
 // started: what it last published goes to its own capture, unless it wrote a final one.
-void write_unfinished_followed_capture(const RunOptions& o, const SharedCapture& shared) {
-  const std::optional<SharedCapture::Published> published = shared.latest();
+void write_unfinished_followed_capture(const RunOptions& o, const CaptureRescue& rescue) {
+  const std::optional<CaptureRescue::Published> published = rescue.latest();
   if (!published || published->path.rfind(o.output + ".exec-", 0) != 0) return;
   try {
     if (profile::read_capture(published->path).final) return;
@@ -520,7 +520,7 @@ int run_command(const std::vector<std::string>& args) {
   if (o.profile && o.output.empty()) o.output = default_output(o);
   std::optional<OutputClaim> claim;
   std::optional<StatusFile> status_file;
-  std::optional<SharedCapture> shared;
+  std::optional<CaptureRescue> rescue;
   if (o.profile) {
     claim.emplace(&o.output);
     std::error_code ignored;  // never report a stale capture or trace as this run's
@@ -531,10 +531,10 @@ int run_command(const std::vector<std::string>& args) {
       std::filesystem::remove(stale + ".trace", ignored);
     }
     status_file.emplace();
-    shared.emplace();
+    rescue.emplace();
   }
   std::vector<std::string> env = child_environment(
-      o, library, status_file ? status_file->path() : "", shared ? shared->path() : "");
+      o, library, status_file ? status_file->path() : "", rescue ? rescue->path() : "");
   std::vector<char*> argv = exec_strings(o.program), envp = exec_strings(env);
 
   int exec_error_pipe[2];  // closed by a successful exec; else carries its errno
@@ -545,7 +545,7 @@ int run_command(const std::vector<std::string>& args) {
   const pid_t child = fork();
   if (child < 0) throw UsageError(std::string("run: cannot fork: ") + std::strerror(errno));
   if (child == 0) {
-    if (shared) shared->claim_for_this_process();
+    if (rescue) rescue->claim_for_this_process();
     inherited.restore_all();
     execve(program.c_str(), argv.data(), envp.data());
     const int error = errno;
@@ -574,8 +574,8 @@ int run_command(const std::vector<std::string>& args) {
   }
 
   if (o.profile) {
-    write_unfinished_followed_capture(o, *shared);
-    const bool captured = explain_capture(o, status, end_realtime_ns, *status_file, *shared);
+    write_unfinished_followed_capture(o, *rescue);
+    const bool captured = explain_capture(o, status, end_realtime_ns, *status_file, *rescue);
     if (captured && !o.import) {
       if (!o.quiet) {
         std::cerr << "quartz: capture written to " << o.output << "; store it with '"
@@ -602,7 +602,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   claim.reset();
   status_file.reset();
-  shared.reset();
+  rescue.reset();
   end_like(status);
 }
 

@@ -1,4 +1,4 @@
-#include "cli/shared_capture.h"
+#include "cli/capture_rescue.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@ namespace quartz::cli {
 
 using capture::SharedCaptureHeader;
 
-SharedCapture::SharedCapture() {
+CaptureRescue::CaptureRescue() {
   const int fd = memfd_create("quartz-capture", MFD_CLOEXEC);
   if (fd < 0) return;
   // Sized here, where SIGXFSZ is ignored: the program's runtime never resizes it. Sparse:
@@ -28,21 +28,21 @@ SharedCapture::SharedCapture() {
   std::memcpy(header_->magic, capture::kSharedMagic, sizeof header_->magic);
 }
 
-SharedCapture::~SharedCapture() {
+CaptureRescue::~CaptureRescue() {
   if (header_) munmap(header_, capture::kSharedRegionBytes);
   if (fd_ >= 0) close(fd_);
 }
 
-std::string SharedCapture::path() const {
+std::string CaptureRescue::path() const {
   if (!active()) return "";
   return "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(fd_);
 }
 
-void SharedCapture::claim_for_this_process() const {
+void CaptureRescue::claim_for_this_process() const {
   if (header_) header_->pid = getpid();
 }
 
-std::optional<SharedCapture::Published> SharedCapture::latest() const {
+std::optional<CaptureRescue::Published> CaptureRescue::latest() const {
   if (!active()) return std::nullopt;
   const uint32_t published = __atomic_load_n(&header_->published, __ATOMIC_ACQUIRE);
   if (published != 1 && published != 2) return std::nullopt;

@@ -1,6 +1,7 @@
-// `quartz run`'s side of the shared capture (format/shared_capture.h): memory the program's
-// runtime publishes each capture into, from which `quartz run` writes the run's capture
-// when the program ended without writing it (a fatal signal, SIGKILL, _exit, abort).
+// How `quartz run` keeps the capture of a program that ended without writing it (a fatal
+// signal, SIGKILL, _exit, abort): it makes memory (a memfd laid out as
+// format/shared_capture.h says) that the program's runtime publishes each capture into, and
+// writes the last one published when the program has ended.
 #pragma once
 
 #include <sys/types.h>
@@ -13,13 +14,13 @@
 
 namespace quartz::cli {
 
-class SharedCapture {
+class CaptureRescue {
  public:
   // Makes the region; if that fails the run goes on without it (active() is false).
-  SharedCapture();
-  ~SharedCapture();
-  SharedCapture(const SharedCapture&) = delete;
-  SharedCapture& operator=(const SharedCapture&) = delete;
+  CaptureRescue();
+  ~CaptureRescue();
+  CaptureRescue(const CaptureRescue&) = delete;
+  CaptureRescue& operator=(const CaptureRescue&) = delete;
 
   bool active() const { return header_ != nullptr; }
   // The path the runtime opens it by (QUARTZ_SHARED_CAPTURE).
