@@ -3,7 +3,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "format/capture_format.h"
+#include "profile/capture.h"
 
 namespace quartz::cli {
 
@@ -52,6 +59,43 @@ std::optional<CaptureRescue::Published> CaptureRescue::latest() const {
   return Published{std::string(slot.path, strnlen(slot.path, sizeof slot.path)),
                    reinterpret_cast<unsigned char*>(header_) + capture::slot_offset(published - 1),
                    size};
+}
+
+bool write_published(const CaptureRescue::Published& capture, const std::string& path,
+                     std::string* error) {
+  capture::seal_capture(capture.data, capture.bytes);
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(capture.data),
+              static_cast<std::streamsize>(capture.bytes));
+    out.close();
+    if (!out) {
+      *error = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void write_unfinished_followed_capture(const std::string& output, const CaptureRescue& rescue) {
+  const std::optional<CaptureRescue::Published> published = rescue.latest();
+  if (!published || published->path.rfind(output + ".exec-", 0) != 0) return;
+  try {
+    if (profile::read_capture(published->path).final) return;
+  } catch (const std::exception&) {
+    // None yet, or a partial one: replaced.
+  }
+  std::string error;
+  if (!write_published(*published, published->path, &error)) {
+    std::cerr << "quartz: run: cannot write " << published->path << ": " << error << "\n";
+  }
 }
 
 }  // namespace quartz::cli

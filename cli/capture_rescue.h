@@ -43,4 +43,14 @@ class CaptureRescue {
   capture::SharedCaptureHeader* header_ = nullptr;
 };
 
+// Writes `capture` to `path` (through `<path>.tmp`, as the runtime does), sealed: the
+// runtime leaves that to us. False, with the reason, when it cannot.
+bool write_published(const CaptureRescue::Published& capture, const std::string& path,
+                     std::string* error);
+
+// With --follow-exec, the program running when the process ended may be one an exec
+// started: what it last published goes to its own capture (`<output>.exec-...`), unless it
+// wrote a final one.
+void write_unfinished_followed_capture(const std::string& output, const CaptureRescue& rescue);
+
 }  // namespace quartz::cli
