@@ -1,7 +1,5 @@
 #include "analysis/diagnosis_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/text_format.h"
 
 namespace quartz::analysis {
@@ -68,21 +66,6 @@ void print_findings_summary(std::ostream& out, const std::vector<Finding>& findi
   if (program == 0) out << "  none above 1% of the elapsed time\n";
   if (program > 0) out << "  severity  confidence  finding\n";
   for (size_t i = 0; i < program && i < top; ++i) print_title(out, findings[i]);
-}
-
-nlohmann::json findings_json(const std::vector<Finding>& findings) {
-  auto rows = nlohmann::json::array();
-  for (const Finding& f : findings) {
-    rows.push_back({{"property", property_name(f.property)},
-                    {"about", about_measurement(f.property) ? "measurement" : "program"},
-                    {"severity", f.severity},
-                    {"confidence", f.confidence},
-                    {"subject", f.subject},
-                    {"location", f.location},
-                    {"evidence", f.evidence},
-                    {"advice", f.advice}});
-  }
-  return rows;
 }
 
 }  // namespace quartz::analysis

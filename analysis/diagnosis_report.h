@@ -1,8 +1,7 @@
-// Findings (analysis/diagnosis.h) as text and JSON: `quartz diagnose`, and the top of
-// `quartz report`.
+// Findings (analysis/diagnosis.h) as text: `quartz diagnose`, and the top of `quartz
+// report` (row_json.h: as JSON).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <vector>
 
@@ -14,6 +13,5 @@ namespace quartz::analysis {
 void print_findings(std::ostream& out, const std::vector<Finding>& findings);
 // The program's `top` findings, one line each (the top of `quartz report`).
 void print_findings_summary(std::ostream& out, const std::vector<Finding>& findings, size_t top);
-nlohmann::json findings_json(const std::vector<Finding>& findings);
 
 }  // namespace quartz::analysis

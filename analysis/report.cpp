@@ -4,13 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <span>
 #include <sstream>
 
 #include "analysis/cxx_names.h"
 #include "analysis/diagnosis.h"
 #include "analysis/diagnosis_report.h"
+#include "analysis/prediction_json.h"
 #include "analysis/prediction_report.h"
+#include "analysis/row_json.h"
 #include "analysis/text_format.h"
 
 namespace quartz::analysis {
@@ -252,30 +253,6 @@ void print_quality(std::ostream& out, const ProfileView& v) {
   }
 }
 
-nlohmann::json totals_json(const Totals& t) {
-  return {{"normalized_s", t.normalized_s},
-          {"normalized_self_s", t.normalized_self_s},
-          {"processor_s", t.processor_s},
-          {"processor_self_s", t.processor_self_s},
-          {"histogram_s", t.histogram_s},
-          {"histogram_self_s", t.histogram_self_s},
-          {"state_s",
-           {{"busy", t.state_s[capture::kBusy]},
-            {"spinning", t.state_s[capture::kSpinning]},
-            {"blocked", t.state_s[capture::kBlocked]},
-            {"ready", t.state_s[capture::kReady]}}},
-          {"mean_runnable",
-           {{"busy", t.mean_runnable[capture::kBusy]},
-            {"spinning", t.mean_runnable[capture::kSpinning]},
-            {"blocked", t.mean_runnable[capture::kBlocked]},
-            {"ready", t.mean_runnable[capture::kReady]}}},
-          {"runnable_s",
-           {{"busy", t.runnable_s[capture::kBusy]},
-            {"spinning", t.runnable_s[capture::kSpinning]},
-            {"blocked", t.runnable_s[capture::kBlocked]},
-            {"ready", t.runnable_s[capture::kReady]}}}};
-}
-
 }  // namespace
 
 void print_text_report(std::ostream& wrapped, const ProfileView& view,
@@ -362,16 +339,9 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
                      {"profiled_cpu_s", b->profiled_cpu_s}};
   }
   auto& unpatched = j["sampling"]["unpatched"] = nlohmann::json::array();
-  for (const UnpatchedProcedure& u : q.unpatched) {
-    nlohmann::json entry{{"name", u.name}, {"calls", u.calls}, {"at_s", u.at_s}};
-    if (u.call_ns > 0) entry["measured_call_ns"] = u.call_ns;
-    unpatched.push_back(std::move(entry));
-  }
+  for (const UnpatchedProcedure& u : q.unpatched) unpatched.push_back(unpatched_json(u));
   auto& limits = j["sampling"]["limits_reached"] = nlohmann::json::array();
-  for (const LimitReached& l : q.limits_reached) {
-    limits.push_back(
-        {{"limit", l.limit}, {"lost", l.lost}, {"lost_what", l.lost_what}, {"flag", l.flag}});
-  }
+  for (const LimitReached& l : q.limits_reached) limits.push_back(limit_json(l));
   if (q.traced) {
     j["trace"] = {
         {"events", q.trace_events}, {"dropped", q.trace_dropped}, {"bytes", q.trace_bytes}};
@@ -389,78 +359,12 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
   std::string head = j.dump(2, ' ', false, kReplace);
   head.resize(head.size() - 2);  // the closing "\n}"
   out << head;
-  stream_array(out, "locks", v.locks, [&](const LockRow& l) {
-    nlohmann::json row = totals_json(l.totals);
-    row["id"] = l.id;
-    row["name"] = l.name;
-    row["kind"] = kind_name(l.kind);
-    row["address"] = l.address;
-    row["wait_s"] = l.wait_s;
-    row["wait_spinning_s"] = l.wait_spinning_s;
-    row["wait_blocked_s"] = l.wait_blocked_s;
-    row["hold_s"] = l.hold_s;
-    row["acquisitions"] = l.acquisitions;
-    row["contended"] = l.contended;
-    row["posts"] = l.posts;
-    row["mean_wait_s"] = l.mean_wait_s;
-    row["mean_queue"] = l.mean_queue;
-    row["queue_s"] = l.queue_s;
-    return row;
-  });
-  stream_array(out, "threads", v.threads, [&](const ThreadRow& t) {
-    nlohmann::json row = totals_json(t.totals);
-    row["index"] = t.index;
-    row["parent"] =
-        t.parent == capture::kNoParent ? nlohmann::json(nullptr) : nlohmann::json(t.parent);
-    row["name"] = t.name;
-    row["named"] = t.named;
-    row["routine"] = t.routine;
-    row["role"] = t.role;
-    row["busy_s"] = t.busy_s;
-    row["spin_s"] = t.spinning_s;
-    row["blocked_s"] = t.blocked_s;
-    row["ready_s"] = t.ready_s;
-    row["cpu_s"] = t.cpu_s;
-    row["calls"] = t.calls;
-    return row;
-  });
-  stream_array(out, "procedures", v.procedures, [&](const ProcedureRow& p) {
-    nlohmann::json row = totals_json(p.totals);
-    row["name"] = p.name;
-    row["address"] = p.address;
-    row["location"] = p.location;
-    row["calls"] = p.calls;
-    auto& children = row["children"] = nlohmann::json::array();
-    if (auto it = v.children.find(p.address); it != v.children.end()) {
-      for (const ChildRow& c : it->second) {
-        children.push_back({{"name", v.name_of(c)},
-                            {"kind", kind_name(c.kind)},
-                            {"normalized_s", c.normalized_s},
-                            {"share", c.share},
-                            {"calls", c.calls}});
-      }
-    }
-    return row;
-  });
-  const auto values = [](std::span<const double> s) {
-    return std::vector<double>(s.begin(), s.end());
-  };
-  stream_array(out, "contexts", v.contexts, [&](const ContextRow& c) {
-    return nlohmann::json{{"id", c.id},
-                          {"parent", c.parent == capture::kNoParent ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(c.parent)},
-                          {"address", c.address},
-                          {"name", v.name_of(c)},
-                          {"kind", kind_name(c.kind)},
-                          {"normalized_s", c.normalized_s},
-                          {"normalized_self_s", c.normalized_self_s},
-                          {"processor_s", c.processor_s},
-                          {"processor_self_s", c.processor_self_s},
-                          {"wait_self_s", c.wait_self_s},
-                          {"calls", c.calls},
-                          {"histogram_s", values(v.histogram_of(c))},
-                          {"histogram_self_s", values(v.histogram_self_of(c))}};
-  });
+  stream_array(out, "locks", v.locks, lock_json);
+  stream_array(out, "threads", v.threads, thread_json);
+  stream_array(out, "procedures", v.procedures,
+               [&](const ProcedureRow& p) { return procedure_json(p, v); });
+  stream_array(out, "contexts", v.contexts,
+               [&](const ContextRow& c) { return context_json(c, v); });
   out << "\n}\n";
 }
 

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "analysis/comparison.h"
-#include "analysis/diagnosis_report.h"
 #include "analysis/profile_view.h"
+#include "analysis/row_json.h"
 #include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -38,19 +38,6 @@ void print_changes(std::ostream& out, const std::string& title, const std::vecto
     out << line << analysis::text::name_at(c.name, c.location, analysis::text::kColumns - 47)
         << "\n";
   }
-}
-
-nlohmann::json changes_json(const std::vector<Change>& rows) {
-  auto out = nlohmann::json::array();
-  for (const Change& c : rows) {
-    out.push_back({{"name", c.name},
-                   {"location", c.location},
-                   {"a_s", c.a_s},
-                   {"b_s", c.b_s},
-                   {"noise_s", c.noise_s},
-                   {"beyond_noise", c.beyond_noise()}});
-  }
-  return out;
 }
 
 // One side of the comparison: the runs of a comma-separated list.
@@ -125,9 +112,9 @@ int compare_command(const std::vector<std::string>& args) {
     out["runs_a"] = c.runs_a;
     out["runs_b"] = c.runs_b;
     out["noise_includes_run_to_run"] = c.run_to_run;
-    out["elapsed"] = changes_json({c.elapsed}).at(0);
-    out["procedures"] = changes_json(c.procedures);
-    out["locks"] = changes_json(c.locks);
+    out["elapsed"] = analysis::change_json(c.elapsed);
+    out["procedures"] = analysis::changes_json(c.procedures);
+    out["locks"] = analysis::changes_json(c.locks);
     out["appeared"] = analysis::findings_json(c.appeared);
     out["went_away"] = analysis::findings_json(c.went_away);
     out["slower"] = slower;

@@ -6,6 +6,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/diagnosis_report.h"
 #include "analysis/profile_view.h"
+#include "analysis/row_json.h"
 #include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "analysis/prediction.h"
+#include "analysis/prediction_json.h"
 #include "analysis/prediction_report.h"
 #include "analysis/text_format.h"
 #include "cli/command_line.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/prediction_report.h"
+#include "analysis/prediction_json.h"
 #include "analysis/profile_view.h"
 #include "analysis/report.h"
 

@@ -9,7 +9,7 @@
 #include <QTest>
 #include <fstream>
 
-#include "analysis/prediction_report.h"
+#include "analysis/prediction_json.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
 #include "tests/viewer/pixels.h"

@@ -3,7 +3,7 @@
 // when there is nothing to show, and the trace in the run's details.
 #include <QTest>
 
-#include "analysis/prediction_report.h"
+#include "analysis/prediction_json.h"
 #include "tests/viewer/model_text.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/models/filter_proxy.h"

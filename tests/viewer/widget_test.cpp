@@ -28,7 +28,7 @@
 #include <set>
 #include <thread>
 
-#include "analysis/prediction_report.h"
+#include "analysis/prediction_json.h"
 #include "profile/store.h"
 #include "tests/profile/capture_builder.h"
 #include "tests/viewer/model_text.h"

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "analysis/prediction_report.h"
+#include "analysis/prediction_json.h"
 #include "profile/open_run.h"
 
 namespace quartz::viewer {
