@@ -144,10 +144,6 @@ CallGraph child_rows_of_view(const ProfileView& view, const CallGraphFilter& kee
                     view.procedures, keep);
 }
 
-double sum(std::span<const double> v) {
-  return std::accumulate(v.begin(), v.end(), 0.0);
-}
-
 }  // namespace
 
 CallGraph call_graph(const ProfileView& view, const CallGraphFilter& keep) {
@@ -161,6 +157,9 @@ CallGraph call_graph_of_rows(const ProfileView& view, size_t parents) {
 }
 
 CallGraph call_graph_of_run(const Run& run, ProfileView& view, size_t parents) {
+  const auto sum = [](std::span<const double> v) {
+    return std::accumulate(v.begin(), v.end(), 0.0);
+  };
   ViewNames names(run, view.names);
   std::vector<double> inclusive(run.contexts.size(), 0);
   for (size_t i = inclusive.size(); i-- > 0;) {

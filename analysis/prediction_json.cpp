@@ -119,7 +119,7 @@ GroupingSearch search_from(const json& s) {
   return search;
 }
 
-json change_json(const ProcedurePrediction& c) {
+json procedure_change_json(const ProcedurePrediction& c) {
   json change{{"change", c.change},
               {"procedure", c.procedure},
               {"percent", c.percent},
@@ -130,7 +130,7 @@ json change_json(const ProcedurePrediction& c) {
   return change;
 }
 
-ProcedurePrediction change_from(const json& c) {
+ProcedurePrediction procedure_change_from(const json& c) {
   const double likely_s = c.at("predicted_s").get<double>();
   ProcedurePrediction change{c.at("change").get<std::string>(),
                              c.at("procedure").get<std::string>(),
@@ -208,7 +208,7 @@ std::string predictions_json(const Predictions& p) {
   auto& searches = j["searches"] = json::array();
   for (const auto& s : p.searches) searches.push_back(search_json(s));
   auto& procedures = j["procedures"] = json::array();
-  for (const auto& c : p.procedures) procedures.push_back(change_json(c));
+  for (const auto& c : p.procedures) procedures.push_back(procedure_change_json(c));
   j["trace"] = trace_json(p.quality, p.profiled_s > 0);
   // Names come from the program (thread names, symbols) and need not be UTF-8.
   return j.dump(2, ' ', false, json::error_handler_t::replace);
@@ -236,7 +236,7 @@ Predictions predictions_from_json(const std::string& text) {
     p.critical_path = critical_path_from(j.at("critical_path"));
     for (const auto& g : j.at("groupings")) p.groupings.push_back(grouping_from(g));
     for (const auto& s : j.at("searches")) p.searches.push_back(search_from(s));
-    for (const auto& c : j.at("procedures")) p.procedures.push_back(change_from(c));
+    for (const auto& c : j.at("procedures")) p.procedures.push_back(procedure_change_from(c));
     p.quality = trace_from(j.at("trace"));
     return p;
   } catch (const json::exception& e) {
