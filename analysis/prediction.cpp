@@ -11,6 +11,7 @@
 #include "analysis/grouping_search.h"
 #include "analysis/model_replays.h"
 #include "analysis/profile_view.h"
+#include "analysis/run_quality.h"
 #include "analysis/simulation.h"
 #include "analysis/wake_latency.h"
 
@@ -18,10 +19,13 @@ namespace quartz::analysis {
 namespace {
 
 // The contexts on whose path `name` is: by exact function name, else by a unique part of one.
+// A procedure whose entry the budget turned off before any snapshot saw it has none, but is
+// the run's all the same (its change is then said to be left out of the trace).
 std::pair<std::vector<uint8_t>, std::string> procedure_contexts(const profile::Run& run,
                                                                 const std::string& name) {
   std::map<uint64_t, std::string> names;
   for (const auto& p : run.procedures) names[p.address] = display_name(run, p.address);
+  for (const UnpatchedProcedure& u : unpatched_procedures(run)) names.emplace(u.address, u.name);
   std::set<uint64_t> chosen;
   for (const auto& [address, n] : names) {
     if (n == name) chosen.insert(address);

@@ -53,7 +53,7 @@ std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
     if (!(fields >> std::hex >> address >> std::dec >> calls >> at_ns >> off) || !off) continue;
     if (!(fields >> call_ns)) call_ns = 0;  // a capture from before trials
     out.push_back({display_name(run, address), calls, static_cast<double>(at_ns) * 1e-9,
-                   static_cast<double>(call_ns)});
+                   static_cast<double>(call_ns), address});
   }
   return out;
 }

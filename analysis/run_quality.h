@@ -40,6 +40,7 @@ struct UnpatchedProcedure {
   uint64_t calls = 0;  // counted until then
   double at_s = 0;     // into the run
   double call_ns = 0;  // what a call cost the program, as a trial measured it; 0: not measured
+  uint64_t address = 0;
 };
 
 // One run of the program without the profiler (`quartz run --baseline`), beside this one.
