@@ -1,5 +1,8 @@
 // Reading capture files (capture_format.h). Every byte is checked: a truncated or corrupt
 // file gives a CaptureError naming the file, the offset and what is wrong, never a crash.
+// The reader: capture.cpp (the file: header, footer, checksums, the sections' order),
+// capture_sections.cpp (a capture's own sections), capture_amendments.cpp (amended_*), and
+// capture_items.cpp (the decoders of the items both read).
 #pragma once
 
 #include <cstdint>

@@ -103,7 +103,7 @@ struct ThreadInfo {
   FullRecord record;
   // The program named the thread: `name` is its own, not the one it inherited from its
   // creator. Captures written before the runtime said so: inferred, named when its name
-  // is not its creator's (profile/capture.cpp).
+  // is not its creator's (profile/capture_sections.cpp).
   bool named = true;
   // The first procedure it entered at each depth of its own stack, bottom first (empty in
   // older captures): for a std::thread, its trampolines, then the program's callable.
