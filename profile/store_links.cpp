@@ -3,10 +3,14 @@
 #include <sqlite3.h>
 
 #include "profile/sqlite.h"
+#include "profile/sqlite_rows.h"
 #include "profile/store.h"
+#include "profile/store_tables.h"
 
 namespace quartz::profile {
 
+using sqlite::OnConflict;
+using sqlite::RowInsert;
 using sqlite::Statement;
 
 namespace {
@@ -30,12 +34,9 @@ std::optional<int64_t> first(const std::vector<int64_t>& ids) {
 }  // namespace
 
 void Store::link_run(int64_t run_id, int64_t parent_run) {
-  Statement link(db_.get(), path_,
-                 "INSERT OR REPLACE INTO run_links (run_id, parent_run) VALUES (?, ?)",
-                 "cannot link run " + std::to_string(run_id));
-  link.bind(1, run_id);
-  link.bind(2, parent_run);
-  link.step();
+  RowInsert<tables::kRunLinks>(db_.get(), path_, "cannot link run " + std::to_string(run_id),
+                               OnConflict::replace)
+      .add({}, run_id, parent_run);
 }
 
 std::optional<int64_t> Store::parent_run(int64_t run_id) const {
@@ -51,12 +52,10 @@ std::vector<int64_t> Store::child_runs(int64_t run_id) const {
 }
 
 void Store::add_to_series(int64_t run_id, int64_t series) {
-  Statement add(db_.get(), path_,
-                "INSERT OR REPLACE INTO run_series (run_id, series) VALUES (?, ?)",
-                "cannot add run " + std::to_string(run_id) + " to its series");
-  add.bind(1, run_id);
-  add.bind(2, series);
-  add.step();
+  RowInsert<tables::kRunSeries>(db_.get(), path_,
+                                "cannot add run " + std::to_string(run_id) + " to its series",
+                                OnConflict::replace)
+      .add({}, run_id, series);
 }
 
 std::optional<int64_t> Store::series_of(int64_t run_id) const {

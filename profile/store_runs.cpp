@@ -6,21 +6,21 @@
 #include "profile/compiler_copies.h"
 #include "profile/mapped_file.h"
 #include "profile/sqlite.h"
+#include "profile/sqlite_rows.h"
 #include "profile/store.h"
 #include "profile/store_chunks.h"
 #include "profile/store_schema.h"
+#include "profile/store_tables.h"
 
 namespace quartz::profile {
 
+using sqlite::read_row;
+using sqlite::RowInsert;
+using sqlite::select_sql;
 using sqlite::Statement;
 using sqlite::Transaction;
 
 namespace {
-
-constexpr const char* kSummaryColumns =
-    "id, program, arguments, start_realtime_ns, host, topology, elapsed_s, period_s, torn_rate, "
-    "dilation_removed_s, sampler_cpu_s, processors, samples, reserved_core, final, capture_path, "
-    "options";
 
 // A run-section value as an exact unsigned integer (Run::number goes through double, which
 // rounds nanosecond timestamps); 0 when absent or not a decimal integer.
@@ -31,27 +31,38 @@ uint64_t unsigned_value(const Run& run, const char* key) {
   return error == std::errc() && end == text.data() + text.size() ? value : 0;
 }
 
-// The columns of kSummaryColumns, in order.
-RunSummary read_summary(Statement& row) {
-  RunSummary s;
-  s.id = row.integer(0);
-  s.program = row.text(1);
-  s.arguments = row.text(2);
-  s.started = local_time(row.integer(3));
-  s.host = row.text(4);
-  s.topology = row.text(5);
-  s.elapsed_s = row.real(6);
-  s.period_s = row.real(7);
-  s.torn_rate = row.real(8);
-  s.dilation_removed_s = row.real(9);
-  s.sampler_cpu_s = row.real(10);
-  s.processors = static_cast<uint32_t>(row.integer(11));
-  s.samples = row.unsigned_integer(12);
-  s.reserved_core = row.integer(13) != 0;
-  s.final = row.integer(14) != 0;
-  s.capture_path = row.text(15);
-  s.options = row.text(16);
-  return s;
+// The runs row of a run parsed from its capture: its summary columns from the run section.
+tables::RunRow run_row(const Run& run) {
+  using namespace capture::run_keys;
+  tables::RunRow row;
+  row.program = run.text(kProgram);
+  row.arguments = run.text(kArguments);
+  for (char& c : row.arguments) {
+    if (c == '\x1f') c = ' ';
+  }
+  // Timestamps past 2262 do not fit: 0, "not recorded".
+  const uint64_t start_ns = unsigned_value(run, kStartRealtimeNs);
+  row.start_realtime_ns = start_ns <= uint64_t{INT64_MAX} ? static_cast<int64_t>(start_ns) : 0;
+  row.host = run.text(kHost);
+  row.topology = run.text(kTopology);
+  row.elapsed_s = run.elapsed_s();
+  row.period_s = run.number(kPeriodNs) * 1e-9;
+  row.torn_rate = run.torn_rate();
+  row.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
+  row.sampler_cpu_s = run.number(kSamplerCpuNs) * 1e-9;
+  row.processors = run.processors;
+  row.samples = unsigned_value(run, kSamples);
+  row.reserved_core = run.text(kReserve) == "yes";
+  row.final = run.final;
+  return row;
+}
+
+// The summary of the row a select_sql() of runs stands on.
+RunSummary read_summary(Statement& rows) {
+  tables::RunRow row;
+  read_row<tables::kRuns>(rows, row);
+  row.started = local_time(row.start_realtime_ns);
+  return row;
 }
 
 }  // namespace
@@ -59,69 +70,27 @@ RunSummary read_summary(Statement& row) {
 int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& run,
                        const std::string& capture_path, const std::string& options,
                        const std::function<void(size_t)>& release) {
-  using namespace capture::run_keys;
   sqlite3* db = db_.get();
   const std::string what = "cannot add a run";
-
-  std::string arguments = run.text(kArguments);
-  for (char& c : arguments) {
-    if (c == '\x1f') c = ' ';
-  }
-  const uint64_t start_ns = unsigned_value(run, kStartRealtimeNs);
-
-  const int64_t crc = capture_crc32(capture_bytes, release);
+  tables::RunRow row = run_row(run);
+  row.capture_path = capture_path;
+  row.options = options;
+  row.capture_crc32 = capture_crc32(capture_bytes, release);
+  row.capture_bytes = static_cast<int64_t>(capture_bytes.size());
 
   Transaction transaction(db, path_, what);
   // Inside the transaction: two imports of one capture at once store it once.
-  if (const auto existing = run_with_capture(capture_bytes, crc)) {
+  if (const auto existing = run_with_capture(capture_bytes, row.capture_crc32)) {
     throw DuplicateCaptureError(path_ + ": this capture is already " + run_name(*existing),
                                 *existing);
   }
-  Statement insert(db, path_,
-                   "INSERT INTO runs (program, arguments, start_realtime_ns, host, topology, "
-                   "elapsed_s, period_s, torn_rate, dilation_removed_s, sampler_cpu_s, "
-                   "processors, samples, reserved_core, final, capture_path, options, capture, "
-                   "capture_crc32, capture_bytes) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(0), ?, ?)",
-                   what);
-  insert.bind(1, run.text(kProgram));
-  insert.bind(2, arguments);
-  // Timestamps past 2262 do not fit: 0, "not recorded".
-  insert.bind(3, start_ns <= uint64_t{INT64_MAX} ? static_cast<int64_t>(start_ns) : int64_t{0});
-  insert.bind(4, run.text(kHost));
-  insert.bind(5, run.text(kTopology));
-  insert.bind(6, run.elapsed_s());
-  insert.bind(7, run.number(kPeriodNs) * 1e-9);
-  insert.bind(8, run.torn_rate());
-  insert.bind(9, run.number(kDilationRemovedNs) * 1e-9);
-  insert.bind(10, run.number(kSamplerCpuNs) * 1e-9);
-  insert.bind(11, run.processors);
-  insert.bind(12, unsigned_value(run, kSamples));
-  insert.bind(13, run.text(kReserve) == "yes");
-  insert.bind(14, run.final);
-  insert.bind(15, capture_path);
-  insert.bind(16, options);
-  insert.bind(17, crc);
-  insert.bind(18, static_cast<int64_t>(capture_bytes.size()));
-  insert.step();
+  RowInsert<tables::kRuns>(db, path_, what).add(row);
   const int64_t run_id = sqlite3_last_insert_rowid(db);
   chunks::write(db, path_, run_id, chunks::kCapture, capture_bytes, what, chunks::kChunkBytes,
                 release);
 
-  Statement symbol(db, path_,
-                   "INSERT INTO symbols (run_id, address, function, file, line, module) "
-                   "VALUES (?, ?, ?, ?, ?, ?)",
-                   what);
-  for (const auto& [address, s] : run.symbols) {
-    symbol.bind(1, run_id);
-    symbol.bind(2, address);
-    symbol.bind(3, s.function);
-    symbol.bind(4, s.file);
-    symbol.bind(5, s.line);
-    symbol.bind(6, s.module);
-    symbol.step();
-    symbol.reset();
-  }
+  RowInsert<tables::kSymbols> symbols(db, path_, what);
+  for (const auto& [address, symbol] : run.symbols) symbols.add(symbol, run_id, address);
   transaction.commit();
   return run_id;
 }
@@ -182,68 +151,26 @@ void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& proc
     remove.step();
   }
 
-  Statement procedure(db, path_,
-                      "INSERT INTO procedures (run_id, name, location, normalized_s, "
-                      "normalized_self_s, processor_s, calls) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                      what);
-  for (const ProcedureMetric& p : procedures) {
-    procedure.bind(1, run_id);
-    procedure.bind(2, p.name);
-    procedure.bind(3, p.location);
-    procedure.bind(4, p.normalized_s);
-    procedure.bind(5, p.normalized_self_s);
-    procedure.bind(6, p.processor_s);
-    procedure.bind(7, p.calls);
-    procedure.step();
-    procedure.reset();
-  }
-  Statement lock(db, path_,
-                 "INSERT INTO locks (run_id, name, kind, normalized_s, wait_s, hold_s, "
-                 "acquisitions, contended, object_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 what);
-  for (const LockMetric& l : locks) {
-    lock.bind(1, run_id);
-    lock.bind(2, l.name);
-    lock.bind(3, l.kind);
-    lock.bind(4, l.normalized_s);
-    lock.bind(5, l.wait_s);
-    lock.bind(6, l.hold_s);
-    lock.bind(7, l.acquisitions);
-    lock.bind(8, l.contended);
-    lock.bind(9, int64_t{l.id});
-    lock.step();
-    lock.reset();
-  }
-  Statement thread(db, path_,
-                   "INSERT INTO threads (run_id, thread_index, name, normalized_s, busy_s, "
-                   "spinning_s, blocked_s, ready_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   what);
-  for (const ThreadMetric& t : threads) {
-    thread.bind(1, run_id);
-    thread.bind(2, t.index);
-    thread.bind(3, t.name);
-    thread.bind(4, t.normalized_s);
-    thread.bind(5, t.busy_s);
-    thread.bind(6, t.spinning_s);
-    thread.bind(7, t.blocked_s);
-    thread.bind(8, t.ready_s);
-    thread.step();
-    thread.reset();
-  }
+  RowInsert<tables::kProcedures> procedure(db, path_, what);
+  for (const ProcedureMetric& p : procedures) procedure.add(p, run_id);
+  RowInsert<tables::kLocks> lock(db, path_, what);
+  for (const LockMetric& l : locks) lock.add(l, run_id);
+  RowInsert<tables::kThreads> thread(db, path_, what);
+  for (const ThreadMetric& t : threads) thread.add(t, run_id);
   transaction.commit();
 }
 
 std::vector<RunSummary> Store::list() const {
-  const std::string sql = std::string("SELECT ") + kSummaryColumns + " FROM runs ORDER BY id";
-  Statement rows(db_.get(), path_, sql.c_str(), "cannot list the runs");
+  Statement rows(db_.get(), path_, select_sql(tables::kRuns, "ORDER BY id").c_str(),
+                 "cannot list the runs");
   std::vector<RunSummary> runs;
   while (rows.step()) runs.push_back(read_summary(rows));
   return runs;
 }
 
 std::optional<RunSummary> Store::summary(int64_t run_id) const {
-  const std::string sql = std::string("SELECT ") + kSummaryColumns + " FROM runs WHERE id = ?";
-  Statement row(db_.get(), path_, sql.c_str(), "cannot read " + run_name(run_id));
+  Statement row(db_.get(), path_, select_sql(tables::kRuns, "WHERE id = ?").c_str(),
+                "cannot read " + run_name(run_id));
   row.bind(1, run_id);
   if (!row.step()) return std::nullopt;
   return read_summary(row);
@@ -278,17 +205,11 @@ Run Store::load(int64_t run_id) const {
   } catch (const CaptureError& e) {
     throw StoreError(path_ + ": " + run_name(run_id) + ": " + e.what());
   }
-  Statement symbols(db, path_,
-                    "SELECT address, function, file, line, module FROM symbols WHERE run_id = ?",
+  Statement symbols(db, path_, select_sql(tables::kSymbols, "WHERE run_id = ?", "address").c_str(),
                     what);
   symbols.bind(1, run_id);
-  while (symbols.step()) {
-    Symbol& s = run.symbols[symbols.unsigned_integer(0)];
-    s.function = symbols.text(1);
-    s.file = symbols.text(2);
-    s.line = static_cast<int>(symbols.integer(3));
-    s.module = symbols.text(4);
-  }
+  while (symbols.step())
+    read_row<tables::kSymbols>(symbols, run.symbols[symbols.unsigned_integer(0)], 1);
   merge_compiler_copies(run);
   return run;
 }

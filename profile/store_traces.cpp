@@ -8,13 +8,18 @@
 #include <fstream>
 
 #include "profile/sqlite.h"
+#include "profile/sqlite_rows.h"
 #include "profile/store.h"
 #include "profile/store_chunks.h"
 #include "profile/store_schema.h"
+#include "profile/store_tables.h"
 
 namespace quartz::profile {
 
 using sqlite::fail;
+using sqlite::read_row;
+using sqlite::RowInsert;
+using sqlite::select_sql;
 using sqlite::Statement;
 using sqlite::Transaction;
 
@@ -130,27 +135,26 @@ std::unique_ptr<TraceSource> Store::open_trace(int64_t run_id) const {
 }
 
 void Store::add_prediction(int64_t run_id, const std::string& question, const std::string& json) {
-  Statement insert(
-      db_.get(), path_,
-      "INSERT INTO predictions (run_id, made_realtime_ns, question, json) VALUES (?, ?, ?, ?)",
-      "cannot store a prediction for " + run_name(run_id));
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  insert.bind(1, run_id);
-  insert.bind(2, static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
-  insert.bind(3, question);
-  insert.bind(4, json);
-  insert.step();
+  const tables::PredictionRow row{static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec,
+                                  question, json};
+  RowInsert<tables::kPredictions>(db_.get(), path_,
+                                  "cannot store a prediction for " + run_name(run_id))
+      .add(row, run_id);
 }
 
 std::vector<StoredPrediction> Store::predictions(int64_t run_id) const {
   Statement rows(db_.get(), path_,
-                 "SELECT made_realtime_ns, question, json FROM predictions WHERE run_id = ? "
-                 "ORDER BY rowid",
+                 select_sql(tables::kPredictions, "WHERE run_id = ? ORDER BY rowid").c_str(),
                  "cannot read the predictions of " + run_name(run_id));
   rows.bind(1, run_id);
   std::vector<StoredPrediction> out;
-  while (rows.step()) out.push_back({local_time(rows.integer(0)), rows.text(1), rows.text(2)});
+  tables::PredictionRow row;
+  while (rows.step()) {
+    read_row<tables::kPredictions>(rows, row);
+    out.push_back({local_time(row.made_realtime_ns), row.question, row.json});
+  }
   return out;
 }
 

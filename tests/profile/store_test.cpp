@@ -7,10 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "profile/capture.h"
+#include "profile/store_tables.h"
 #include "tests/profile/store_fixture.h"
 
 namespace quartz::profile {
@@ -32,6 +34,31 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
+}
+
+// The column lists the statements are made from (store_tables.h) name every column of their
+// tables in a new store, and no other.
+TEST_F(StoreTest, ColumnListsAreTheSchemasColumns) {
+  Store store(path_);
+  Database db(path_);
+  auto in_schema = [&](const std::string& table) {
+    std::set<std::string> names;
+    for (const auto& row : db.rows("PRAGMA table_info(" + table + ")")) names.insert(row.at(1));
+    return names;
+  };
+  auto listed = [](const auto& table) {
+    std::set<std::string> names(table.keys.begin(), table.keys.end());
+    for (const auto& column : table.columns) names.insert(column.name);
+    return names;
+  };
+  EXPECT_EQ(listed(tables::kRuns), in_schema("runs"));
+  EXPECT_EQ(listed(tables::kSymbols), in_schema("symbols"));
+  EXPECT_EQ(listed(tables::kProcedures), in_schema("procedures"));
+  EXPECT_EQ(listed(tables::kLocks), in_schema("locks"));
+  EXPECT_EQ(listed(tables::kThreads), in_schema("threads"));
+  EXPECT_EQ(listed(tables::kPredictions), in_schema("predictions"));
+  EXPECT_EQ(listed(tables::kRunLinks), in_schema("run_links"));
+  EXPECT_EQ(listed(tables::kRunSeries), in_schema("run_series"));
 }
 
 TEST_F(StoreTest, RoundTrip) {
