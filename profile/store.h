@@ -3,8 +3,9 @@
 // computed, so that cross-run questions (scaling with core count, before/after a change) are
 // SQL queries. SQLite stays out of this header: users link it through quartz_profile.
 // The implementation: store.cpp (opening), store_schema.cpp (the schema below and its
-// migrations), store_runs.cpp, store_traces.cpp (traces and predictions), over the SQLite
-// wrapper of sqlite.h.
+// migrations), store_tables.h (each table's columns, from which the statements are made:
+// sqlite_rows.h), store_runs.cpp, store_traces.cpp (traces and predictions), store_links.cpp
+// (links and series of runs), over the SQLite wrapper of sqlite.h.
 //
 // Schema, version 1 (uint64 values are stored as their signed 64-bit bit pattern):
 //   meta       (key TEXT PRIMARY KEY, value)
@@ -26,6 +27,9 @@
 // a capture imported twice (the bytes are then compared).
 // Version 4 adds run_links (run_id PRIMARY KEY, parent_run): with --follow-exec, the run of
 // the program that started each program (a store of version 3 read only has no links).
+// Version 5 adds run_series (run_id PRIMARY KEY, series), the runs of one `quartz scale`,
+// and chunks (run_id, kind, seq, bytes): captures and traces in pieces (store_chunks.h),
+// runs.capture_bytes their size. Version 6 adds locks.object_id (ObjectInfo::id).
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
 // run_id and by name. Example: the normalized time of procedure "solve" in every run:
 //   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
