@@ -8,7 +8,7 @@
 #include <fstream>
 #include <random>
 
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 
 using namespace quartz;
 using namespace quartz::profile;
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   constexpr uint64_t kText = 0x555555555000, kData = 0x555555900000;
   const double elapsed_s = 60;
   std::mt19937_64 random(42);
-  test_support::CaptureBuilder b(kProcessors, kBins);
+  test_support::CaptureFile b(kProcessors, kBins);
   b.run_key(capture::run_keys::kProgram, "/opt/huge/program")
       .run_key(capture::run_keys::kHost, "bench")
       .run_key(capture::run_keys::kPid, "1")

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "profile/capture.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/main_window.h"
 #include "viewer/models/call_graph_model.h"
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   const std::string capture = dir.filePath("large.qcap").toStdString();
   {
     const std::vector<unsigned char> bytes =
-        profile::test_support::CaptureBuilder::of(test::large_run(contexts)).bytes();
+        profile::test_support::CaptureFile::of(test::large_run(contexts)).bytes();
     std::ofstream(capture, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     std::printf("quartz-view with a run of %zu calling contexts (capture %.1f MB)\n", contexts,

@@ -11,13 +11,13 @@
 
 #include "format/shared_capture.h"
 #include "profile/capture.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 
 namespace quartz::profile {
 namespace {
 
 using capture::SectionType;
-using test_support::CaptureBuilder;
+using test_support::CaptureFile;
 using test_support::PayloadWriter;
 using ::testing::HasSubstr;
 
@@ -142,8 +142,7 @@ TEST(AmendedCapture, ItemsReplaceTheirKeysOrAddNewOnes) {
   later.str("8000000000");
   append(log, section(SectionType::amended_run, later));
 
-  const profile::Run read =
-      parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
+  const profile::Run read = parse_capture(amended(CaptureFile::of(run).bytes(), log), kAmendedName);
   EXPECT_EQ(read.text(capture::run_keys::kElapsedNs), "8000000000");
   EXPECT_EQ(read.text(capture::run_keys::kCountsElapsedNs),
             run.text(capture::run_keys::kElapsedNs));
@@ -195,19 +194,18 @@ TEST(AmendedCapture, OnlyWholeSectionsOfTheLogAreTaken) {
   std::vector<unsigned char> log = section(SectionType::amended_run, a);
   std::vector<unsigned char> second = section(SectionType::amended_run, b);
   log.insert(log.end(), second.begin(), second.end() - 3);
-  const profile::Run read =
-      parse_capture(amended(CaptureBuilder::of(run).bytes(), log), kAmendedName);
+  const profile::Run read = parse_capture(amended(CaptureFile::of(run).bytes(), log), kAmendedName);
   EXPECT_EQ(read.text(capture::run_keys::kElapsedNs), "7000000000");
   EXPECT_EQ(read.text(capture::run_keys::kSamples), run.text(capture::run_keys::kSamples));
 
   std::vector<unsigned char> foreign = section(SectionType::contexts, a);  // not an amendment
-  const std::vector<unsigned char> base = CaptureBuilder::of(run).bytes();
+  const std::vector<unsigned char> base = CaptureFile::of(run).bytes();
   EXPECT_EQ(amended(base, foreign), amended(base, {}));
 }
 
 TEST(AmendedCapture, MalformedAmendmentsAreErrors) {
   const profile::Run run = test_support::sample_run();
-  const std::vector<unsigned char> base = CaptureBuilder::of(run).bytes();
+  const std::vector<unsigned char> base = CaptureFile::of(run).bytes();
   auto error = [&](const std::vector<unsigned char>& log) -> std::string {
     try {
       parse_capture(amended(base, log), kAmendedName);
@@ -245,7 +243,7 @@ TEST(AmendedCapture, MalformedAmendmentsAreErrors) {
   PayloadWriter none;
   none.u32(0);
   const std::vector<unsigned char> bytes =
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(SectionType::amended_run), none.bytes())
           .raw_section(uint32_t(SectionType::edges), none.bytes())
           .bytes();

@@ -1,5 +1,5 @@
 // parse_capture against captures written byte by byte from capture_format.h
-// (capture_builder.h): every field read back, and every kind of damage reported as a
+// (capture_file_fixture.h): every field read back, and every kind of damage reported as a
 // CaptureError naming the file and the offset, never a crash.
 #include "profile/capture.h"
 
@@ -19,12 +19,12 @@
 #include <vector>
 
 #include "profile/mapped_file.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 
 namespace quartz::profile {
 namespace {
 
-using test_support::CaptureBuilder;
+using test_support::CaptureFile;
 using test_support::SectionSpan;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -67,7 +67,7 @@ void poke(std::vector<unsigned char>& bytes, size_t at, T value) {
 
 TEST(ParseCapture, ReadsEveryField) {
   const profile::Run run = test_support::sample_run();
-  const profile::Run parsed = parse_capture(CaptureBuilder::of(run).bytes(), kName);
+  const profile::Run parsed = parse_capture(CaptureFile::of(run).bytes(), kName);
   test_support::expect_same_run(run, parsed);
 }
 
@@ -81,7 +81,7 @@ TEST(ParseCapture, AMappedFileGivenBackAsItIsReadParsesTheSame) {
                     test_support::context_record(run.processors, i));
   }
   std::vector<SectionSpan> spans;
-  const std::vector<unsigned char> bytes = CaptureBuilder::of(run).bytes(&spans);
+  const std::vector<unsigned char> bytes = CaptureFile::of(run).bytes(&spans);
   const std::filesystem::path path = std::filesystem::temp_directory_path() /
                                      ("quartz-mapped-" + std::to_string(getpid()) + ".qcap");
   std::ofstream(path, std::ios::binary)
@@ -109,7 +109,7 @@ TEST(ParseCapture, AMappedFileGivenBackAsItIsReadParsesTheSame) {
 }
 
 TEST(ParseCapture, MinimalCaptureHasOnlyRunAndProgram) {
-  const profile::Run run = parse_capture(CaptureBuilder(1, 2).final(false).bytes(), kName);
+  const profile::Run run = parse_capture(CaptureFile(1, 2).final(false).bytes(), kName);
   EXPECT_EQ(run.processors, 1u);
   EXPECT_EQ(run.runnable_bins, 2u);
   EXPECT_FALSE(run.final);
@@ -122,7 +122,7 @@ TEST(ParseCapture, MinimalCaptureHasOnlyRunAndProgram) {
 
 TEST(ParseCapture, AddsUpRepeatedEdges) {
   const profile::Run run = parse_capture(
-      CaptureBuilder().edge(0x20, 0x30, 2).edge(0, 0x20, 1).edge(0x20, 0x30, 5).bytes(), kName);
+      CaptureFile().edge(0x20, 0x30, 2).edge(0, 0x20, 1).edge(0x20, 0x30, 5).bytes(), kName);
   ASSERT_EQ(run.edges.size(), 2u);
   EXPECT_EQ(run.edges[0].caller, 0u);
   EXPECT_EQ(run.edges[0].callee, 0x20u);
@@ -133,8 +133,8 @@ TEST(ParseCapture, AddsUpRepeatedEdges) {
 }
 
 TEST(ParseCapture, SkipsSectionsOfNewerWriters) {
-  const profile::Run run = parse_capture(
-      CaptureBuilder().run_key("host", "h").raw_section(99, {1, 2, 3}).bytes(), kName);
+  const profile::Run run =
+      parse_capture(CaptureFile().run_key("host", "h").raw_section(99, {1, 2, 3}).bytes(), kName);
   EXPECT_EQ(run.text("host"), "h");
 }
 
@@ -160,7 +160,7 @@ TEST(ParseCapture, ObjectsNoSnapshotSawTakeTheirPlaceInTheOrderOfFirstUse) {
     unseen.u64(0);
   }
   const profile::Run read =
-      parse_capture(CaptureBuilder::of(run)
+      parse_capture(CaptureFile::of(run)
                         .raw_section(uint32_t(capture::SectionType::unseen_objects), unseen.bytes())
                         .bytes(),
                     kName);
@@ -183,7 +183,7 @@ TEST(ParseCapture, ObjectsNoSnapshotSawTakeTheirPlaceInTheOrderOfFirstUse) {
   backwards.u32(capture::kMutex);
   backwards.str("");
   for (int i = 0; i < 5; ++i) backwards.u64(0);
-  EXPECT_THROW(parse_capture(CaptureBuilder::of(run)
+  EXPECT_THROW(parse_capture(CaptureFile::of(run)
                                  .raw_section(uint32_t(capture::SectionType::unseen_objects),
                                               backwards.bytes())
                                  .bytes(),
@@ -197,11 +197,11 @@ TEST(ParseCapture, ObjectsNoSnapshotSawTakeTheirPlaceInTheOrderOfFirstUse) {
 TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
   profile::Run run = test_support::sample_run();
   run.threads[1].name = run.threads[0].name;  // the worker kept main's name
-  const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
+  const profile::Run older = parse_capture(CaptureFile::of(run).bytes(), kName);
   EXPECT_FALSE(older.threads[1].named);
   EXPECT_TRUE(older.threads[1].routines.empty());
   run.threads[1].name = "solver";
-  EXPECT_TRUE(parse_capture(CaptureBuilder::of(run).bytes(), kName).threads[1].named);
+  EXPECT_TRUE(parse_capture(CaptureFile::of(run).bytes(), kName).threads[1].named);
 
   test_support::PayloadWriter routines;
   routines.u32(2);
@@ -215,7 +215,7 @@ TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
     }
   }
   const profile::Run newer = parse_capture(
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::thread_routines), routines.bytes())
           .bytes(),
       kName);
@@ -228,7 +228,7 @@ TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
   stranger.u32(7);
   stranger.u32(0);
   stranger.u32(0);
-  EXPECT_THROW(parse_capture(CaptureBuilder::of(run)
+  EXPECT_THROW(parse_capture(CaptureFile::of(run)
                                  .raw_section(uint32_t(capture::SectionType::thread_routines),
                                               stranger.bytes())
                                  .bytes(),
@@ -243,7 +243,7 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   const profile::Run run = test_support::sample_run();
   ASSERT_GE(run.threads.size(), 2u);
   ASSERT_GE(run.contexts.size(), 2u);
-  const profile::Run older = parse_capture(CaptureBuilder::of(run).bytes(), kName);
+  const profile::Run older = parse_capture(CaptureFile::of(run).bytes(), kName);
   EXPECT_EQ(older.threads[1].starved_startup_s + older.threads[1].starved_later_s, 0.0);
   EXPECT_EQ(older.contexts[1].own.one_busy_starved, 0.0);
   EXPECT_EQ(older.contexts[1].own.one_busy_taken, 0.0);
@@ -260,7 +260,7 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   taken.u32(1);
   taken.f64(0.0625);
   const profile::Run newer = parse_capture(
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::thread_starvation), threads.bytes())
           .raw_section(uint32_t(capture::SectionType::context_starvation), contexts.bytes())
           .raw_section(uint32_t(capture::SectionType::context_taken), taken.bytes())
@@ -283,17 +283,17 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   stranger_context.u32(static_cast<uint32_t>(run.contexts.size()));
   stranger_context.f64(0);
   expect_capture_error(
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::thread_starvation), stranger_thread.bytes())
           .bytes(),
       "starvation of a thread not listed");
   expect_capture_error(
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::context_starvation), stranger_context.bytes())
           .bytes(),
       "starvation of a context not listed");
   expect_capture_error(
-      CaptureBuilder::of(run)
+      CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::context_taken), stranger_context.bytes())
           .bytes(),
       "taken processors of a context not listed");
@@ -304,7 +304,7 @@ TEST(ParseCapture, ReadsAFileAndTellsItFromOthers) {
                    ("quartz_capture_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = dir / "run.qz";
-  const std::vector<unsigned char> bytes = CaptureBuilder().run_key("program", "p").bytes();
+  const std::vector<unsigned char> bytes = CaptureFile().run_key("program", "p").bytes();
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()),
              static_cast<std::streamsize>(bytes.size()));
@@ -322,7 +322,7 @@ TEST(ParseCapture, ReadsAFileAndTellsItFromOthers) {
 }
 
 TEST(ParseCapture, TruncatedAtEveryLength) {
-  const std::vector<unsigned char> bytes = CaptureBuilder::of(test_support::sample_run()).bytes();
+  const std::vector<unsigned char> bytes = CaptureFile::of(test_support::sample_run()).bytes();
   for (size_t size = 0; size < bytes.size(); ++size) {
     SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
     expect_capture_error(std::vector<unsigned char>(bytes.begin(), bytes.begin() + size), "");
@@ -336,7 +336,7 @@ TEST(ParseCapture, TruncatedAtEveryLength) {
 
 // The file checksum covers everything but the footer's reserved field.
 TEST(ParseCapture, AnyFlippedByteIsAnError) {
-  const std::vector<unsigned char> bytes = CaptureBuilder::of(test_support::sample_run()).bytes();
+  const std::vector<unsigned char> bytes = CaptureFile::of(test_support::sample_run()).bytes();
   for (size_t at = 0; at + 4 < bytes.size(); ++at) {
     SCOPED_TRACE("byte " + std::to_string(at));
     std::vector<unsigned char> damaged = bytes;
@@ -348,19 +348,19 @@ TEST(ParseCapture, AnyFlippedByteIsAnError) {
 TEST(ParseCapture, FlippedByteInASection) {
   std::vector<SectionSpan> spans;
   const std::vector<unsigned char> bytes =
-      CaptureBuilder::of(test_support::sample_run()).bytes(&spans);
+      CaptureFile::of(test_support::sample_run()).bytes(&spans);
   const SectionSpan& threads = span_of(spans, capture::SectionType::threads);
   std::vector<unsigned char> damaged = bytes;
   damaged[threads.payload_offset + 30] ^= 0x01;
   expect_capture_error(damaged, "checksum mismatch: the file is corrupt",
                        bytes.size() - sizeof(capture::FileFooter));
   // With the file checksum repaired, the section's own checksum finds it.
-  CaptureBuilder::reseal(damaged);
+  CaptureFile::reseal(damaged);
   expect_capture_error(damaged, "checksum mismatch in the threads section", threads.payload_offset);
 }
 
 TEST(ParseCapture, BadMagic) {
-  std::vector<unsigned char> bytes = CaptureBuilder().bytes();
+  std::vector<unsigned char> bytes = CaptureFile().bytes();
   bytes[0] = 'X';
   expect_capture_error(bytes, "not a Quartz capture (bad magic)", 0);
   std::vector<unsigned char> text(100, 'a');
@@ -368,19 +368,19 @@ TEST(ParseCapture, BadMagic) {
 }
 
 TEST(ParseCapture, WrongVersion) {
-  expect_capture_error(CaptureBuilder().version(2).bytes(),
+  expect_capture_error(CaptureFile().version(2).bytes(),
                        "capture format version 2, this Quartz reads version 1", 8);
 }
 
 TEST(ParseCapture, ImpossibleHeader) {
-  expect_capture_error(CaptureBuilder(0, 2).bytes(), "impossible processor or bin count", 20);
-  expect_capture_error(CaptureBuilder(2, 1).bytes(), "impossible processor or bin count", 20);
+  expect_capture_error(CaptureFile(0, 2).bytes(), "impossible processor or bin count", 20);
+  expect_capture_error(CaptureFile(2, 1).bytes(), "impossible processor or bin count", 20);
 }
 
 TEST(ParseCapture, SectionClaimingMoreBytesThanTheFile) {
   std::vector<SectionSpan> spans;
   const std::vector<unsigned char> bytes =
-      CaptureBuilder::of(test_support::sample_run()).bytes(&spans);
+      CaptureFile::of(test_support::sample_run()).bytes(&spans);
   const SectionSpan& objects = span_of(spans, capture::SectionType::objects);
   const size_t bytes_field = objects.header_offset + offsetof(capture::SectionHeader, bytes);
   const size_t room = bytes.size() - sizeof(capture::FileFooter) - objects.payload_offset;
@@ -389,27 +389,27 @@ TEST(ParseCapture, SectionClaimingMoreBytesThanTheFile) {
     std::vector<unsigned char> damaged = bytes;
     poke(damaged, bytes_field, claimed);
     expect_capture_error(damaged, "checksum mismatch: the file is corrupt");
-    CaptureBuilder::reseal(damaged);
+    CaptureFile::reseal(damaged);
     expect_capture_error(damaged, "a section longer than the file", objects.header_offset);
   }
 }
 
 TEST(ParseCapture, ItemCountLargerThanTheSection) {
   std::vector<SectionSpan> spans;
-  std::vector<unsigned char> bytes = CaptureBuilder::of(test_support::sample_run()).bytes(&spans);
+  std::vector<unsigned char> bytes = CaptureFile::of(test_support::sample_run()).bytes(&spans);
   const SectionSpan& threads = span_of(spans, capture::SectionType::threads);
   poke(bytes, threads.payload_offset, uint32_t{3});
-  CaptureBuilder::reseal_section(bytes, threads);
+  CaptureFile::reseal_section(bytes, threads);
   expect_capture_error(bytes, "an item count larger than the section (in the threads section)",
                        threads.payload_offset);
 }
 
 TEST(ParseCapture, ValueThatIsNotANumber) {
-  test_support::CaptureBuilder builder(1, 2);
+  test_support::CaptureFile file(1, 2);
   FullRecord program = test_support::full_record(1, 2, 0);
   program.normalized_self[1] = std::numeric_limits<double>::quiet_NaN();
   std::vector<SectionSpan> spans;
-  const std::vector<unsigned char> bytes = builder.program(program).bytes(&spans);
+  const std::vector<unsigned char> bytes = file.program(program).bytes(&spans);
   // normalized_self follows processor_self and processor_behalf, P+1 = 2 values each.
   const size_t value_at = span_of(spans, capture::SectionType::program).payload_offset + 5 * 8;
   expect_capture_error(bytes, "a value that is not a finite number (in the program section)",
@@ -418,32 +418,30 @@ TEST(ParseCapture, ValueThatIsNotANumber) {
 
 TEST(ParseCapture, StructuralErrors) {
   using capture::SectionType;
-  expect_capture_error(CaptureBuilder().without(SectionType::program).bytes(),
-                       "no program section");
-  expect_capture_error(CaptureBuilder().without(SectionType::run).bytes(), "no run section");
+  expect_capture_error(CaptureFile().without(SectionType::program).bytes(), "no program section");
+  expect_capture_error(CaptureFile().without(SectionType::run).bytes(), "no run section");
   {
     std::vector<unsigned char> second_run = {0, 0, 0, 0};  // zero keys
-    expect_capture_error(CaptureBuilder().raw_section(1, second_run).bytes(),
-                         "a second run section");
+    expect_capture_error(CaptureFile().raw_section(1, second_run).bytes(), "a second run section");
   }
   {
     // A program section with one byte too many.
     std::vector<unsigned char> payload(capture::full_record_size(2, 3) * sizeof(double) + 1, 0);
     expect_capture_error(
-        CaptureBuilder().without(SectionType::program).raw_section(8, payload).bytes(),
+        CaptureFile().without(SectionType::program).raw_section(8, payload).bytes(),
         "unexpected bytes after the last item (in the program section)");
   }
   {
     // The header promises one section fewer than there are.
-    std::vector<unsigned char> bytes = CaptureBuilder().bytes();
+    std::vector<unsigned char> bytes = CaptureFile().bytes();
     poke(bytes, offsetof(capture::FileHeader, section_count), uint32_t{1});
-    CaptureBuilder::reseal(bytes);
+    CaptureFile::reseal(bytes);
     expect_capture_error(bytes, "unexpected bytes before the end marker");
   }
   {
-    std::vector<unsigned char> bytes = CaptureBuilder().bytes();
+    std::vector<unsigned char> bytes = CaptureFile().bytes();
     poke(bytes, offsetof(capture::FileHeader, section_count), uint32_t{3});
-    CaptureBuilder::reseal(bytes);
+    CaptureFile::reseal(bytes);
     expect_capture_error(bytes, "truncated section header");
   }
 }
@@ -452,7 +450,7 @@ TEST(ParseCapture, ContextsOutOfOrder) {
   const ContextRecord record = test_support::context_record(2, 0);
   std::vector<SectionSpan> spans;
   const std::vector<unsigned char> out_of_order =
-      CaptureBuilder()
+      CaptureFile()
           .context({0, capture::kNoParent, 0x10, capture::kProcedure, {}}, record)
           .context({2, 0, 0x20, capture::kProcedure, {}}, record)
           .bytes(&spans);
@@ -463,7 +461,7 @@ TEST(ParseCapture, ContextsOutOfOrder) {
 
   spans.clear();
   const std::vector<unsigned char> parent_after =
-      CaptureBuilder()
+      CaptureFile()
           .context({0, capture::kNoParent, 0x10, capture::kProcedure, {}}, record)
           .context({1, 1, 0x20, capture::kProcedure, {}}, record)
           .bytes(&spans);
@@ -493,7 +491,7 @@ TEST(ParseCapture, DamagedPayloadsWithValidChecksums) {
   run.edges = {{0, 0x1100, 3}};
   run.program = test_support::full_record(1, 2, 40);
   std::vector<SectionSpan> spans;
-  const std::vector<unsigned char> bytes = CaptureBuilder::of(run).bytes(&spans);
+  const std::vector<unsigned char> bytes = CaptureFile::of(run).bytes(&spans);
 
   size_t errors = 0;
   for (const SectionSpan& span : spans) {
@@ -501,7 +499,7 @@ TEST(ParseCapture, DamagedPayloadsWithValidChecksums) {
       for (unsigned char value : {0x00, 0x7f, 0xff}) {
         std::vector<unsigned char> damaged = bytes;
         damaged[at] = value;
-        CaptureBuilder::reseal_section(damaged, span);
+        CaptureFile::reseal_section(damaged, span);
         const std::string message = capture_error(damaged);
         if (message.empty()) continue;
         ++errors;

@@ -19,11 +19,11 @@
 
 #include "profile/capture.h"
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 
 namespace quartz::profile::store_test {
 
-using test_support::CaptureBuilder;
+using test_support::CaptureFile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -127,7 +127,7 @@ inline Run sample_run_of(int pid) {
 
 inline Imported imported(const Run& source, bool with_symbols = true) {
   Imported i;
-  i.bytes = CaptureBuilder::of(source).bytes();
+  i.bytes = CaptureFile::of(source).bytes();
   i.run = parse_capture(i.bytes, "import.qz");
   if (with_symbols) i.run.symbols = test_support::sample_symbols();
   return i;

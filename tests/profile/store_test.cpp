@@ -19,7 +19,7 @@ namespace quartz::profile {
 namespace {
 
 using namespace store_test;
-using test_support::CaptureBuilder;
+using test_support::CaptureFile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -108,7 +108,7 @@ TEST_F(StoreTest, RoundTrip) {
 
 TEST_F(StoreTest, RunWithoutRunKeysOrSymbols) {
   Store store(path_);
-  const std::vector<unsigned char> bytes = CaptureBuilder(1, 2).final(false).bytes();
+  const std::vector<unsigned char> bytes = CaptureFile(1, 2).final(false).bytes();
   const int64_t id = store.add_run(bytes, parse_capture(bytes, "bare.qz"), "", "");
   const RunSummary s = store.summary(id).value();
   EXPECT_EQ(s.program, "");
@@ -234,7 +234,7 @@ TEST_F(StoreTest, RefusesAFileThatIsNotSqlite) {
 
   // A capture given where a store was expected.
   const std::string capture = dir_ + "/run.qz";
-  const std::vector<unsigned char> bytes = CaptureBuilder().bytes();
+  const std::vector<unsigned char> bytes = CaptureFile().bytes();
   write_file(capture, std::string(bytes.begin(), bytes.end()));
   EXPECT_EQ(store_error([&] { Store store(capture); }), capture + ": not a Quartz store");
   EXPECT_FALSE(Store::looks_like_store(capture));

@@ -11,7 +11,7 @@
 
 #include "analysis/prediction_json.h"
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/palette.h"
@@ -69,7 +69,7 @@ class CommandTest : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     profile::Run run = test::small_run();
-    const std::vector<unsigned char> bytes = profile::test_support::CaptureBuilder::of(run).bytes();
+    const std::vector<unsigned char> bytes = profile::test_support::CaptureFile::of(run).bytes();
     capture_ = dir_.filePath("run.qcap");
     write_file(capture_, bytes);
     corrupt_ = dir_.filePath("corrupt.qcap");

@@ -18,7 +18,7 @@
 #include <map>
 
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/loading/run_data.h"
 #include "viewer/main_window.h"
@@ -106,7 +106,7 @@ class ExportTest : public QObject {
     untraced_ = dir_.filePath("untraced.db");
     const profile::Run synthetic = test::small_run();
     profile::Store(untraced_.toStdString())
-        .add_run(profile::test_support::CaptureBuilder::of(synthetic).bytes(), synthetic,
+        .add_run(profile::test_support::CaptureFile::of(synthetic).bytes(), synthetic,
                  "synthetic.qcap", "");
   }
 
@@ -142,7 +142,7 @@ class ExportTest : public QObject {
     const QString two = dir_.filePath("two.db");
     const profile::Run synthetic = test::small_run();
     profile::Store(two.toStdString())
-        .add_run(profile::test_support::CaptureBuilder::of(synthetic).bytes(), synthetic,
+        .add_run(profile::test_support::CaptureFile::of(synthetic).bytes(), synthetic,
                  "synthetic.qcap", "");
     Result r = run(QUARTZ_BIN_DIR "/quartz", {"import", capture_, "--store", two});
     QVERIFY2(r.status == 0, qPrintable(r.err));

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/loading/command_line.h"
 #include "viewer/loading/run_data.h"
@@ -72,7 +72,7 @@ class LoadingTest : public QObject {
       QCOMPARE(QString(e.what()), QString::fromStdString(store + " holds no runs"));
     }
     const profile::Run run = test::small_run();
-    profile::Store(store).add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
+    profile::Store(store).add_run(profile::test_support::CaptureFile::of(run).bytes(), run,
                                   "run.qcap", "");
     // No operand: the default store's latest run, without asking.
     r = resolve_request(parse_command_line({}), store);
@@ -95,7 +95,7 @@ class LoadingTest : public QObject {
     profile::Run run = test::small_run();
     run.symbols[test::kRelax].file = "/usr/include/c++/12/bits/stl_algo.h";
     const std::string store = dir.filePath("runs.db").toStdString();
-    profile::Store(store).add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run,
+    profile::Store(store).add_run(profile::test_support::CaptureFile::of(run).bytes(), run,
                                   "run.qcap", "");
     auto names = [](const RunData& data) {
       QStringList out;
@@ -117,8 +117,7 @@ class LoadingTest : public QObject {
     // gone since is named.
     const std::string capture = dir.filePath("run.qcap").toStdString();
     {
-      const std::vector<unsigned char>& bytes =
-          profile::test_support::CaptureBuilder::of(run).bytes();
+      const std::vector<unsigned char>& bytes = profile::test_support::CaptureFile::of(run).bytes();
       std::ofstream(capture, std::ios::binary)
           .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     }

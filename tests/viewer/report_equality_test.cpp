@@ -17,7 +17,7 @@
 
 #include "analysis/scaling_report.h"
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/model_text.h"
 #include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/comparison_chart.h"
@@ -76,7 +76,7 @@ class ReportEqualityTest : public QObject {
     QVERIFY(dir_.isValid());
     // The synthetic run, stored with its symbols, and as a bare capture.
     profile::Run run = test::small_run();
-    const std::vector<unsigned char> bytes = profile::test_support::CaptureBuilder::of(run).bytes();
+    const std::vector<unsigned char> bytes = profile::test_support::CaptureFile::of(run).bytes();
     store_ = dir_.filePath("runs.db");
     profile::Store(store_.toStdString()).add_run(bytes, run, "synthetic.qcap", "");
     capture_ = dir_.filePath("synthetic.qcap");

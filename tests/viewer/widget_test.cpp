@@ -30,7 +30,7 @@
 
 #include "analysis/prediction_json.h"
 #include "profile/store.h"
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 #include "tests/viewer/model_text.h"
 #include "tests/viewer/pixels.h"
 #include "tests/viewer/synthetic_run.h"
@@ -251,7 +251,7 @@ class WidgetTest : public QObject {
     for (int i = 0; i < 3; ++i) {  // started a second apart: captures of their own
       run.info[capture::run_keys::kStartRealtimeNs] = std::to_string(1700000000 + i) + "000000000";
       profile::Store(store.toStdString())
-          .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+          .add_run(profile::test_support::CaptureFile::of(run).bytes(), run, "x", "");
     }
     QVERIFY(window_->open_run("2", store));
     window_->show_view(MainWindow::kComparison);
@@ -412,7 +412,7 @@ class WidgetTest : public QObject {
     QCOMPARE(window_->last_error(), "/nonexistent/run.qcap: no such file");
     const QString corrupt = dir_.filePath("corrupt.qcap");
     std::vector<unsigned char> bytes =
-        profile::test_support::CaptureBuilder::of(test::small_run()).bytes();
+        profile::test_support::CaptureFile::of(test::small_run()).bytes();
     bytes.resize(bytes.size() / 2);
     std::ofstream(corrupt.toStdString(), std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -426,7 +426,7 @@ class WidgetTest : public QObject {
     const QString store = dir_.filePath("runs.db");
     profile::Run run = test::small_run();
     profile::Store(store.toStdString())
-        .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+        .add_run(profile::test_support::CaptureFile::of(run).bytes(), run, "x", "");
     QVERIFY(window_->open_run("1", store));
     QCOMPARE(window_->windowTitle(), "run 1 (" + store + ") — quartz-view");
     QCOMPARE(window_->recent_files().first(), store);
@@ -439,11 +439,11 @@ class WidgetTest : public QObject {
   void aStoreAsksWhichRun() {
     const QString store = dir_.filePath("two.db");
     profile::Run run = test::small_run();
-    const auto bytes = profile::test_support::CaptureBuilder::of(run).bytes();
+    const auto bytes = profile::test_support::CaptureFile::of(run).bytes();
     profile::Store(store.toStdString()).add_run(bytes, run, "first", "");
     run.info[capture::run_keys::kElapsedNs] = "900000000";
     profile::Store(store.toStdString())
-        .add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "second", "");
+        .add_run(profile::test_support::CaptureFile::of(run).bytes(), run, "second", "");
     int offered = -1;
     QTimer answer;  // the picker is modal: answer it from its event loop
     connect(&answer, &QTimer::timeout, this, [&] {
@@ -522,7 +522,7 @@ class WidgetTest : public QObject {
     profile::Run run = test::small_run();
     profile::Store store(path.toStdString());
     const int64_t id =
-        store.add_run(profile::test_support::CaptureBuilder::of(run).bytes(), run, "x", "");
+        store.add_run(profile::test_support::CaptureFile::of(run).bytes(), run, "x", "");
     QVERIFY(window_->open_run("1", path));
     window_->show_view(MainWindow::kWhatIfs);
     QVERIFY(window_->what_ifs()->message().startsWith("Run 1 has no trace"));

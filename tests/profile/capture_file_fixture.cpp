@@ -1,4 +1,4 @@
-#include "tests/profile/capture_builder.h"
+#include "tests/profile/capture_file_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -53,8 +53,8 @@ ContextRecord context_record(uint32_t processors, double seed) {
   return r;
 }
 
-CaptureBuilder CaptureBuilder::of(const Run& run) {
-  CaptureBuilder b(run.processors, run.runnable_bins);
+CaptureFile CaptureFile::of(const Run& run) {
+  CaptureFile b(run.processors, run.runnable_bins);
   b.final(run.final);
   for (const auto& [key, value] : run.info) b.run_key(key, value);
   for (const Module& m : run.modules) b.module(m);
@@ -67,19 +67,19 @@ CaptureBuilder CaptureBuilder::of(const Run& run) {
   return b;
 }
 
-CaptureBuilder& CaptureBuilder::final(bool is_final) {
+CaptureFile& CaptureFile::final(bool is_final) {
   flags_ = is_final ? (flags_ | capture::kFinal) : (flags_ & ~uint32_t{capture::kFinal});
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::run_key(const std::string& key, const std::string& value) {
+CaptureFile& CaptureFile::run_key(const std::string& key, const std::string& value) {
   ++run_keys_;
   run_.str(key);
   run_.str(value);
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::module(const Module& m) {
+CaptureFile& CaptureFile::module(const Module& m) {
   ++modules_count_;
   modules_.u32(m.id);
   modules_.u64(m.load_bias);
@@ -87,7 +87,7 @@ CaptureBuilder& CaptureBuilder::module(const Module& m) {
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::thread(const ThreadInfo& t) {
+CaptureFile& CaptureFile::thread(const ThreadInfo& t) {
   ++threads_count_;
   threads_.u32(t.index);
   threads_.u32(t.parent);
@@ -108,7 +108,7 @@ CaptureBuilder& CaptureBuilder::thread(const ThreadInfo& t) {
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::object(const ObjectInfo& o) {
+CaptureFile& CaptureFile::object(const ObjectInfo& o) {
   ++objects_count_;
   objects_.u64(o.address);
   objects_.u32(o.kind);
@@ -127,14 +127,14 @@ CaptureBuilder& CaptureBuilder::object(const ObjectInfo& o) {
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::procedure(const ProcedureInfo& p) {
+CaptureFile& CaptureFile::procedure(const ProcedureInfo& p) {
   ++procedures_count_;
   procedures_.u64(p.address);
   write_full(procedures_, p.record);
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::context(const ContextInfo& c, const ContextRecord& record) {
+CaptureFile& CaptureFile::context(const ContextInfo& c, const ContextRecord& record) {
   ++contexts_count_;
   contexts_.u32(c.id);
   contexts_.u32(c.parent);
@@ -147,7 +147,7 @@ CaptureBuilder& CaptureBuilder::context(const ContextInfo& c, const ContextRecor
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::edge(uint64_t caller, uint64_t callee, uint64_t calls) {
+CaptureFile& CaptureFile::edge(uint64_t caller, uint64_t callee, uint64_t calls) {
   ++edges_count_;
   edges_.u64(caller);
   edges_.u64(callee);
@@ -155,23 +155,23 @@ CaptureBuilder& CaptureBuilder::edge(uint64_t caller, uint64_t callee, uint64_t 
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::program(const FullRecord& record) {
+CaptureFile& CaptureFile::program(const FullRecord& record) {
   program_ = record;
   has_program_ = true;
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::raw_section(uint32_t type, std::vector<unsigned char> payload) {
+CaptureFile& CaptureFile::raw_section(uint32_t type, std::vector<unsigned char> payload) {
   raw_.emplace_back(type, std::move(payload));
   return *this;
 }
 
-CaptureBuilder& CaptureBuilder::without(capture::SectionType type) {
+CaptureFile& CaptureFile::without(capture::SectionType type) {
   without_.push_back(static_cast<uint32_t>(type));
   return *this;
 }
 
-std::vector<unsigned char> CaptureBuilder::bytes(std::vector<SectionSpan>* sections) const {
+std::vector<unsigned char> CaptureFile::bytes(std::vector<SectionSpan>* sections) const {
   using capture::SectionType;
   std::vector<std::pair<uint32_t, std::vector<unsigned char>>> out;
   auto add = [&](SectionType type, uint32_t count, const PayloadWriter& items) {
@@ -221,7 +221,7 @@ std::vector<unsigned char> CaptureBuilder::bytes(std::vector<SectionSpan>* secti
   return bytes;
 }
 
-void CaptureBuilder::reseal(std::vector<unsigned char>& bytes) {
+void CaptureFile::reseal(std::vector<unsigned char>& bytes) {
   capture::FileFooter footer{};
   std::memcpy(footer.magic, capture::kFooterMagic, sizeof footer.magic);
   const size_t footer_at = bytes.size() - sizeof footer;
@@ -230,7 +230,7 @@ void CaptureBuilder::reseal(std::vector<unsigned char>& bytes) {
   std::memcpy(bytes.data() + footer_at, &footer, sizeof footer);
 }
 
-void CaptureBuilder::reseal_section(std::vector<unsigned char>& bytes, const SectionSpan& span) {
+void CaptureFile::reseal_section(std::vector<unsigned char>& bytes, const SectionSpan& span) {
   capture::SectionHeader header;
   std::memcpy(&header, bytes.data() + span.header_offset, sizeof header);
   header.crc32 = capture::crc32_update(0, bytes.data() + span.payload_offset, span.payload_bytes);
@@ -238,7 +238,7 @@ void CaptureBuilder::reseal_section(std::vector<unsigned char>& bytes, const Sec
   reseal(bytes);
 }
 
-FullRecord CaptureBuilder::zero_record() const {
+FullRecord CaptureFile::zero_record() const {
   FullRecord r;
   r.processor_self.assign(processors_ + 1, 0);
   r.processor_behalf.assign(processors_ + 1, 0);
@@ -248,7 +248,7 @@ FullRecord CaptureBuilder::zero_record() const {
   return r;
 }
 
-void CaptureBuilder::write_full(PayloadWriter& w, const FullRecord& r) {
+void CaptureFile::write_full(PayloadWriter& w, const FullRecord& r) {
   w.f64s(r.processor_self);
   w.f64s(r.processor_behalf);
   w.f64s(r.normalized_self);
@@ -258,7 +258,7 @@ void CaptureBuilder::write_full(PayloadWriter& w, const FullRecord& r) {
   for (const auto& hist : r.runnable) w.f64s(hist);
 }
 
-bool CaptureBuilder::dropped(capture::SectionType type) const {
+bool CaptureFile::dropped(capture::SectionType type) const {
   for (uint32_t t : without_) {
     if (t == static_cast<uint32_t>(type)) return true;
   }

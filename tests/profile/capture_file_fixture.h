@@ -1,7 +1,7 @@
-// Test helper: writes capture files byte by byte, following capture_format.h (and nothing
-// else: not the sampler's writer, so the reader is checked against the format, not against
-// the writer). Also a sample run with every section filled, and a field-by-field comparison
-// of runs for GoogleTest. Compiled once, as the library quartz_capture_builder.
+// Test fixture: capture files written byte by byte (CaptureFile), following capture_format.h
+// and nothing else: not the sampler's writer, so the reader is checked against the format,
+// not against the writer. Also a sample run with every section filled, and a field-by-field
+// comparison of runs for GoogleTest. Compiled once, as the library quartz_capture_file_fixture.
 #pragma once
 
 #include <array>
@@ -50,36 +50,36 @@ FullRecord full_record(uint32_t processors, uint32_t runnable_bins, double seed)
 
 ContextRecord context_record(uint32_t processors, double seed);
 
-// Builds a capture: header, sections in a fixed order (run, modules, threads, objects,
+// A capture file: header, sections in a fixed order (run, modules, threads, objects,
 // procedures, contexts, edges, program, then raw sections), footer. The run and program
 // sections are always written (the program record zero-filled unless given) unless
 // without() drops them; the others only when something was added to them.
-class CaptureBuilder {
+class CaptureFile {
  public:
-  explicit CaptureBuilder(uint32_t processors = 2, uint32_t runnable_bins = 3)
+  explicit CaptureFile(uint32_t processors = 2, uint32_t runnable_bins = 3)
       : processors_(processors), runnable_bins_(runnable_bins) {}
 
   // Everything in `run` except its symbols (they are not part of a capture).
-  static CaptureBuilder of(const Run& run);
+  static CaptureFile of(const Run& run);
 
-  CaptureBuilder& final(bool is_final);
-  CaptureBuilder& version(uint32_t v) {
+  CaptureFile& final(bool is_final);
+  CaptureFile& version(uint32_t v) {
     version_ = v;
     return *this;
   }
-  CaptureBuilder& run_key(const std::string& key, const std::string& value);
-  CaptureBuilder& module(const Module& m);
-  CaptureBuilder& thread(const ThreadInfo& t);
-  CaptureBuilder& object(const ObjectInfo& o);
-  CaptureBuilder& procedure(const ProcedureInfo& p);
-  CaptureBuilder& context(const ContextInfo& c, const ContextRecord& record);
+  CaptureFile& run_key(const std::string& key, const std::string& value);
+  CaptureFile& module(const Module& m);
+  CaptureFile& thread(const ThreadInfo& t);
+  CaptureFile& object(const ObjectInfo& o);
+  CaptureFile& procedure(const ProcedureInfo& p);
+  CaptureFile& context(const ContextInfo& c, const ContextRecord& record);
   // Repeated edges are allowed (the format says readers add them up).
-  CaptureBuilder& edge(uint64_t caller, uint64_t callee, uint64_t calls);
-  CaptureBuilder& program(const FullRecord& record);
+  CaptureFile& edge(uint64_t caller, uint64_t callee, uint64_t calls);
+  CaptureFile& program(const FullRecord& record);
   // A section with any type and payload, written after the others.
-  CaptureBuilder& raw_section(uint32_t type, std::vector<unsigned char> payload);
+  CaptureFile& raw_section(uint32_t type, std::vector<unsigned char> payload);
   // Leaves out a section written by default (run or program).
-  CaptureBuilder& without(capture::SectionType type);
+  CaptureFile& without(capture::SectionType type);
 
   // The capture's bytes; `sections`, when given, receives where each section went.
   std::vector<unsigned char> bytes(std::vector<SectionSpan>* sections = nullptr) const;
