@@ -19,8 +19,8 @@ namespace quartz::profile {
 using States = std::array<double, capture::kStateCount>;
 
 // Procedures, objects, threads and the program (capture_format.h "full record"). Empty
-// vectors are zeros: an object no snapshot saw keeps none (125,000 of them were a million
-// allocations, a third of loading the run).
+// vectors are zeros: an object no snapshot saw keeps none (for 125,000 such objects, a third
+// of loading the run).
 struct FullRecord {
   std::vector<double> processor_self, processor_behalf;            // by processors busy, 0..P
   std::vector<double> normalized_self, normalized_behalf;          // by processors busy, 0..P

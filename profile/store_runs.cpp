@@ -196,8 +196,8 @@ Run Store::load(int64_t run_id) const {
       run = parse_capture(*whole, "capture");
     } else {
       // Into memory of its own, dropped as the parser is done with it: the capture of a run
-      // of millions of contexts is not resident whole beside the run (2.2 times the
-      // capture's size at the peak, where the run alone is 1.2).
+      // of millions of contexts is not resident whole beside the run (a peak of 2.2 times
+      // the capture's size).
       OwnedCaptureBytes bytes(chunks::size_of(db, path_, run_id, chunks::kCapture, what));
       chunks::read_into(db, path_, run_id, chunks::kCapture, what, bytes.bytes());
       run = parse_capture(bytes.bytes(), "capture", bytes.dropping());
