@@ -15,13 +15,15 @@ using capture::SectionType;
 
 namespace {
 
-// The listed thread of `index`, or the threads' end.
-std::vector<ThreadInfo>::iterator find_thread(Run& run, uint32_t index) {
+// The listed thread of `index`, which the item at `item` is about; `stranger` when none is.
+ThreadInfo& listed_thread(Cursor& c, Run& run, size_t item, uint32_t index, const char* stranger) {
   // Threads are listed by index: look there first.
-  return index < run.threads.size() && run.threads[index].index == index
-             ? run.threads.begin() + index
-             : std::find_if(run.threads.begin(), run.threads.end(),
-                            [&](const ThreadInfo& t) { return t.index == index; });
+  auto thread = index < run.threads.size() && run.threads[index].index == index
+                    ? run.threads.begin() + index
+                    : std::find_if(run.threads.begin(), run.threads.end(),
+                                   [&](const ThreadInfo& t) { return t.index == index; });
+  if (thread == run.threads.end()) c.fail_at(item, stranger);
+  return *thread;
 }
 
 // A section of (u32 context id, f64 seconds) pairs, into `field` of each context's record.
@@ -142,10 +144,9 @@ void read_thread_routines(Cursor& c, Run& run) {
     const uint32_t k = c.count(8);
     std::vector<uint64_t> routines;
     for (uint32_t r = 0; r < k; ++r) routines.push_back(c.u64());
-    auto thread = find_thread(run, index);
-    if (thread == run.threads.end()) c.fail_at(item, "routines of a thread not listed");
-    thread->named = named == 1;
-    thread->routines = std::move(routines);
+    ThreadInfo& thread = listed_thread(c, run, item, index, "routines of a thread not listed");
+    thread.named = named == 1;
+    thread.routines = std::move(routines);
   }
 }
 
@@ -156,10 +157,9 @@ void read_thread_starvation(Cursor& c, Run& run) {
     const uint32_t index = c.u32();
     const double startup = c.f64();
     const double later = c.f64();
-    auto thread = find_thread(run, index);
-    if (thread == run.threads.end()) c.fail_at(item, "starvation of a thread not listed");
-    thread->starved_startup_s = startup;
-    thread->starved_later_s = later;
+    ThreadInfo& thread = listed_thread(c, run, item, index, "starvation of a thread not listed");
+    thread.starved_startup_s = startup;
+    thread.starved_later_s = later;
   }
 }
 
