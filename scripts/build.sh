@@ -8,11 +8,11 @@ cd "$(dirname "$0")/.."
 dir=${1:-build}
 [ $# -gt 0 ] && shift
 # A compiler cache when there is one (scripts/install-deps.sh installs it): a tree built
-# before, here or in another clone, is rebuilt from it. Paths under the checkout are hashed
-# relative to it, so that clones at different places share the cache.
+# before from the same checkout is rebuilt from it. No CCACHE_BASEDIR: it makes the
+# compilers' paths relative, and with them __FILE__ and the debug information's file names,
+# which the symbolizer's tests hold against each other.
 launcher=""
 if command -v ccache >/dev/null 2>&1; then
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
   launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 fi
 # shellcheck disable=SC2086
