@@ -8,7 +8,7 @@
 #include <fstream>
 #include <random>
 
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
 
 using namespace quartz;
 using namespace quartz::profile;

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "profile/capture.h"
-#include "tests/profile/capture_file_fixture.h"
-#include "tests/viewer/synthetic_run.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "viewer/main_window.h"
 #include "viewer/models/call_graph_model.h"
 #include "viewer/models/filter_proxy.h"

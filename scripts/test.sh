@@ -56,10 +56,10 @@ stage_done "ASan tests"
 ./scripts/fuzz.sh  # 20 s, the three readers at once (docs/performance.md "Fuzzing")
 stage_done "fuzzing"
 
-CC=clang CXX=clang++ QUARTZ_TARGETS="runtime_unit_tests sampler_unit_tests analysis_tests" \
+CC=clang CXX=clang++ QUARTZ_TARGETS="support_tests runtime_tests sampler_tests analysis_tests" \
   ./scripts/build.sh build-tsan -DQUARTZ_SANITIZE=thread -DQUARTZ_BUILD_BENCH=OFF \
   -DQUARTZ_BUILD_VIEWER=OFF
-# Only those three are built: -L unit leaves out the other test programs' not-built markers.
+# Only those four are built: -L unit leaves out the other test programs' not-built markers.
 ./scripts/run-tests.sh build-tsan -L unit -j "$jobs"
 stage_done "TSan build and tests"
 echo "all tests passed"

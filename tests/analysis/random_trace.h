@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "format/capture_format.h"
-#include "tests/analysis/trace_builder.h"
+#include "tests/testing/trace_builder.h"
 
 namespace quartz::analysis::test_support {
 

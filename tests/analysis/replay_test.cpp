@@ -10,7 +10,7 @@
 #include <future>
 #include <thread>
 
-#include "tests/analysis/trace_builder.h"
+#include "tests/testing/trace_builder.h"
 
 namespace quartz::analysis {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "tests/analysis/trace_builder.h"
+#include "tests/testing/trace_builder.h"
 
 namespace quartz::analysis {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "format/shared_capture.h"
 #include "profile/capture.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
 
 namespace quartz::profile {
 namespace {

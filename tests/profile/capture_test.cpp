@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "profile/mapped_file.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
 
 namespace quartz::profile {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "profile/store.h"
-#include "tests/profile/store_fixture.h"
+#include "tests/testing/store_fixture.h"
 
 namespace quartz::profile {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "profile/store.h"
-#include "store_fixture.h"
+#include "tests/testing/store_fixture.h"
 
 namespace quartz::profile {
 namespace {

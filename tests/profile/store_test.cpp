@@ -13,7 +13,7 @@
 
 #include "profile/capture.h"
 #include "profile/store_tables.h"
-#include "tests/profile/store_fixture.h"
+#include "tests/testing/store_fixture.h"
 
 namespace quartz::profile {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "analysis/prediction_json.h"
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "tests/viewer/pixels.h"
-#include "tests/viewer/synthetic_run.h"
 #include "viewer/palette.h"
 
 using namespace quartz;

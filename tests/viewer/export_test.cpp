@@ -18,8 +18,8 @@
 #include <map>
 
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
-#include "tests/viewer/synthetic_run.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "viewer/loading/run_data.h"
 #include "viewer/main_window.h"
 

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
-#include "tests/viewer/synthetic_run.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "viewer/loading/command_line.h"
 #include "viewer/loading/run_data.h"
 

@@ -6,8 +6,8 @@
 
 #include <QTest>
 
+#include "tests/testing/synthetic_run.h"
 #include "tests/viewer/model_text.h"
-#include "tests/viewer/synthetic_run.h"
 #include "viewer/models/call_graph_model.h"
 #include "viewer/models/context_tree_model.h"
 #include "viewer/models/csv_export.h"

@@ -17,9 +17,9 @@
 
 #include "analysis/scaling_report.h"
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "tests/viewer/model_text.h"
-#include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/comparison_chart.h"
 #include "viewer/charts/histogram_chart.h"
 #include "viewer/charts/runnable_chart.h"

@@ -4,8 +4,8 @@
 #include <QTest>
 
 #include "analysis/prediction_json.h"
+#include "tests/testing/synthetic_run.h"
 #include "tests/viewer/model_text.h"
-#include "tests/viewer/synthetic_run.h"
 #include "viewer/models/filter_proxy.h"
 #include "viewer/models/roles.h"
 #include "viewer/models/run_details_model.h"

@@ -30,10 +30,10 @@
 
 #include "analysis/prediction_json.h"
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
+#include "tests/testing/synthetic_run.h"
 #include "tests/viewer/model_text.h"
 #include "tests/viewer/pixels.h"
-#include "tests/viewer/synthetic_run.h"
 #include "viewer/charts/chart_view.h"
 #include "viewer/charts/histogram_chart.h"
 #include "viewer/charts/queue_chart.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include "tests/analysis/trace_builder.h"
+#include "tests/testing/trace_builder.h"
 
 namespace quartz::profile {
 namespace {

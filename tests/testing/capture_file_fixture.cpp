@@ -1,4 +1,4 @@
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@
 
 #include "profile/capture.h"
 #include "profile/store.h"
-#include "tests/profile/capture_file_fixture.h"
+#include "tests/testing/capture_file_fixture.h"
 
 namespace quartz::profile::store_test {
 

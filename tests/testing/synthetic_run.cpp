@@ -1,4 +1,4 @@
-#include "tests/viewer/synthetic_run.h"
+#include "tests/testing/synthetic_run.h"
 
 #include <algorithm>
 #include <map>
