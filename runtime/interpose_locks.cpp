@@ -12,8 +12,8 @@ namespace support = quartz::support;
 namespace {
 
 // Mutexes are taken with the real lock directly: a trylock first would add a write to a
-// contended cache line, and reading the lock word first a read (measured: +90% on a lock
-// two threads hand back and forth). The mutex goes on the stack as waited for, and after
+// contended cache line, and reading the lock word first a read (+90% on a lock two
+// threads hand back and forth). The mutex goes on the stack as waited for, and after
 // the lock returns its lock word, now in our own cache line, tells whether we came
 // through glibc's waiter path: the last waiter leaves 2 where an uncontended lock leaves
 // 1. (A thread starting to wait in the few nanoseconds before that read counts us as
@@ -51,8 +51,8 @@ QUARTZ_NOINLINE void trace_mutex_acquired(ThreadBlock* block, pthread_mutex_t* m
 }
 
 // Everything is counted before the lock is requested: work done between acquiring and
-// returning lengthens the program's critical section (measured: it doubled the futex
-// sleeps of a lock two threads hand back and forth). Inside it there is one store (the
+// returning lengthens the program's critical section (it doubles the futex sleeps of a
+// lock two threads hand back and forth). Inside it there is one store (the
 // entry becomes held) and one read of our own cache line.
 template <bool kTraced, typename Lock>
 QUARTZ_ALWAYS_INLINE int lock_registered(ThreadBlock* block, pthread_mutex_t* m, uintptr_t site,

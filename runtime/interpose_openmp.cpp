@@ -260,7 +260,7 @@ namespace quartz::rt::real {
 namespace {
 // Whether an OpenMP runtime (GNU libgomp, LLVM libomp) is loaded. Looked up before dlsym:
 // a dlsym that fails leaves the thread an error buffer from malloc, which a program whose
-// main thread ends with pthread_exit never frees (LeakSanitizer found it).
+// main thread ends with pthread_exit never frees (a leak LeakSanitizer reports).
 bool openmp_runtime_loaded() {
   return dl_iterate_phdr(
              [](dl_phdr_info* info, size_t, void*) {

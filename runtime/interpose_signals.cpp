@@ -3,7 +3,7 @@
 // waits in sigwait until another's pthread_kill (pbzip2's signal thread), or in sigsuspend
 // until another's kill (lbzip2's main thread), is blocked on that other thread, and a
 // replay that does not know it keeps the whole wait as recorded (trace_format.h
-// kThreadSignals). The profile sees such a wait as time blocked in the kernel, as before.
+// kThreadSignals). The profile sees such a wait as time blocked in the kernel.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>

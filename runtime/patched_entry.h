@@ -41,12 +41,8 @@ inline constexpr uint32_t kEntryJumpEnd = kEntryJump + 5;  // what its rel32 cou
 
 // Where the time of a call through the trampolines falls, as a sampler sees it: almost all
 // of it in the caller (registers are saved before the procedure is pushed, and restored
-// after it is popped). Measured: a procedure called from a loop doing as much work of its
-// own, 80 ns a call each, sampled with every entry on, had 46% of the loop's time where its
-// own clock says 50%: the calls' 13 ns were charged to the loop. Under AddressSanitizer the
-// runtime's own code is instrumented and a quarter of a call's 150 ns falls between the push
-// and the pop: the test of a turned-off procedure's windows (Budget.ATurnedOffProcedure...)
-// reads 47-52% for a truth of 50% with this share, 56-64% with none (6 runs each).
+// after it is popped). Under AddressSanitizer the runtime's own code is instrumented and a
+// quarter of a call's time falls between the push and the pop.
 #if defined(__SANITIZE_ADDRESS__)
 #define QUARTZ_UNDER_ASAN 1
 #elif defined(__has_feature)

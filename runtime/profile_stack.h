@@ -185,10 +185,9 @@ class ProfileStack {
 
   // The caller of a procedure pushed above `entry`: the nearest procedure at or below it
   // (0: none), past the objects held or waited for. Edges from the objects themselves
-  // were never found by the call graph, which takes a context's caller the same way, and
-  // a program holding each of 125,000 mutexes in turn while it called one procedure made
-  // 125,000 edges (the overhead budget's pass over them took 15-28 ms of the sampler's
-  // time at each decision).
+  // would never be found by the call graph, which takes a context's caller the same way,
+  // and would number one per object (125,000 for a program holding each of 125,000 mutexes
+  // in turn while it calls one procedure).
   QUARTZ_NOINSTR uintptr_t caller_at(const StackEntry* entry) const;
 
   // Pops the procedure `address` (the exit hook), or unfolds one repeat. When the top is

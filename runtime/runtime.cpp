@@ -149,9 +149,8 @@ QUARTZ_NOINSTR void on_thread_exit(void* value) {
 }
 
 // Threads inside libunwind, and whether a fork is under way (no walk starts then).
-// libunwind's locks are not reset in a forked child: a thread walking at the fork left
-// them held there, and the child's first walk waited forever (the fork test of
-// runtime_e2e_test.cpp hung 9 times in 200 runs on a loaded machine, none since).
+// libunwind's locks are not reset in a forked child: a thread walking at the fork leaves
+// them held there, and the child's first walk would wait forever.
 std::atomic<uint32_t> g_walkers{0};
 std::atomic<bool> g_forking{false};
 

@@ -58,7 +58,7 @@ QUARTZ_ALWAYS_INLINE Runtime& runtime() {
 }
 
 // Per-thread state reachable before the thread has a block. Initial-exec TLS: one
-// %fs-relative load, no call (measured: global-dynamic TLS costs ~8 ns more per hook).
+// %fs-relative load, no call (global-dynamic TLS costs ~8 ns more per hook).
 struct ThreadLocal {
   ThreadBlock* block;
   ThreadSlot* slot;

@@ -12,11 +12,10 @@
 // read these tables.
 //
 // Claimed records are also listed in the order claimed, so that readers visit only those (a
-// capture is built at every snapshot under `quartz run`: a scan of 2^14 objects and 2^16
-// edges took 120 of its 180 µs); a record's place in that list is its dense index
-// (order_of), for readers' side tables. Each level's mapping holds its records, their
-// places, and the part of the list as long as the level: the list never outgrows the
-// levels mapped, so nothing is mapped before it is needed.
+// scan of every record is two thirds of building a small capture); a record's place in that
+// list is its dense index (order_of), for readers' side tables. Each level's mapping holds
+// its records, their places, and the part of the list as long as the level: the list never
+// outgrows the levels mapped, so nothing is mapped before it is needed.
 #pragma once
 
 #include <sys/mman.h>
@@ -171,9 +170,9 @@ class SharedTable {
     void* memory = support::map_zeroed(bytes);
     if (!memory) return nullptr;
     // Not constructed: a record's initial state, and a place's, is all zero bytes, which
-    // the fresh mapping holds. Stores of those zeros touched every page of the first levels
-    // as the program started (2^14 objects, 3.2 MB, and 2^16 edges, 2.6 MB: 1,400 page
-    // faults, ~18 ms before main here), and kept them resident however few were used.
+    // the fresh mapping holds. Stores of those zeros would touch every page of the first
+    // levels as the program starts (~18 ms before main) and keep them resident however few
+    // are used.
     static_assert(std::is_trivially_destructible_v<Record>);
     auto* mapped = static_cast<Record*>(memory);
     if (!levels_[k].compare_exchange_strong(records, mapped, std::memory_order_acq_rel)) {

@@ -49,8 +49,8 @@ class CallEdgeTable {
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
   QUARTZ_ALWAYS_INLINE const CallEdgeSlot& slot(uint32_t i) const { return slots_[i]; }
   // Visits the slots claimed so far, in the order claimed: a reader's pass costs the edges
-  // the thread has, not the table's 2^N slots (a scan of 32 KB a thread took two fifths
-  // of a capture's publication on minimap2, whatever its few hundred edges).
+  // the thread has, not the table's 2^N slots (a scan of them all can take two fifths of a
+  // capture's publication).
   template <typename Visit>
   QUARTZ_NOINSTR void for_each_claimed(Visit&& visit) const {
     const uint32_t n = slots_[0].claimed.load(std::memory_order_acquire);
