@@ -244,11 +244,10 @@ std::atomic<bool> g_memory_file_refused{false};
 
 // Writes the switch byte of each entry at `sleds` through /proc/self/mem: the kernel writes
 // the page as a debugger's breakpoint is written, its protection unchanged, so no processor
-// running the program is interrupted to flush it (an mprotect pair is; 300-400 us a switch
-// on a 2-processor VM here, a third of the sampler's time on xz). Returns how many were
-// written. Open only while it writes, as the sampler's other files are; moved up to a
-// descriptor the program is unlikely to name (a dup2 onto ours in between would otherwise
-// take our write into the program's file).
+// running the program is interrupted to flush it (an mprotect pair is, at 300-400 us a
+// switch). Returns how many were written. Open only while it writes, as the sampler's other
+// files are; moved up to a descriptor the program is unlikely to name (a dup2 onto ours in
+// between would otherwise take our write into the program's file).
 QUARTZ_NOINSTR size_t write_switches(const uintptr_t* sleds, size_t count, bool on) {
   if (g_memory_file_refused.load(std::memory_order_relaxed)) return 0;
   int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
@@ -411,8 +410,7 @@ size_t switch_entries(const uintptr_t* sleds, size_t count, bool on) {
   count -= switched;
   // Else by mprotect. The pages of one executable segment are code alike: one mprotect pair
   // for a run of them. Each call interrupts every processor running the program to flush
-  // the range (xz's 7 turned-off entries took 8 calls a switch when each run of pages had
-  // its own pair, 2 now).
+  // the range.
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   for (size_t first = 0; first < count;) {
     const uintptr_t start = sleds[first] & ~(page - 1);
