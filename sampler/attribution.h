@@ -83,12 +83,10 @@ struct AttributionTotals {
 // between); after a wait, all to this sample (it ran after waking); before a wait, or
 // between two waits, all to this interval, charged where the thread was last seen running
 // (the sampler reads a waiting thread's clock only when it has left its wait since).
-// Crediting every interval to the sample at its end instead gave a phase that starts after
-// a lock wait 17% too little (measured with 5 ms phases and a 2 ms period); crediting the
-// time before a wait to the last snapshot's interval, and the time between two waits to
-// the next active sample's, left it out of the processors busy in its own, and two pairs
-// of threads handing work back and forth (0.75 ms turns, 2 ms period) showed one
-// processor busy a third of the time where the threads' clocks say a tenth.
+// Crediting every interval to the sample at its end instead gives a phase that starts
+// after a lock wait too little (17% with 5 ms phases and a 2 ms period); crediting the time
+// before a wait, or between two waits, to another interval leaves it out of the processors
+// busy in its own.
 // `earlier`: the thread's last active sample, of an interval of `earlier_duration_ns`, when
 // it was active at the snapshot before; its `run` grows by its part. `active`: this sample
 // is busy or spinning. Returns this sample's share of its interval `duration_ns` (a

@@ -15,8 +15,8 @@ namespace quartz::sampler {
 // A snapshot's processors busy as histogram bins: e between two whole numbers is that much
 // of the interval at each (e = 1.3: 70% at 1, 30% at 2), so that the bins' processors add up
 // to the processor time. `bin` is floor(e) in 1..P (0 when nobody is busy); `upper`, the
-// share of the interval at bin + 1. (Rounding e lost or added up to half a processor per
-// snapshot.) Below one processor, the busy threads' time is in bin 1 and the rest of the
+// share of the interval at bin + 1. (Rounding e would lose or add up to half a processor
+// per snapshot.) Below one processor, the busy threads' time is in bin 1 and the rest of the
 // interval in bin 0 (normalized_idle).
 struct ProcessorsBusy {
   uint32_t bin;

@@ -27,12 +27,11 @@ struct HiddenParts {
 };
 
 // While a trial has `hidden`'s entry off (OverheadBudget::trial_hides), a busy thread read
-// in context `read` may be in `hidden` called from there, its time going to the caller:
-// zstd's ZSTD_compressBlock_lazy2_row read 8-19% of the processor time from run to run,
-// perf 2%, by how long the trials of its callee's entry kept it off. The thread's context
-// when last seen with the entry on (`seen`) stands for it if it lies under `read` through
-// `hidden`: a draw from where the thread was under `read` a few ms before, so that over a
-// trial the callee keeps its share. Else `read`.
+// in context `read` may be in `hidden` called from there, its time going to the caller
+// (which can then read several times its share). The thread's context when last seen with
+// the entry on (`seen`) stands for it if it lies under `read` through `hidden`: a draw from
+// where the thread was under `read` a few ms before, so that over a trial the callee keeps
+// its share. Else `read`.
 QUARTZ_NOINSTR uint32_t seen_below(ProfileTables& tables, uint32_t read, uint32_t seen,
                                    uintptr_t hidden);
 

@@ -7,9 +7,9 @@
 namespace quartz::sampler {
 
 // The processors a sampler that shares them with the program takes in turn (none when it
-// has its own). Bound to one of them for good, it took its whole cost (~6% of a processor
-// on a slow machine) from the thread there: of two equal workers that one ended 80 ms
-// later, and the other processor idled while it did. In turns, each pays alike.
+// has its own). Bound to one of them for good, it would take its whole cost (~6% of a
+// processor) from the thread there, which would end last while the others idle. In turns,
+// each pays alike.
 struct SharedProcessors {
   static constexpr uint32_t kMax = 1024;  // CPU_SETSIZE
   uint16_t cpus[kMax];

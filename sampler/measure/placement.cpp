@@ -43,8 +43,8 @@ uint32_t place_sampler(const rt::Options& options, RunInfo& info, SharedProcesso
       hwloc_bitmap_zero(reserved);
       processors = static_cast<uint32_t>(pus > 0 ? pus : 1);
       // Sharing the processors, on one of them at a time: a sampler the scheduler may place
-      // anywhere at each wake-up moves the program's threads around (measured: up to 1 ms
-      // with a worker off the processors, and a serial share 1 to 4 points too high).
+      // anywhere at each wake-up moves the program's threads around (a serial share up to 4
+      // points too high).
       int cpu;
       hwloc_bitmap_foreach_begin(cpu, allowed) {
         if (cpu >= 0 && static_cast<uint32_t>(cpu) < SharedProcessors::kMax &&

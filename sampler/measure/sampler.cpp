@@ -128,9 +128,8 @@ QUARTZ_NOINSTR void retire_deferred(void* snapshots) {
 QUARTZ_NOINSTR bool prepare(Sampler& s) {
   const rt::Options& options = s.runtime->options;
   const uint32_t processors = place_sampler(options, s.info, s.turns);
-  // Finer sampling perturbs a program the sampler shares processors with (on 2: 1 ms
-  // distorts the histogram by ~2 points, 2 ms by ~0.3); on a core of its own 1 ms costs the
-  // program nothing.
+  // Finer sampling perturbs a program the sampler shares processors with (1 ms distorts
+  // the histogram by ~2 points); on a core of its own 1 ms costs the program nothing.
   const uint32_t period_us = options.period_us ? options.period_us : s.info.reserve ? 1000 : 2000;
   s.info.period_ns = uint64_t{period_us} * 1000;
   Snapshots& snaps = s.snapshots;
@@ -152,11 +151,11 @@ QUARTZ_NOINSTR void* sampler_main(void*) {
   Sampler& s = *g_sampler;
   const rt::Options& options = s.runtime->options;
   // The cost of an instrumented call, measured first, while the program waits (start):
-  // beside the program's own threads it measured twice what they pay.
+  // beside the program's own threads it would read twice what they pay.
   s.info.hook_pair_ns = s.overhead->calibrate_call_ns(options.geometry);
   // Then the files the sampler starts with (the shared capture's region, the topology, the
   // machine's load), opened and closed while the program still waits: one starting by
-  // listing its descriptors saw ours.
+  // listing its descriptors would see ours.
   const bool prepared = prepare(s);
   s.ready.store(true, std::memory_order_release);
   if (!prepared) {
@@ -253,8 +252,7 @@ bool start(rt::Runtime& runtime, OverheadControl& overhead) {
     nanosleep(&pause, nullptr);
   }
   // The run starts now: the program's elapsed time does not include the wait, nor the
-  // patching of entries before it (2-3 ms here: the program's own clock from main's start
-  // read that much less than the run's).
+  // patching of entries before it (2-3 ms).
   rt::restart_run_clock();
   s->info.start_realtime_ns = realtime_ns();
   s->info.start_monotonic_ns = runtime.clock.start_ns;

@@ -7,8 +7,8 @@ namespace {
 
 // The CPU clock a thread left at its end (0: none), never behind `last_ns`, the sampler's
 // last reading of it while it still ran (its end may have been read before). The reading
-// is taken as it is, our read included: taking a calibrated cost back out undercounted
-// short threads wherever the calibration ran slower than the reads at their ends.
+// is taken as it is, our read included: taking a calibrated cost back out undercounts
+// short threads wherever the calibration runs slower than the reads at their ends.
 QUARTZ_NOINSTR uint64_t end_cpu_ns(const rt::ThreadBlock& ended, uint64_t last_ns) {
   const uint64_t read = ended.exit_cpu_ns.load(std::memory_order_relaxed);
   if (read == 0) return 0;

@@ -26,8 +26,8 @@ __attribute__((noinline, no_instrument_function)) void calibration_caller() {}
 
 // Each calibration is timed by this thread's own CPU clock (support::read_own_clock): what a call
 // costs the thread that makes it, not stretched by preemption when the sampler shares a processor
-// with the program's threads (timed by the wall clock, a patched call measured 26.7 ns
-// beside xz's two threads, 13.1 ns beside one).
+// with the program's threads (by the wall clock, a call beside two busy threads reads twice
+// what it does beside one).
 double calibrate_hook_pair_ns(const rt::BlockGeometry& geometry) {
   void* memory = support::map_zeroed(rt::ThreadBlock::bytes_for(geometry));
   if (!memory) return 0;

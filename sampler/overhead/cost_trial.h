@@ -1,9 +1,9 @@
 // What one patched entry really costs the program (docs/design.md "Overhead budget"). The
 // calibrated cost of a patched call is what the call costs alone; beside a program's own
 // memory-bound work it can cost several times more: the calls' instructions fill the window
-// in which the processor would overlap the program's loads (minimap2's mm_idx_get, a look-up
-// in a hash table: 45 ns calibrated, 210-420 ns by its trials). Nothing the entry reports
-// shows that; only the program's pace with the entry off does.
+// in which the processor would overlap the program's loads (minimap2's mm_idx_get: 45 ns
+// calibrated, ~300 ns by its trials). Nothing the entry reports shows that; only the
+// program's pace with the entry off does.
 //
 // A trial switches one entry off and on over eight phases of equal length, in the order on,
 // off, off, on, on, off, off, on (a steady drift in the program's pace weighs both states
@@ -14,8 +14,8 @@
 //
 // A trial is steady when the program kept one pace in each state: the phases of a state
 // within a factor of kSteadySpread of each other. One that is not ran across a change in
-// what the program does (minimap2 indexing, then mapping: paces of 0.0001 and 1.5 calls a
-// us in one trial), and tells nothing of the entry either way.
+// what the program does (indexing, then mapping), and tells nothing of the entry either
+// way.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ class CostTrial {
   static constexpr uint32_t kPhases = 8;
   // A phase with fewer calls into the other entries says too little of the pace.
   static constexpr uint64_t kMinPhaseCalls = 100;
-  // Steady trials here: the phases of a state within 1.03-1.12 of each other (minimap2).
+  // Room to spare: steady trials keep a state's phases within about 1.1 of each other.
   static constexpr double kSteadySpread = 1.5;
 
   // Whether the entry is on in `phase` (on, off, off, on, on, off, off, on).

@@ -12,9 +12,9 @@ constexpr uint32_t kMaxUnpatched = 4096;
 constexpr uint64_t kCallShareSamples = 10;  // reads in windows before call_share is told
 // A trial: each of its phases lasts this many snapshots (10 ms at the default period), twice
 // as many at each try after one that told nothing (the pace of a program whose calls vary
-// in cost varies from phase to phase: minimap2's mm_idx_get told nothing 1 time in 5 at
-// 10 ms) where the phases together said it cost more than calibrated; it starts on an
-// entry whose calibrated cost is this share of the budget or more.
+// in cost varies from phase to phase) where the phases together said it cost more than
+// calibrated; it starts on an entry whose calibrated cost is this share of the budget or
+// more.
 constexpr uint32_t kTrialPhaseSnapshots = 5;
 constexpr uint8_t kTriesPerEntry = 3;
 constexpr double kRetryOverCalibrated = 1.5;
@@ -23,8 +23,8 @@ constexpr double kTrialShareOfBudget = 0.1;
 // phase needs CostTrial::kMinPhaseCalls, and a program's pace varies.
 constexpr double kCallsPerPhaseToTry = 4.0 * CostTrial::kMinPhaseCalls;
 // A trial that was not steady (cost_trial.h) is tried again, as often as this, without
-// counting as a try: minimap2's mm_idx_get, tried as the program went from indexing to
-// mapping, read -24 ns by its phases together and was never tried again.
+// counting as a try: an entry first tried as the program changes phase would otherwise
+// never be tried again.
 constexpr uint8_t kUnsteadyRetries = 2;
 constexpr uint32_t kMaxTrials = 16;
 // An entry whose measured calls cost beyond the calibrated cost this share of its
@@ -148,8 +148,7 @@ void OverheadBudget::count_calls() {
       const uint64_t to_off =
           c.calls_to_off > own->off_before ? c.calls_to_off - own->off_before : 0;
       const uint64_t into = c.off && c.calls > c.calls_before ? c.calls - c.calls_before : 0;
-      // What a trial measured beyond the calibrated cost is the callee's: its own loads wait
-      // (minimap2's mm_idx_get: four fifths of its samples in the profiled run on its probes).
+      // What a trial measured beyond the calibrated cost is the callee's: its own loads wait.
       const double excess_ns = c.measured_ns > call_ns_ ? c.measured_ns - call_ns_ : 0;
       const double paid_ns =
           static_cast<double>(to_off) * (1 - rt::kPatchedCallCalleeShare) * call_ns_ +
@@ -177,11 +176,10 @@ void OverheadBudget::decide(uint64_t run_ns) {
   while (run_ns >= due_ns(decisions_)) ++decisions_;
   count_calls();
   // Held over the time since the last decision, not the whole run: a phase whose procedures
-  // are new would otherwise run far over the budget until their calls outweighed the
-  // earlier phases' time (leveldb's db_bench read 40-55% slower per operation after a
-  // write phase that had stayed within it). The program's own processor time in that
-  // interval: the process's, less this thread's and the calls'. What changed since the last
-  // decision is noted for the trial as well: it goes to what the program does now.
+  // are new would otherwise run far over the budget until their calls outweigh the earlier
+  // phases' time. The program's own processor time in that interval: the process's, less
+  // this thread's and the calls'. What changed since the last decision is noted for the
+  // trial as well: it goes to what the program does now.
   double recent_calls_ns = 0, patched_calls_ns = 0;
   for (size_t i = 0; i < claimed_.size(); ++i) {
     Calls& c = calls_[claimed_[i]];
@@ -226,9 +224,8 @@ void OverheadBudget::decide(uint64_t run_ns) {
   }
   // Within the budget or not, an entry whose calls cost the program well beyond the
   // calibrated cost misleads: the excess falls in the procedure itself (the loads it waits
-  // on are its own), which then reads that much longer than it runs without the entry.
-  // minimap2's mm_idx_get, left on at 124-134 ns a call (14.6 calibrated), read 22-25% of the
-  // processor time where perf reads 13-15%.
+  // on are its own), which then reads that much longer than it runs without the entry
+  // (nearly twice as long for minimap2's mm_idx_get).
   for (size_t i = 0; i < claimed_.size() && unpatched_.size() < unpatched_.capacity(); ++i) {
     Calls& c = calls_[claimed_[i]];
     if (c.decided || c.measured_ns <= call_ns_) continue;
@@ -271,9 +268,7 @@ void OverheadBudget::start_trial(double allowed_recent_ns, uint64_t recent_run_n
     return;
   }
   // A trial reads the pace in the other entries' calls: where they were too few of late to
-  // tell it in every phase, it would tell nothing and hold the decisions back meanwhile
-  // (minimap2's single-threaded indexing: two trials of 80 ms each, every phase short of
-  // calls, before the mapping's mm_idx_get could be tried).
+  // tell it in every phase, it would tell nothing and hold the decisions back meanwhile.
   const uint64_t phase_ns = (uint64_t{kTrialPhaseSnapshots} << own->tries) * period_ns_;
   const double others_per_phase = static_cast<double>(calls_on - own->calls_recent) *
                                   static_cast<double>(phase_ns) /

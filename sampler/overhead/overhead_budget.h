@@ -41,8 +41,7 @@ class OverheadBudget {
   // A window (entry_windows.h) opens and closes: the program's processor time in it is
   // measured, and each busy read in it stands for an equal share of that. Measured, not
   // the window's length over the reads it asks for: a loaded machine wakes the sampler
-  // late (6 reads a thread of 9 fit beside two busy threads on two processors, 2 beside two
-  // more processes) and runs the program's threads a part of the window only.
+  // late (fewer reads fit) and runs the program's threads a part of the window only.
   QUARTZ_NOINSTR void window_opened();
   QUARTZ_NOINSTR void window_closed();
   // A read in a window found a busy thread, in `procedure` (0: in an object's context).
@@ -144,7 +143,7 @@ class OverheadBudget {
   uint64_t decided_run_ns_ = 0;         // ... and its time into the run
   support::MappedVector<Calls> calls_;  // open addressing by procedure, refilled per decision
   // The slots of calls_ in use: a pass over the whole table (2^16 slots, 5 MB) at each
-  // count took 3-4 ms, a third of the sampler's time in a short run.
+  // count would be a third of the sampler's time in a short run.
   support::MappedVector<uint32_t> claimed_;
   support::MappedVector<Calls> own_;  // the same, own time only, kept over the run
   support::MappedVector<UnpatchedProcedure> unpatched_;

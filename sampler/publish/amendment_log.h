@@ -1,7 +1,7 @@
 // Amendments to the capture `quartz run` holds (format/shared_capture.h): a capture too
-// big to build at every snapshot (a program of 125,000 mutexes: 13 MB, 30-60 ms) is
-// published every second or two, and a program killed between two publications lost what
-// it did since. At each snapshot that publishes nothing, the sampler writes what its tables
+// big to build at every snapshot (13 MB for a program of 125,000 mutexes) is published
+// every second or two, and a program killed between two publications would lose what it
+// did since. At each snapshot that publishes nothing, the sampler writes what its tables
 // changed since the last amendment (table_changes.h: the records the closed windows
 // changed, and the open window attributed as if the run ended now), as amended_* sections
 // (format/capture_format.h), and appends them to both slots' logs: whichever capture is

@@ -62,8 +62,8 @@ void CaptureBuilder::stop() {
   hand_over(Job::quit);
   rt::real::pthread_join(thread_, nullptr);
   // Idle again: the sampler retires the threads that end from now on at once (left `quit`,
-  // the last snapshot kept them for later, and the final capture counted the entries on
-  // their stacks as open).
+  // the last snapshot would keep them for later, and the final capture would count the
+  // entries on their stacks as open).
   job_.store(static_cast<uint32_t>(Job::none), std::memory_order_relaxed);
   started_ = false;
 }

@@ -1,12 +1,10 @@
 // Builds the captures of a run that goes on (publications to `quartz run`, checkpoints) on
 // a thread of its own, so that the sampler thread keeps its period (DESIGN.md §3 "Sampler").
-// Built on the sampler thread, a capture of 125,000 mutexes (6-13 MB: 36-100 ms of
-// processor time, 100-250 ms by the wall clock beside four threads on two processors) held
-// the snapshots back, and the next snapshot's interval went to whatever each thread did at
-// its end: mutexes held for microseconds in all were charged up to 352 ms. Built in slices
-// between snapshots, its bursts of processor time made the scheduler wake the sampler 7-50
-// ms late. A capture cheaper to build than to hand over is still built by the sampler
-// (run_here).
+// Built on the sampler thread, a big capture (up to 100 ms of processor time for 125,000
+// mutexes) would hold the snapshots back, and the next snapshot's interval would go to
+// whatever each thread did at its end; built in slices between snapshots, its bursts of
+// processor time would make the scheduler wake the sampler late. A capture cheaper to build
+// than to hand over is still built by the sampler (run_here).
 //
 // The sampler fills the input while the builder is idle, then hands a job over; the builder
 // reads the input and the runtime's shared counts, never the sampler's own tables. While a

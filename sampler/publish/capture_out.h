@@ -124,7 +124,7 @@ QUARTZ_NOINSTR void full_record(Out& out, const ProfileTables& tables, const dou
 
 template <typename Out>
 QUARTZ_NOINSTR void key_number(Out& out, uint32_t* count, const char* key, uint64_t value) {
-  // Not snprintf: at ~0.4 us a number the run section took a fifth of a publication.
+  // Not snprintf: at ~0.4 us a number the run section would take a fifth of a publication.
   char text[24];
   const std::to_chars_result end = std::to_chars(text, text + sizeof text - 1, value);
   *end.ptr = '\0';

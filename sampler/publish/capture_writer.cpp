@@ -146,7 +146,7 @@ QUARTZ_NOINSTR int loader_counts(dl_phdr_info* info, size_t size, void* data) {
 
 // The objects loaded change only at dlopen and dlclose: the section is walked again when
 // the loader's counts say so, and copied from the last walk otherwise (a walk and its
-// paths took a tenth of a publication).
+// paths cost a tenth of a publication).
 QUARTZ_NOINSTR void write_modules(Out& out, char* program, ModuleCache& cache) {
   ModuleCache now{};
   dl_iterate_phdr(loader_counts, &now);
@@ -287,11 +287,6 @@ QUARTZ_NOINSTR void write_object_counts(Out& out, const rt::Runtime& runtime,
   out.u64(static_cast<uint64_t>(static_cast<double>(totals.wait_ticks) * ns_per_tick));
 }
 
-// The objects the snapshots saw, with their figures, then (SectionType::unseen_objects) the
-// registered ones they never saw, with their counts only. `listed` (by the registry's
-// order) takes `build` for each object written: the program registers objects while a
-// capture is built, and a later pass that met one the earlier passes had not (its frames)
-// made a capture no reader takes ("frames of an object not listed").
 // The build that last listed a registered object (`listed`, by the registry's order).
 QUARTZ_NOINSTR uint32_t* listed_mark(const rt::ObjectRegistry& registry,
                                      support::MappedVector<uint32_t>& listed,
@@ -300,6 +295,11 @@ QUARTZ_NOINSTR uint32_t* listed_mark(const rt::ObjectRegistry& registry,
   return order < listed.size() ? &listed[order] : nullptr;
 }
 
+// The objects the snapshots saw, with their figures, then (SectionType::unseen_objects) the
+// registered ones they never saw, with their counts only. `listed` (by the registry's
+// order) takes `build` for each object written: the program registers objects while a
+// capture is built, and a later pass that met one the earlier passes had not (its frames)
+// would make a capture no reader takes ("frames of an object not listed").
 QUARTZ_NOINSTR void write_objects(Out& out, ProfileTables& tables, const rt::Runtime& runtime,
                                   const rt::MergedCounts& counts, double ns_per_tick,
                                   support::MappedVector<uint32_t>& listed, uint32_t build) {

@@ -11,8 +11,8 @@ namespace {
 constexpr uint64_t kOtherProcessesEveryNs = 100'000'000;
 constexpr uint64_t kTraceFlushNs = 100'000'000;  // the trace appended to its file this often
 // Publishing the figures to `quartz run` (each snapshot) takes at most 2.5% of a processor,
-// by the sampler's own clock: the samples' captures are published at every 2 ms snapshot,
-// real programs' captures of 60-140 KB every 2-3 snapshots.
+// by the sampler's own clock: a small capture goes out at every snapshot, a bigger one less
+// often.
 constexpr uint64_t kPublishCostShare = 40;
 
 }  // namespace
