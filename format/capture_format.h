@@ -87,12 +87,11 @@ enum class SectionType : uint32_t {
   // Added later; readers before it skip it, and then refuse the object_frames of these
   // objects (frames of an object not listed). Objects no snapshot saw (acquired, never seen
   // held or waited for): the objects section's fields up to exact_wait_ns, their figures
-  // all 0, which there took ~500 bytes an object (a capture of 100,000 mutexes: 58 MB,
-  // 35-200 ms a publication). u32 n, then n: u32 after (how many of the objects section's
-  // come before it in the order the program first used them), u64 address, u32 kind,
-  // string name, u64 first_site, u64 acquisitions, u64 contended, u64 posts,
-  // u64 exact_wait_ns; by `after`, ascending. Written after the objects section, before
-  // object_frames.
+  // all 0, which there would take ~500 bytes an object. u32 n, then n: u32 after (how many
+  // of the objects section's come before it in the order the program first used them),
+  // u64 address, u32 kind, string name, u64 first_site, u64 acquisitions, u64 contended,
+  // u64 posts, u64 exact_wait_ns; by `after`, ascending. Written after the objects section,
+  // before object_frames.
   unseen_objects = 14,
   // Added later; readers before them skip them. Amendments: what the sampler's tables
   // gained after the capture was built, logged at each snapshot and moved in before the
@@ -281,7 +280,7 @@ constexpr size_t full_record_size(uint32_t processors, uint32_t runnable_bins) {
 
 // CRC-32 (IEEE 802.3, reflected, as zlib), for sections, the whole file and trace chunks;
 // eight bytes at a time through eight tables ("slicing-by-8"): traces run to hundreds of MB,
-// and a byte at a time was a tenth of the predictor's time.
+// and a byte at a time would be a tenth of the predictor's time.
 struct Crc32Tables {
   uint32_t t[8][256];
   constexpr Crc32Tables() : t() {
@@ -313,8 +312,8 @@ constexpr uint32_t crc32_update(uint32_t crc, const unsigned char* data, size_t 
 
 // Sets the CRC of every section whose payload lies inside the `size` bytes, then the
 // footer's size and CRC. The runtime seals what it writes to a file; the captures it
-// publishes to `quartz run` at every snapshot are sealed by whoever writes them out (they
-// were half of a publication's cost: every byte read twice).
+// publishes to `quartz run` at every snapshot are sealed by whoever writes them out
+// (sealing them would be half of a publication's cost: every byte read twice).
 inline void seal_capture(unsigned char* bytes, size_t size) {
   if (size < sizeof(FileHeader) + sizeof(FileFooter)) return;
   const size_t footer_at = size - sizeof(FileFooter);
