@@ -47,9 +47,10 @@ QUARTZ_NOINSTR SledCounts patch_entries(const EntryTrampolines& trampolines,
 // none.
 QUARTZ_NOINSTR uintptr_t entry_of(uintptr_t procedure);
 
-// Turns the patched entries at `sleds` (entry_of's, sorted) on or off; the pages from the
-// first to the last of one code segment (up to 2 MB apart) are made writable once. Returns
-// how many were switched.
+// Turns the patched entries at `sleds` (entry_of's, sorted) on or off, writing each switch
+// byte through /proc/self/mem; where the kernel refuses, by mprotect, the pages from the
+// first to the last of one code segment (up to 2 MB apart) made writable once. Returns how
+// many were switched.
 QUARTZ_NOINSTR size_t switch_entries(const uintptr_t* sleds, size_t count, bool on);
 
 // Turns the entry of `procedure` off; it costs a jump from then on. False when it is not a

@@ -89,7 +89,7 @@ class ObjectRegistry {
   // Objects that found no room.
   QUARTZ_NOINSTR uint64_t dropped() const { return table_.dropped(); }
 
-  // Forked child: counters and waiters belong to the parent's threads.
+  // Forked child: the counters (acquisitions, contention, waits, posts) are the parent's.
   QUARTZ_NOINSTR void reset_counters();
 
  private:

@@ -12,7 +12,7 @@
 //
 // Anything that walks the machine stack by its return addresses (the C++ unwinder,
 // backtrace(), libunwind) must see the originals: restore_all() writes them back, and
-// reinstate_all() takes them again once the walk is over (for an exception: those of the
+// reinstate() takes them again once the walk is over (for an exception: those of the
 // frames that are still live, after the catch).
 #pragma once
 

@@ -111,8 +111,8 @@ QUARTZ_NOINSTR void record_end_cpu(ThreadBlock& block);
 // Starts the run's clock again, and the calling thread's CPU clock with it. For the
 // program's first thread once the profiler has made it wait (patching, calibration): that
 // wait is not the program's time. Call it before any reader of the clock starts. A thread
-// created before (this one among them) is taken to begin with the run (sampler.cpp,
-// presence; the capture's creation times).
+// created before (this one among them) is taken to begin with the run
+// (sampler/measure/thread_clocks.cpp, presence; the capture's creation times).
 QUARTZ_NOINSTR void restart_run_clock();
 
 // Marks the calling thread as the runtime's own: never profiled, wrappers pass through.

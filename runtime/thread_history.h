@@ -25,7 +25,7 @@ struct alignas(support::kCacheLine) ThreadRecord {
   std::atomic<ThreadPhase> phase{ThreadPhase::unused};
   std::atomic<uint32_t> parent_index{kNoThread};
   std::atomic<pid_t> tid{0};
-  std::atomic<uint32_t> exit_kind{0};  // 1: returned or pthread_exit; 0 while running
+  std::atomic<uint32_t> exit_kind{0};  // 1: returned, 2: pthread_exit; 0 while running
   std::atomic<uintptr_t> start_routine{0};
   std::atomic<uint64_t> handle{0};  // its pthread_t: joins of it wait on this address
   std::atomic<uint64_t> created_ns{0};

@@ -13,8 +13,9 @@
 //   - e = Σ f_j over busy threads; r = Σ (running + ready share) over busy and spinning
 //     threads;
 //   - a busy thread's processor time grows by Δ·f_j and its normalized processor time by
-//     Δ·f_j / max(1, e), in the histogram bin round(e) ∈ 1..P (Quartz's Equation 1: with
-//     less than one processor's worth busy, normalized time is processor time, never more);
+//     Δ·f_j / max(1, e), in the histogram bins floor(e) and floor(e) + 1 in proportion
+//     (contribution.h; Quartz's Equation 1 bins round(e)): with less than one processor's
+//     worth busy, normalized time is processor time, never more;
 //     the time nobody was busy, (1 - e)·Δ when e < 1 (all of Δ when e = 0), is split among
 //     the threads in proportion to the time each existed in it, and recorded in bin 0;
 //   - those amounts go to the thread, the program, the thread's calling context (self), and
