@@ -1,21 +1,32 @@
-// The capture writer and the reader together: tables the test fills itself (its contexts,
-// procedures, objects and threads, and the samples it attributes) come back from
-// profile::read_capture with the figures those samples imply.
+// The capture writer, the amendment log and the reader together: tables the test fills itself
+// (its contexts, procedures, objects and threads, and the samples it attributes) come back from
+// profile::read_capture with the figures those samples imply; and a capture published into a
+// shared region as under `quartz run`, amended at the snapshots after it as the publisher
+// amends it, then taken with its log as `quartz run` takes it, reads as the capture written
+// from the same tables at the same point, but for the runtime's counts, which amendments
+// leave as the publication had them (docs/design.md "Files").
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "format/shared_capture.h"
 #include "profile/capture.h"
 #include "runtime/runtime.h"
 #include "sampler/attribution.h"
+#include "sampler/publish/amendment_log.h"
 #include "sampler/publish/capture_writer.h"
 #include "sampler/run_info.h"
+#include "sampler/table_changes.h"
 #include "sampler/tables.h"
 #include "sampler/window.h"
 
@@ -34,9 +45,63 @@ constexpr uint64_t kPeriodNs = 2'000'000;  // every snapshot's interval
 constexpr double kD = 0.002;               // the same, in seconds
 constexpr double kNear = 1e-12;            // seconds: sums of a few kD
 
-constexpr uint64_t kMainAt = 0x401000, kWorkAt = 0x402000, kWorkerAt = 0x403000;
+constexpr uint64_t kMainAt = 0x401000, kWorkAt = 0x402000, kWorkerAt = 0x403000, kLateAt = 0x404000,
+                   kTailAt = 0x405000;
 constexpr uint64_t kLockAt = 0x7f0000009000, kLockSite = 0x402040;
 constexpr uint64_t kStartMonotonicNs = 5'000'000'000;  // the run's start (RunInfo)
+
+// A region laid out as format/shared_capture.h says, made as `quartz run` makes it
+// (cli/capture_rescue.cpp: a memfd sized before the program starts, its magic, the pid it is
+// for), and the path QUARTZ_SHARED_CAPTURE names it by.
+class SharedRegion {
+ public:
+  SharedRegion() {
+    fd_ = memfd_create("quartz-round-trip", MFD_CLOEXEC);
+    if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(capture::kSharedRegionBytes)) != 0) return;
+    void* at = mmap(nullptr, capture::kSharedRegionBytes, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_NORESERVE, fd_, 0);
+    if (at == MAP_FAILED) return;
+    header_ = static_cast<capture::SharedCaptureHeader*>(at);
+    std::memcpy(header_->magic, capture::kSharedMagic, sizeof header_->magic);
+    header_->pid = getpid();
+  }
+  ~SharedRegion() {
+    if (header_) munmap(header_, capture::kSharedRegionBytes);
+    if (fd_ >= 0) close(fd_);
+  }
+  SharedRegion(const SharedRegion&) = delete;
+  SharedRegion& operator=(const SharedRegion&) = delete;
+
+  capture::SharedCaptureHeader* header() const { return header_; }
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+  // The published capture as it was built, without its log, sealed in a copy.
+  std::vector<unsigned char> published_alone() const {
+    if (header_->published != 1 && header_->published != 2) return {};
+    const uint32_t slot = header_->published - 1;
+    const unsigned char* at = base() + capture::slot_offset(slot);
+    std::vector<unsigned char> bytes(at, at + header_->slots[slot].bytes);
+    capture::seal_capture(bytes.data(), bytes.size());
+    return bytes;
+  }
+  // The published capture with its log taken in and sealed, as `quartz run` writes it out
+  // when the program ended without its final capture (CaptureRescue::latest,
+  // write_published).
+  std::span<const unsigned char> take_published() {
+    if (header_->published != 1 && header_->published != 2) return {};
+    const uint32_t slot = header_->published - 1;
+    const size_t bytes = capture::take_slot_amendments(*header_, slot);
+    unsigned char* at = base() + capture::slot_offset(slot);
+    capture::seal_capture(at, bytes);
+    return {at, bytes};
+  }
+
+ private:
+  unsigned char* base() const { return reinterpret_cast<unsigned char*>(header_); }
+
+  int fd_ = -1;
+  capture::SharedCaptureHeader* header_ = nullptr;
+};
 
 // A sample of `thread` at `context`: busy for the whole interval by its clock, or blocked
 // for all of it; a mutex on top is held.
@@ -163,17 +228,92 @@ class CaptureRoundTrip : public ::testing::Test {
     return profile::read_capture(output_);
   }
 
+  // Under `quartz run`: the region, the writer that publishes into it (initialised while
+  // QUARTZ_SHARED_CAPTURE names it), the changes the tables note and the amendment log
+  // (Publisher::start_builder). The writer that writes to the output is made before, without
+  // the region.
+  void start_amending() {
+    ASSERT_NE(region_.header(), nullptr);
+    ASSERT_EQ(setenv("QUARTZ_SHARED_CAPTURE", region_.path().c_str(), 1), 0);
+    shared_ = std::make_unique<CaptureWriter>();
+    const bool init = shared_->init(*runtime_);
+    unsetenv("QUARTZ_SHARED_CAPTURE");
+    ASSERT_TRUE(init);
+    ASSERT_TRUE(shared_->shared());
+    ASSERT_FALSE(direct_->shared());
+    ASSERT_TRUE(changes_.init(tables_));
+    ASSERT_TRUE(log_.init());
+    tables_.track(&changes_);
+  }
+  // A publication built at this snapshot (Publisher::hand_over, built here): its slot's log
+  // started again, the capture built from the frozen tables, then nothing left to amend.
+  void publish() {
+    log_.restart(*region_.header(), shared_->next_slot());
+    const AttributionTotals totals = freeze();
+    ASSERT_TRUE(shared_->publish(info_, totals, copy_, *runtime_));
+    changes_.next();
+    log_.covered(tables_);
+  }
+  // What this snapshot changed, amended (Publisher::amend): the open window attributed in the
+  // tables for the time the amendment takes.
+  void amend() {
+    ASSERT_TRUE(frozen_.assign(window_));
+    AttributionTotals totals = totals_;
+    changes_.begin_provisional(tables_);
+    attribute_window(frozen_, tables_, config_, totals, frozen_.snapshot_count());
+    EXPECT_GT(log_.amend(*region_.header(), info_, totals, tables_, changes_, *runtime_), 0u);
+    changes_.end_provisional();
+    totals_.stamps = totals.stamps;
+  }
+
+  // Up to the first publication: three snapshots closed, with both threads busy (the worker
+  // holding the lock), and one in the open window (the worker past it).
+  void run_to_first_publication() {
+    for (int i = 0; i < 3; ++i) snapshot({{0, work_}, {1, lock_}});
+    close_window();
+    snapshot({{0, work_}, {1, worker_}});
+    publish();
+  }
+  // After it: the runtime counts more, the worker ends and a late thread starts in a procedure
+  // no snapshot saw before (a new context), and the last snapshot finds the main thread in
+  // another; each snapshot is amended, as the publisher amends when it does not publish.
+  void run_past_first_publication() {
+    lock_record_->acquisitions.store(9);
+    main_thread_->calls.store(250);
+    runtime_->call_graph.add(kMainAt, kWorkAt, 20);
+    info_.torn_samples = 3;
+    info_.sampler_cpu_ns = 9'000'000;
+    end_thread(worker_thread_, 9'000'000);
+    ASSERT_NE(add_thread(2, "prog", 1002, 0, kLateAt, 9'500'000), nullptr);
+    late_ = tables_.context(kNone, kLateAt, kProcedure);
+
+    snapshot({{0, work_}, {2, late_}});
+    close_window();
+    amend();
+    snapshot({{0, main_, kBlocked}, {2, late_}});
+    amend();
+    tail_ = tables_.context(main_, kTailAt, kProcedure);  // seen by the last snapshot only
+    snapshot({{0, tail_}, {2, late_}});
+    amend();
+  }
+
   std::string dir_, output_;
   std::unique_ptr<rt::Runtime> runtime_;
-  std::unique_ptr<CaptureWriter> direct_;  // writes to the output
+  std::unique_ptr<CaptureWriter> direct_;  // writes to the output, never into the region
   ProfileTables tables_, copy_;
   Window window_, frozen_;
   AttributionConfig config_;
   AttributionTotals totals_;
   RunInfo info_{};
-  uint32_t main_ = kNone, work_ = kNone, worker_ = kNone, lock_ = kNone;
+  uint32_t main_ = kNone, work_ = kNone, worker_ = kNone, lock_ = kNone, late_ = kNone,
+           tail_ = kNone;
   rt::ObjectRecord* lock_record_ = nullptr;
   rt::ThreadRecord *main_thread_ = nullptr, *worker_thread_ = nullptr;
+
+  SharedRegion region_;
+  std::unique_ptr<CaptureWriter> shared_;
+  TableChanges changes_;
+  AmendmentLog log_;
 };
 
 const profile::ThreadInfo* thread_of(const profile::Run& run, uint32_t index) {
@@ -201,6 +341,99 @@ void expect_bins(std::span<const double> got, std::vector<double> want, const st
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_NEAR(got[i], want[i], kNear) << what << " [" << i << "]";
   }
+}
+
+std::vector<double> values(std::span<const double> bins) {
+  return {bins.begin(), bins.end()};
+}
+
+void expect_same_record(const profile::FullRecord& a, const profile::FullRecord& b,
+                        const std::string& what) {
+  EXPECT_EQ(a.processor_self, b.processor_self) << what;
+  EXPECT_EQ(a.processor_behalf, b.processor_behalf) << what;
+  EXPECT_EQ(a.normalized_self, b.normalized_self) << what;
+  EXPECT_EQ(a.normalized_behalf, b.normalized_behalf) << what;
+  EXPECT_EQ(a.state_self, b.state_self) << what;
+  EXPECT_EQ(a.state_behalf, b.state_behalf) << what;
+  EXPECT_EQ(a.runnable, b.runnable) << what;
+}
+
+// `amended` as `written`, in everything amendments carry (capture_format.h, amended_*): the
+// contexts, procedures, objects and threads with their times, the program's, the run keys.
+// Not the runtime's counts (calls, acquisitions, call edges), nor what the thread_routines
+// section says (a thread's first procedures, whether the program named it): none is amended.
+void expect_same_sampled(const profile::Run& amended, const profile::Run& written) {
+  EXPECT_EQ(amended.processors, written.processors);
+  EXPECT_EQ(amended.runnable_bins, written.runnable_bins);
+  EXPECT_EQ(amended.final, written.final);
+  std::map<std::string, std::string> info = amended.info;
+  info.erase(keys::kCountsElapsedNs);  // the reader's, for the counts
+  EXPECT_EQ(info, written.info);
+  ASSERT_EQ(amended.modules.size(), written.modules.size());
+  for (size_t i = 0; i < written.modules.size(); ++i) {
+    EXPECT_EQ(amended.modules[i].path, written.modules[i].path);
+    EXPECT_EQ(amended.modules[i].load_bias, written.modules[i].load_bias);
+  }
+
+  ASSERT_EQ(amended.contexts.size(), written.contexts.size());
+  for (size_t i = 0; i < written.contexts.size(); ++i) {
+    const profile::ContextInfo& a = amended.contexts[i];
+    const profile::ContextInfo& w = written.contexts[i];
+    const std::string what = "context " + std::to_string(i);
+    EXPECT_EQ(a.id, w.id) << what;
+    EXPECT_EQ(a.parent, w.parent) << what;
+    EXPECT_EQ(a.address, w.address) << what;
+    EXPECT_EQ(a.kind, w.kind) << what;
+    EXPECT_EQ(a.own.state, w.own.state) << what;
+    EXPECT_EQ(a.own.runnable_sum, w.own.runnable_sum) << what;
+    EXPECT_EQ(a.own.one_busy_starved, w.own.one_busy_starved) << what;
+    EXPECT_EQ(a.own.one_busy_taken, w.own.one_busy_taken) << what;
+    EXPECT_EQ(values(amended.processor_of(i)), values(written.processor_of(i))) << what;
+    EXPECT_EQ(values(amended.normalized_of(i)), values(written.normalized_of(i))) << what;
+  }
+
+  ASSERT_EQ(amended.procedures.size(), written.procedures.size());
+  for (const profile::ProcedureInfo& w : written.procedures) {
+    const profile::ProcedureInfo* a = procedure_at(amended, w.address);
+    ASSERT_NE(a, nullptr) << std::hex << w.address;
+    expect_same_record(a->record, w.record, "procedure");
+  }
+
+  ASSERT_EQ(amended.objects.size(), written.objects.size());
+  for (const profile::ObjectInfo& w : written.objects) {
+    const profile::ObjectInfo* a = object_at(amended, w.address);
+    ASSERT_NE(a, nullptr) << std::hex << w.address;
+    EXPECT_EQ(a->id, w.id);
+    EXPECT_EQ(a->kind, w.kind);
+    EXPECT_EQ(a->name, w.name);
+    EXPECT_EQ(a->first_site, w.first_site);
+    EXPECT_EQ(a->acquired_from, w.acquired_from);
+    EXPECT_EQ(a->wait_spinning_s, w.wait_spinning_s);
+    EXPECT_EQ(a->wait_blocked_s, w.wait_blocked_s);
+    EXPECT_EQ(a->hold_s, w.hold_s);
+    EXPECT_EQ(a->queue, w.queue);
+    expect_same_record(a->record, w.record, "object");
+  }
+
+  ASSERT_EQ(amended.threads.size(), written.threads.size());
+  for (const profile::ThreadInfo& w : written.threads) {
+    const profile::ThreadInfo* a = thread_of(amended, w.index);
+    const std::string what = "thread " + std::to_string(w.index);
+    ASSERT_NE(a, nullptr) << what;
+    EXPECT_EQ(a->parent, w.parent) << what;
+    EXPECT_EQ(a->tid, w.tid) << what;
+    EXPECT_EQ(a->name, w.name) << what;
+    EXPECT_EQ(a->start_routine, w.start_routine) << what;
+    EXPECT_EQ(a->handle, w.handle) << what;
+    EXPECT_EQ(a->created_ns, w.created_ns) << what;
+    EXPECT_EQ(a->exited_ns, w.exited_ns) << what;
+    EXPECT_EQ(a->cpu_ns, w.cpu_ns) << what;
+    EXPECT_EQ(a->run_queue_ns, w.run_queue_ns) << what;
+    EXPECT_EQ(a->starved_startup_s, w.starved_startup_s) << what;
+    EXPECT_EQ(a->starved_later_s, w.starved_later_s) << what;
+    expect_same_record(a->record, w.record, what);
+  }
+  expect_same_record(amended.program, written.program, "program");
 }
 
 TEST_F(CaptureRoundTrip, AFinalCaptureReadsBackAsItsSamplesImply) {
@@ -338,6 +571,89 @@ TEST_F(CaptureRoundTrip, AFinalCaptureReadsBackAsItsSamplesImply) {
   EXPECT_EQ(run.edges[0].caller, kMainAt);
   EXPECT_EQ(run.edges[0].callee, kWorkAt);
   EXPECT_EQ(run.edges[0].calls, 10u);
+}
+
+TEST_F(CaptureRoundTrip, AnAmendedPublicationReadsAsTheCaptureWrittenAtTheSamePoint) {
+  start_amending();
+  run_to_first_publication();
+  run_past_first_publication();
+  const profile::Run written = written_now(/*final=*/false);
+  const profile::Run amended = profile::parse_capture(region_.take_published(), "published");
+  expect_same_sampled(amended, written);
+
+  // The runtime's counts stay as the publication had them, four snapshots in
+  // (docs/design.md: not amended, their elapsed time kept as counts_elapsed_ns).
+  EXPECT_EQ(amended.text(keys::kCountsElapsedNs), "8000000");
+  EXPECT_EQ(written.text(keys::kElapsedNs), "14000000");
+  ASSERT_NE(object_at(amended, kLockAt), nullptr);
+  ASSERT_NE(object_at(written, kLockAt), nullptr);
+  EXPECT_EQ(object_at(amended, kLockAt)->acquisitions, 5u);
+  EXPECT_EQ(object_at(written, kLockAt)->acquisitions, 9u);
+  ASSERT_NE(thread_of(amended, 0), nullptr);
+  EXPECT_EQ(thread_of(amended, 0)->calls, 100u);
+  EXPECT_EQ(thread_of(written, 0)->calls, 250u);
+  ASSERT_EQ(amended.edges.size(), 1u);
+  ASSERT_EQ(written.edges.size(), 1u);
+  EXPECT_EQ(amended.edges[0].calls, 10u);
+  EXPECT_EQ(written.edges[0].calls, 30u);
+}
+
+TEST_F(CaptureRoundTrip, WhatBeganAfterThePublicationComesFromItsAmendments) {
+  start_amending();
+  run_to_first_publication();
+  run_past_first_publication();
+  const profile::Run published = profile::parse_capture(region_.published_alone(), "published");
+  const profile::Run amended = profile::parse_capture(region_.take_published(), "published");
+
+  // The publication: four snapshots, two threads, four contexts, the worker still running.
+  EXPECT_EQ(published.text(keys::kElapsedNs), "8000000");
+  EXPECT_EQ(published.contexts.size(), 4u);
+  EXPECT_EQ(thread_of(published, 2), nullptr);
+  EXPECT_EQ(procedure_at(published, kLateAt), nullptr);
+  ASSERT_NE(thread_of(published, 1), nullptr);
+  EXPECT_EQ(thread_of(published, 1)->exited_ns, 0u);
+
+  // Amended: seven snapshots, the worker's end, and the late thread in its own procedure:
+  // busy beside the main thread in the first and third snapshots after (bin 2, half of it
+  // normalized), alone in the second (bin 1).
+  EXPECT_EQ(amended.text(keys::kElapsedNs), "14000000");
+  EXPECT_EQ(amended.text(keys::kSamples), "7");
+  EXPECT_EQ(amended.text(keys::kThreadSamples), "14");
+  EXPECT_EQ(amended.text(keys::kTornSamples), "3");
+  EXPECT_EQ(amended.text(keys::kSamplerCpuNs), "9000000");
+  ASSERT_NE(thread_of(amended, 1), nullptr);
+  EXPECT_EQ(thread_of(amended, 1)->exited_ns, 9'000'000u);
+
+  ASSERT_EQ(amended.contexts.size(), 6u);
+  const profile::ContextInfo& late = amended.contexts[late_];
+  EXPECT_EQ(late.parent, kNoParent);
+  EXPECT_EQ(late.address, kLateAt);
+  EXPECT_EQ(late.kind, kProcedure);
+  expect_bins(amended.processor_of(late_), {0, kD, 2 * kD}, "late() processor");
+  expect_bins(amended.normalized_of(late_), {0, kD, kD}, "late() normalized");
+  // The main thread's context of the last snapshot, amended once only.
+  EXPECT_EQ(amended.contexts[tail_].parent, main_);
+  EXPECT_EQ(amended.contexts[tail_].address, kTailAt);
+  expect_bins(amended.processor_of(tail_), {0, 0, kD}, "tail() processor");
+  expect_bins(amended.normalized_of(tail_), {0, 0, kD / 2}, "tail() normalized");
+  const profile::ProcedureInfo* late_fn = procedure_at(amended, kLateAt);
+  ASSERT_NE(late_fn, nullptr);
+  expect_bins(late_fn->record.processor_self, {0, kD, 2 * kD}, "late() self");
+
+  const profile::ThreadInfo* late_thread = thread_of(amended, 2);
+  ASSERT_NE(late_thread, nullptr);
+  EXPECT_EQ(late_thread->parent, 0u);
+  EXPECT_EQ(late_thread->tid, 1002);
+  EXPECT_EQ(late_thread->start_routine, kLateAt);
+  EXPECT_EQ(late_thread->created_ns, 9'500'000u);
+  expect_bins(late_thread->record.processor_self, {0, kD, 2 * kD}, "late thread");
+  expect_bins(late_thread->record.normalized_self, {0, kD, kD}, "late thread");
+  EXPECT_NEAR(late_thread->record.state_self[kBusy], 3 * kD, kNear);
+
+  // The whole run's: both threads busy in six snapshots, one in the other.
+  expect_bins(amended.program.processor_self, {0, kD, 12 * kD}, "program");
+  expect_bins(amended.program.normalized_self, {0, kD, 6 * kD}, "program");
+  expect_bins(published.program.processor_self, {0, 0, 8 * kD}, "published program");
 }
 
 }  // namespace
