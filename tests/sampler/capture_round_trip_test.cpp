@@ -656,5 +656,28 @@ TEST_F(CaptureRoundTrip, WhatBeganAfterThePublicationComesFromItsAmendments) {
   expect_bins(published.program.processor_self, {0, 0, 8 * kD}, "published program");
 }
 
+// The amendments after the first publication go to both slots' logs: the second publication,
+// in the other slot, starts that slot's log again, or they would replace its newer figures.
+TEST_F(CaptureRoundTrip, APublicationStartsItsSlotsLogAgain) {
+  start_amending();
+  run_to_first_publication();
+  EXPECT_EQ(region_.header()->published, 1u);
+  snapshot({{0, work_}, {1, worker_}});
+  close_window();
+  amend();
+  snapshot({{0, work_}});
+  amend();
+  snapshot({{0, work_}});
+  publish();
+  EXPECT_EQ(region_.header()->published, 2u) << "the other slot";
+
+  // Taken at once: the second publication as built, none of the amendments older than it.
+  const profile::Run written = written_now(/*final=*/false);
+  const profile::Run taken = profile::parse_capture(region_.take_published(), "published");
+  expect_same_sampled(taken, written);
+  EXPECT_EQ(taken.text(keys::kElapsedNs), "14000000");
+  EXPECT_FALSE(taken.info.count(keys::kCountsElapsedNs)) << "nothing amended";
+}
+
 }  // namespace
 }  // namespace quartz::sampler
