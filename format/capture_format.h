@@ -115,8 +115,9 @@ enum class SectionType : uint32_t {
                             // record, f64 one_busy_starved_s, f64 one_busy_taken_s; an id not
                             // listed before is the next one
   amended_program = 20,     // u32 R1', full record
+  amended_thread_routines = 21,  // as thread_routines, of threads listed before
 };
-inline constexpr uint32_t kSectionTypeCount = 20;
+inline constexpr uint32_t kSectionTypeCount = 21;
 // Sections of the amendment log (amended_run and after).
 inline constexpr bool is_amendment(uint32_t type) {
   return type >= uint32_t(SectionType::amended_run) && type <= kSectionTypeCount;

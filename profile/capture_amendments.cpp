@@ -2,6 +2,7 @@
 
 #include "format/capture_format.h"
 #include "profile/capture_items.h"
+#include "profile/capture_sections.h"
 
 namespace quartz::profile {
 
@@ -49,6 +50,9 @@ void Amendments::apply(Cursor& c, uint32_t type) {
       }
       break;
     }
+    case SectionType::amended_thread_routines:
+      read_thread_routines(c, run_);
+      break;
     case SectionType::amended_objects: {
       const ItemLayout layout = amended_layout(c);
       const uint32_t n = c.count(60);

@@ -28,7 +28,8 @@ const char* section_name(uint32_t type) {
                                        "amended objects",
                                        "amended procedures",
                                        "amended contexts",
-                                       "amended program"};
+                                       "amended program",
+                                       "amended thread routines"};
   static_assert(std::size(kNames) == capture::kSectionTypeCount + 1);
   return type <= capture::kSectionTypeCount ? kNames[type] : "unknown";
 }

@@ -135,21 +135,6 @@ void read_object_frames(Cursor& c, Run& run) {
   }
 }
 
-void read_thread_routines(Cursor& c, Run& run) {
-  const uint32_t n = c.count(12);
-  for (uint32_t i = 0; i < n; ++i) {
-    const size_t item = c.position();
-    const uint32_t index = c.u32();
-    const uint32_t named = c.u32();
-    const uint32_t k = c.count(8);
-    std::vector<uint64_t> routines;
-    for (uint32_t r = 0; r < k; ++r) routines.push_back(c.u64());
-    ThreadInfo& thread = listed_thread(c, run, item, index, "routines of a thread not listed");
-    thread.named = named == 1;
-    thread.routines = std::move(routines);
-  }
-}
-
 void read_thread_starvation(Cursor& c, Run& run) {
   const uint32_t n = c.count(20);
   for (uint32_t i = 0; i < n; ++i) {
@@ -164,6 +149,21 @@ void read_thread_starvation(Cursor& c, Run& run) {
 }
 
 }  // namespace
+
+void read_thread_routines(Cursor& c, Run& run) {
+  const uint32_t n = c.count(12);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t item = c.position();
+    const uint32_t index = c.u32();
+    const uint32_t named = c.u32();
+    const uint32_t k = c.count(8);
+    std::vector<uint64_t> routines;
+    for (uint32_t r = 0; r < k; ++r) routines.push_back(c.u64());
+    ThreadInfo& thread = listed_thread(c, run, item, index, "routines of a thread not listed");
+    thread.named = named == 1;
+    thread.routines = std::move(routines);
+  }
+}
 
 void read_section(Cursor& c, Run& run, uint32_t type) {
   const size_t full_bytes =
@@ -219,6 +219,7 @@ void read_section(Cursor& c, Run& run, uint32_t type) {
     case SectionType::amended_procedures:
     case SectionType::amended_contexts:
     case SectionType::amended_program:
+    case SectionType::amended_thread_routines:
       return;  // capture_amendments.h
   }
   c.expect_end();

@@ -14,6 +14,10 @@ namespace quartz::profile {
 // `c` reads, to its end.
 void read_section(Cursor& c, Run& run, uint32_t type);
 
+// A thread_routines section (or its amendment): whether the program named each thread
+// listed before, and its first procedures.
+void read_thread_routines(Cursor& c, Run& run);
+
 // A capture from before the thread_routines section: a thread that has its creator's name
 // (the main thread's when its creator is unknown) kept the name it inherited.
 void infer_named_threads(Run& run);

@@ -75,6 +75,26 @@ QUARTZ_NOINSTR void amend_threads(EntryOut& out, const RunInfo& info, const Prof
   out.end();
 }
 
+// The changed threads' names' provenance and first procedures, which name a thread offline.
+QUARTZ_NOINSTR void amend_thread_routines(EntryOut& out, const ProfileTables& tables,
+                                          const TableChanges& changes, const rt::Runtime& runtime) {
+  const support::MappedVector<uint32_t>& changed = changes.changed(kThreadTable);
+  if (changed.size() == 0) return;
+  out.begin(SectionType::amended_thread_routines);
+  const size_t count_at = out.position();
+  out.u32(0);
+  uint32_t n = 0;
+  for (size_t k = 0; k < changed.size(); ++k) {
+    const uint32_t index = changed[k];
+    const rt::ThreadRecord* r = runtime.history.find(index);
+    if (!tables.has_thread(index) || !r) continue;
+    thread_routines_item(out, index, *r);
+    ++n;
+  }
+  out.patch_u32(count_at, n);
+  out.end();
+}
+
 QUARTZ_NOINSTR void amend_objects(EntryOut& out, const ProfileTables& tables,
                                   const TableChanges& changes, const rt::Runtime& runtime) {
   const support::MappedVector<uint32_t>& changed = changes.changed(kObjectTable);
@@ -168,6 +188,7 @@ size_t AmendmentLog::amend(capture::SharedCaptureHeader& region, const RunInfo& 
   EntryOut out(entry_);
   amend_run(out, info, totals, tables, runtime);
   amend_threads(out, info, tables, changes, runtime);
+  amend_thread_routines(out, tables, changes, runtime);
   amend_objects(out, tables, changes, runtime);
   amend_procedures(out, tables, changes);
   amend_contexts(out, tables, changes, contexts_listed_);

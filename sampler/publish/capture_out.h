@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "format/capture_format.h"
+#include "runtime/thread_history.h"
 #include "sampler/attribution.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
@@ -149,6 +150,18 @@ QUARTZ_NOINSTR void object_figures(Out& out, const ProfileTables& tables, uint32
   out.u32(kQueueBins);
   out.f64s(tables.object_queue(sampled), kQueueBins);
   full_record(out, tables, tables.object_record(sampled));
+}
+
+// A thread's item of thread_routines: whether the program named it, and its first
+// procedures (rt::ThreadRecord::routines).
+template <typename Out>
+QUARTZ_NOINSTR void thread_routines_item(Out& out, uint32_t index, const rt::ThreadRecord& r) {
+  out.u32(index);
+  out.u32(r.named.load(std::memory_order_relaxed));
+  const uint32_t count = r.routine_count.load(std::memory_order_relaxed);
+  const uint32_t k = count < rt::kThreadRoutines ? count : rt::kThreadRoutines;
+  out.u32(k);
+  for (uint32_t i = 0; i < k; ++i) out.u64(r.routines[i].load(std::memory_order_relaxed));
 }
 
 // The run keys of the program's starvation (attribution.h Starvation).

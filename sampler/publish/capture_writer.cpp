@@ -218,12 +218,7 @@ QUARTZ_NOINSTR void write_thread_routines(Out& out, rt::Runtime& runtime) {
   for (uint32_t index = 0; index < runtime.history.size(); ++index) {
     const rt::ThreadRecord* r = runtime.history.find(index);
     if (!r || r->phase.load(std::memory_order_acquire) == rt::ThreadPhase::unused) continue;
-    out.u32(index);
-    out.u32(r->named.load(std::memory_order_relaxed));
-    const uint32_t count = r->routine_count.load(std::memory_order_relaxed);
-    const uint32_t k = count < rt::kThreadRoutines ? count : rt::kThreadRoutines;
-    out.u32(k);
-    for (uint32_t i = 0; i < k; ++i) out.u64(r->routines[i].load(std::memory_order_relaxed));
+    thread_routines_item(out, index, *r);
     ++n;
   }
   out.end_counted(n);

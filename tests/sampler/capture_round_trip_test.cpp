@@ -184,6 +184,9 @@ class CaptureRoundTrip : public ::testing::Test {
     r->handle.store(routine ? 0x7f0000100000 + index : 0);
     r->created_ns.store(kStartMonotonicNs + created_ns);
     rt::ThreadHistory::set_name(*r, name);
+    // Its first own procedure, as the runtime notes it (it names a thread offline).
+    r->routines[0].store(routine + 0x40);
+    r->routine_count.store(1);
     r->phase.store(rt::ThreadPhase::running);
     return r;
   }
@@ -359,9 +362,9 @@ void expect_same_record(const profile::FullRecord& a, const profile::FullRecord&
 }
 
 // `amended` as `written`, in everything amendments carry (capture_format.h, amended_*): the
-// contexts, procedures, objects and threads with their times, the program's, the run keys.
-// Not the runtime's counts (calls, acquisitions, call edges), nor what the thread_routines
-// section says (a thread's first procedures, whether the program named it): none is amended.
+// contexts, procedures, objects and threads with their times and what names them (whether
+// the program named each, its first procedures), the program's, the run keys. Not the
+// runtime's counts (calls, acquisitions, call edges): they are not amended.
 void expect_same_sampled(const profile::Run& amended, const profile::Run& written) {
   EXPECT_EQ(amended.processors, written.processors);
   EXPECT_EQ(amended.runnable_bins, written.runnable_bins);
@@ -424,6 +427,8 @@ void expect_same_sampled(const profile::Run& amended, const profile::Run& writte
     EXPECT_EQ(a->tid, w.tid) << what;
     EXPECT_EQ(a->name, w.name) << what;
     EXPECT_EQ(a->start_routine, w.start_routine) << what;
+    EXPECT_EQ(a->named, w.named) << what;
+    EXPECT_EQ(a->routines, w.routines) << what;
     EXPECT_EQ(a->handle, w.handle) << what;
     EXPECT_EQ(a->created_ns, w.created_ns) << what;
     EXPECT_EQ(a->exited_ns, w.exited_ns) << what;
