@@ -1,8 +1,8 @@
 // Diagnosis: performance properties of a run (JavaPSL's sense: a property holds with a
 // severity and a confidence), ranked by the share of the elapsed time each explains, with
-// the evidence and the tuning advice the Quartz paper gives for it. The one definition of
-// every property is here and in docs/design.md "Diagnosis"; `quartz diagnose`, the top of
-// `quartz report` and the viewer use them.
+// the evidence and the tuning advice the Quartz paper gives for it. Each property's rule is
+// defined once, in the file diagnosis_properties.h names, and in docs/design.md "Diagnosis";
+// `quartz diagnose`, the top of `quartz report` and the viewer use them.
 #pragma once
 
 #include <string>
