@@ -5,7 +5,6 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
@@ -28,6 +27,7 @@
 #include "viewer/widgets/lock_view.h"
 #include "viewer/widgets/procedure_view.h"
 #include "viewer/widgets/progress_dialog.h"
+#include "viewer/widgets/recent_files_menu.h"
 #include "viewer/widgets/run_picker.h"
 #include "viewer/widgets/run_view.h"
 #include "viewer/widgets/scaling_view.h"
@@ -38,7 +38,6 @@ namespace quartz::viewer {
 
 namespace {
 
-constexpr int kMaxRecent = 8;
 const char* const kTabTitles[] = {"&Hierarchy", "&Procedures", "&Locks",   "&Threads",   "&Run",
                                   "&What-ifs",  "Fi&ndings",   "&Scaling", "&Comparison"};
 
@@ -102,7 +101,9 @@ void MainWindow::build_menus() {
     if (!path.isEmpty()) open_path(path);
   });
   open->setShortcut(QKeySequence::Open);
-  recent_menu_ = file->addMenu(tr("Open &recent"));
+  recent_menu_ = new RecentFilesMenu(file);
+  file->addMenu(recent_menu_);
+  connect(recent_menu_, &RecentFilesMenu::open_requested, this, &MainWindow::open_path);
   file->addSeparator();
   // The run as `quartz report --format F` writes it, for other tools.
   export_menu_ = file->addMenu(tr("&Export"));
@@ -211,7 +212,6 @@ void MainWindow::build_menus() {
            "Ctrl+O\topen a capture or store; Ctrl+Q quit"));
   });
   keys->setShortcut(QKeySequence::HelpContents);
-  rebuild_recent_menu();
 }
 
 void MainWindow::set_run(std::shared_ptr<const RunData> run) {
@@ -313,24 +313,13 @@ void MainWindow::report_error(const QString& message) {
   if (!quiet_errors_) QMessageBox::warning(this, tr("quartz-view"), message);
 }
 
-void MainWindow::add_recent(const QString& path) {
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  recent_.removeAll(absolute);
-  recent_.prepend(absolute);
-  while (recent_.size() > kMaxRecent) recent_.removeLast();
-  rebuild_recent_menu();
-  if (remember_layout_) settings_.setValue(QStringLiteral("recent/files"), recent_);
+QStringList MainWindow::recent_files() const {
+  return recent_menu_->files();
 }
 
-void MainWindow::rebuild_recent_menu() {
-  recent_menu_->clear();
-  for (int i = 0; i < recent_.size(); ++i) {
-    const QString path = recent_[i];
-    QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
-                                         [this, path] { open_path(path); });
-    a->setToolTip(path);
-  }
-  recent_menu_->setEnabled(!recent_.isEmpty());
+void MainWindow::add_recent(const QString& path) {
+  recent_menu_->add(path);
+  if (remember_layout_) settings_.setValue(QStringLiteral("recent/files"), recent_files());
 }
 
 void MainWindow::show_view(View view) {
@@ -510,8 +499,7 @@ bool MainWindow::save_screenshot(const QString& path) {
 }
 
 void MainWindow::restore_layout() {
-  recent_ = settings_.value(QStringLiteral("recent/files")).toStringList();
-  rebuild_recent_menu();
+  recent_menu_->set_files(settings_.value(QStringLiteral("recent/files")).toStringList());
   restoreGeometry(settings_.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings_.value(QStringLiteral("window/state")).toByteArray());
   details_->splitter()->restoreState(
@@ -531,7 +519,7 @@ void MainWindow::save_layout() {
   settings_.setValue(QStringLiteral("window/state"), saveState());
   settings_.setValue(QStringLiteral("window/view"), tabs_->currentIndex());
   settings_.setValue(QStringLiteral("details/splitter"), details_->splitter()->saveState());
-  settings_.setValue(QStringLiteral("recent/files"), recent_);
+  settings_.setValue(QStringLiteral("recent/files"), recent_files());
   for (int i = 0; i < kViewCount; ++i) {
     settings_.beginGroup(QLatin1String(kViewNames[i]));
     views_[size_t(i)]->save_state(settings_);

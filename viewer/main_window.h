@@ -27,6 +27,7 @@ class HierarchyView;
 class LockView;
 class ProcedureView;
 class ProfileTab;
+class RecentFilesMenu;
 class RunView;
 class ScalingView;
 class ThreadView;
@@ -85,7 +86,7 @@ class MainWindow : public QMainWindow {
   QMenu* export_menu() const { return export_menu_; }  // one action per format, data: its name
   // Says, while no run is open, why (no store found) and what to do.
   void show_no_run_reason(const QString& reason);
-  QStringList recent_files() const { return recent_; }
+  QStringList recent_files() const;
   void add_recent(const QString& path);  // a capture or store just opened
   void save_layout();
 
@@ -117,7 +118,6 @@ class MainWindow : public QMainWindow {
   void report_error(const QString& message);
   void export_with_dialog(const ExportFormat& format);
   void update_export_actions();
-  void rebuild_recent_menu();
   void update_details();
   void remember_place();
   void go_to(const Place& place);
@@ -146,10 +146,9 @@ class MainWindow : public QMainWindow {
   std::vector<ProfileTab*> views_;
   DetailPanel* details_;
   QDockWidget* dock_;
-  QMenu* recent_menu_ = nullptr;
+  RecentFilesMenu* recent_menu_ = nullptr;
   QMenu* export_menu_ = nullptr;
   QLabel* run_summary_;
-  QStringList recent_;
   std::vector<Place> back_, forward_;
 };
 
