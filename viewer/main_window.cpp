@@ -216,8 +216,7 @@ void MainWindow::build_menus() {
 
 void MainWindow::set_run(std::shared_ptr<const RunData> run) {
   run_ = std::move(run);
-  back_.clear();
-  forward_.clear();
+  history_.clear();
   details_->set_processors(run_ ? run_->view.processors : 1);
   for (ProfileTab* view : views_) view->set_run(run_);
   if (run_) {
@@ -397,9 +396,12 @@ void MainWindow::update_details() {
   }
 }
 
+Place MainWindow::here() const {
+  return {tabs_->currentIndex(), current_tab()->current_key()};
+}
+
 void MainWindow::remember_place() {
-  back_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
-  forward_.clear();
+  history_.jump_from(here());
 }
 
 void MainWindow::go_to(const Place& place) {
@@ -409,19 +411,11 @@ void MainWindow::go_to(const Place& place) {
 }
 
 void MainWindow::go_back() {
-  if (back_.empty()) return;
-  forward_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
-  const Place place = back_.back();
-  back_.pop_back();
-  go_to(place);
+  if (const std::optional<Place> place = history_.back(here())) go_to(*place);
 }
 
 void MainWindow::go_forward() {
-  if (forward_.empty()) return;
-  back_.push_back({tabs_->currentIndex(), current_tab()->current_key()});
-  const Place place = forward_.back();
-  forward_.pop_back();
-  go_to(place);
+  if (const std::optional<Place> place = history_.forward(here())) go_to(*place);
 }
 
 void MainWindow::open_in_hierarchy(uint64_t address, bool object) {

@@ -12,6 +12,7 @@
 
 #include "viewer/loading/run_data.h"
 #include "viewer/loading/run_export.h"
+#include "viewer/models/navigation_history.h"
 
 class QDockWidget;
 class QLabel;
@@ -108,17 +109,13 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  struct Place {
-    int view;
-    QVariant key;
-  };
-
   void build_menus();
   void restore_layout();
   void report_error(const QString& message);
   void export_with_dialog(const ExportFormat& format);
   void update_export_actions();
   void update_details();
+  Place here() const;  // the current view and its selected row
   void remember_place();
   void go_to(const Place& place);
   void open_in_hierarchy(uint64_t address, bool object);
@@ -149,7 +146,7 @@ class MainWindow : public QMainWindow {
   RecentFilesMenu* recent_menu_ = nullptr;
   QMenu* export_menu_ = nullptr;
   QLabel* run_summary_;
-  std::vector<Place> back_, forward_;
+  NavigationHistory history_;
 };
 
 }  // namespace quartz::viewer
