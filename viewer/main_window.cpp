@@ -169,23 +169,11 @@ void MainWindow::build_menus() {
       tr("As 'quartz report --all-frames'; otherwise their time is the time of "
          "the program's procedure that called them"));
   connect(system, &QAction::toggled, this, [this, system](bool shown) {
-    view_options_.all_frames = shown;
-    if (!run_) return;
-    const View view = current_view();
-    const std::shared_ptr<const RunData> run = run_;
-    const analysis::ViewOptions options = view_options_;
-    try {
-      set_run(load_with_progress(
-          this, tr("Analysing again"),
-          [run, options](const LoadProgress& step) { return reanalyzed(*run, options, step); }));
-    } catch (const LoadError& e) {  // the run is read again: its file may have gone
-      view_options_.all_frames = !shown;
-      const QSignalBlocker quiet(system);
-      system->setChecked(!shown);
-      report_error(QString::fromStdString(e.what()));
-      return;
-    }
-    show_view(view);
+    QString error;
+    if (show_system_frames(shown, &error)) return;
+    const QSignalBlocker quiet(system);
+    system->setChecked(!shown);
+    report_error(error);
   });
   view->addSeparator();
   QAction* panel = dock_->toggleViewAction();
@@ -310,6 +298,26 @@ void MainWindow::report_error(const QString& message) {
   last_error_ = message;
   statusBar()->showMessage(message, 10000);
   if (!quiet_errors_) QMessageBox::warning(this, tr("quartz-view"), message);
+}
+
+bool MainWindow::show_system_frames(bool shown, QString* error) {
+  analysis::ViewOptions options = view_options_;
+  options.all_frames = shown;
+  if (run_) {
+    const View view = current_view();
+    const std::shared_ptr<const RunData> run = run_;
+    try {
+      set_run(load_with_progress(
+          this, tr("Analysing again"),
+          [run, options](const LoadProgress& step) { return reanalyzed(*run, options, step); }));
+    } catch (const LoadError& e) {  // the run is read again: its file may have gone
+      *error = QString::fromStdString(e.what());
+      return false;
+    }
+    show_view(view);
+  }
+  view_options_ = options;
+  return true;
 }
 
 QStringList MainWindow::recent_files() const {

@@ -112,6 +112,9 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void restore_layout();
   void report_error(const QString& message);
+  // Analyses the run again with system frames shown or not (View ▸ Show system frames);
+  // false, saying why in `error`, when the run could not be read again.
+  bool show_system_frames(bool shown, QString* error);
   void export_with_dialog(const ExportFormat& format);
   void update_export_actions();
   void update_details();
