@@ -2,7 +2,13 @@
 // what-ifs, findings, scaling, comparison) in tabs, and a dock with the selected row's
 // charts. Jumps between views (Enter) can be retraced with Alt+Left/Alt+Right. The layout,
 // the current view and recent files are kept in the QSettings given (tests give a
-// temporary file).
+// temporary file). One file per job:
+//   main_window.cpp             the tabs, the details dock, the run shown and its summary
+//   main_window_menus.cpp       the menus' actions and shortcuts
+//   main_window_opening.cpp     opening a capture or a store's run, reloading, re-analysing
+//   main_window_navigation.cpp  views by name, selecting by name, jumps back and forward
+//   main_window_exports.cpp     the table, the histogram, the run, a screenshot
+//   main_window_layout.cpp      the layout and recent files kept in the settings
 #pragma once
 
 #include <QMainWindow>
