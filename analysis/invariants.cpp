@@ -9,11 +9,11 @@
 namespace quartz::analysis {
 namespace {
 
-double sum(const std::vector<double>& v) {
+double total(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0);
 }
 
-double sum(const profile::States& s) {
+double total(const profile::States& s) {
   return std::accumulate(s.begin(), s.end(), 0.0);
 }
 
@@ -155,7 +155,7 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
                number(starved_s) + " s");
   }
   // Every interval of the run is shared out in full: the bins add up to it exactly.
-  const double bins_s = sum(run.program.normalized_self) + sum(run.program.normalized_behalf);
+  const double bins_s = total(run.program.normalized_self) + total(run.program.normalized_behalf);
   if (!(std::fabs(bins_s - elapsed_s) <= 1e-6 * elapsed_s + 1e-6)) {
     check.fail("parallelism bins sum to " + number(bins_s) + " s, elapsed " + number(elapsed_s) +
                " s");
@@ -168,7 +168,7 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     const double end_s = t.exited_ns ? t.exited_ns * 1e-9 : elapsed_s;
     const double lifetime_s = end_s - t.created_ns * 1e-9;
     if (!(lifetime_s >= 0)) check.fail(name + ": lifetime " + number(lifetime_s) + " s");
-    const double in_states_s = sum(t.record.state_self) + sum(t.record.state_behalf);
+    const double in_states_s = total(t.record.state_self) + total(t.record.state_behalf);
     if (!(std::fabs(in_states_s - lifetime_s) <= period_s)) {
       check.fail(name + ": states sum to " + number(in_states_s) + " s, its lifetime " +
                  number(lifetime_s) + " s (a sampling period: " + number(period_s) + " s)");
@@ -179,7 +179,7 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
       check.fail(name + ": busy " + number(busy_s) + " s, longer than its lifetime " +
                  number(lifetime_s) + " s");
     }
-    const double processor_s = sum(t.record.processor_self) + sum(t.record.processor_behalf);
+    const double processor_s = total(t.record.processor_self) + total(t.record.processor_behalf);
     if (!(processor_s <= lifetime_s + 1e-6)) {
       check.fail(name + ": processor time " + number(processor_s) +
                  " s, longer than its lifetime " + number(lifetime_s) + " s (its CPU time " +

@@ -42,9 +42,9 @@ class BytesSource : public TraceSource {
 };
 
 // Reads varints and bytes from a chunk's payload; throws through `fail` past its end.
-class Cursor {
+class ChunkCursor {
  public:
-  Cursor(const std::vector<unsigned char>& bytes, uint64_t base, const TraceReader& reader)
+  ChunkCursor(const std::vector<unsigned char>& bytes, uint64_t base, const TraceReader& reader)
       : bytes_(bytes), base_(base), reader_(reader) {}
   bool done() const { return at_ == bytes_.size(); }
   uint64_t offset() const { return base_ + at_; }
@@ -165,7 +165,7 @@ bool TraceReader::next_chunk(std::vector<TraceRecord>& out) {
     offset_ = payload_offset + header.bytes;
     totals_.bytes = offset_;
     if (header.type == static_cast<uint32_t>(trace::ChunkType::end)) {
-      Cursor c(payload_, payload_offset, *this);
+      ChunkCursor c(payload_, payload_offset, *this);
       totals_.events = c.varint("end: events");
       totals_.dropped = c.varint("end: dropped");
       totals_.threads = c.varint("end: threads");
@@ -185,7 +185,7 @@ bool TraceReader::next_chunk(std::vector<TraceRecord>& out) {
 
 void TraceReader::decode(const std::vector<unsigned char>& payload, uint64_t offset,
                          std::vector<TraceRecord>& out) {
-  Cursor c(payload, offset, *this);
+  ChunkCursor c(payload, offset, *this);
   while (!c.done()) {
     const uint32_t thread = c.varint32("thread index");
     const uint32_t count = c.u32("record count");

@@ -13,6 +13,9 @@ namespace {
 
 using test_support::TraceBytes;
 
+// Random programs per test; a sanitizer's tree runs a tenth of them (tests/testing).
+constexpr int kTrials = QUARTZ_SANITIZED ? 30 : 300;
+
 std::vector<std::vector<Step>> whole_graph(const std::vector<unsigned char>& bytes,
                                            uint32_t threads) {
   profile::TraceReader reader(profile::trace_from_bytes(bytes, "t"));
@@ -30,7 +33,7 @@ std::vector<std::vector<Step>> whole_graph(const std::vector<unsigned char>& byt
 
 TEST(Reference, StreamingReplayEqualsTheWholeGraphReplay) {
   std::mt19937 random(20261122);
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < kTrials; ++trial) {
     const test_support::RandomProgram program = test_support::random_program(random);
     const uint32_t n = program.threads;
     std::vector<SimulationConfig> configs;
@@ -90,7 +93,7 @@ TEST(Reference, EveryModelReplaysRandomProgramsToTheirEnd) {
   const std::vector<SchedulerModel> models = scheduler_models_named(names);
   ASSERT_EQ(models.size(), 64u);
   std::mt19937 random(20261125);
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < kTrials * 2 / 3; ++trial) {
     const test_support::RandomProgram program = test_support::random_program(random);
     const uint32_t n = program.threads;
     std::vector<SimulationConfig> configs;

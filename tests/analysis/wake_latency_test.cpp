@@ -9,6 +9,7 @@
 #include "tests/testing/trace_builder.h"
 
 namespace quartz::analysis {
+namespace wake_latency_test {  // its own names in a unity build
 namespace {
 
 using test_support::BuiltRecord;
@@ -119,4 +120,5 @@ TEST(WakeLatency, WakeUpsWithoutAKnownWakerDoNotCount) {
 }
 
 }  // namespace
+}  // namespace wake_latency_test
 }  // namespace quartz::analysis

@@ -26,12 +26,6 @@ namespace fs = std::filesystem;
 const std::string kManyLocks = std::string(QUARTZ_E2E_DIR) + "/many_locks";
 const char* const kCommands[] = {"run", "report", "import", "list", "predict"};
 
-Launch command(std::vector<std::string> argv) {
-  Launch l;
-  l.argv = std::move(argv);
-  return l;
-}
-
 // `quartz ARGS > /dev/full`, through a shell.
 CommandResult into_full_device(const std::string& args) {
   return launch(command({"/bin/sh", "-c", "exec " + kQuartz + " " + args + " > /dev/full"}));

@@ -81,6 +81,13 @@ struct Launch {
   std::function<void(pid_t)> while_running;  // runs in the test once the process started
 };
 
+// A launch of `argv` with nothing else asked.
+inline Launch command(std::vector<std::string> argv) {
+  Launch l;
+  l.argv = std::move(argv);
+  return l;
+}
+
 // Starts `l`, waits for it (failing the current test on timeout, and killing it) and returns
 // what it printed and how it ended.
 CommandResult launch(const Launch& l);

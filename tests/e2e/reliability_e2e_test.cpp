@@ -29,12 +29,6 @@ namespace fs = std::filesystem;
 
 const std::string kHostEffects = std::string(QUARTZ_E2E_DIR) + "/host_effects";
 
-Launch command(std::vector<std::string> argv) {
-  Launch l;
-  l.argv = std::move(argv);
-  return l;
-}
-
 std::vector<std::string> program(const std::string& mode, int ms) {
   return {kHostEffects, mode, std::to_string(ms)};
 }

@@ -12,7 +12,7 @@ namespace quartz::viewer {
 
 namespace {
 
-constexpr int kLabelLength = 26;
+constexpr int kChangeLabelLength = 26;
 
 }  // namespace
 
@@ -43,7 +43,7 @@ void ComparisonChart::show_changes(const analysis::Comparison& c) {
   QStringList categories;
   // Categories run bottom-up: the largest change is added last, to be on top.
   for (size_t k = shown; k-- > 0;) {
-    QString label = elided(QString::fromStdString(changes[k]->name), kLabelLength);
+    QString label = elided(QString::fromStdString(changes[k]->name), kChangeLabelLength);
     while (categories.contains(label)) label += QChar(0x200b);  // names must differ
     categories << label;
     a->append(changes[k]->a_s * unit.per_second);

@@ -16,7 +16,7 @@ namespace quartz::viewer {
 
 namespace {
 
-constexpr int kLabelLength = 30;
+constexpr int kWhatIfLabelLength = 30;
 
 // Faster (2), slower (3) or, as the change is shown to 0.1%, no different (4).
 int colour_of(double predicted_s, double recorded_s) {
@@ -95,7 +95,7 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
   bool used[kSets] = {};
   for (auto it = bars.rbegin(); it != bars.rend(); ++it) {
     // Categories must be unique: a repeated label gets an invisible difference.
-    QString label = elided(it->label, kLabelLength);
+    QString label = elided(it->label, kWhatIfLabelLength);
     while (categories.contains(label)) label += QChar(0x200b);
     categories << label;
     for (int s = 0; s < kRangeSet; ++s) {
