@@ -208,6 +208,13 @@ bool find_outermost_inline(Dwarf_Die* scope, Dwarf_Addr pc, Dwarf_Die* inlined) 
   return false;
 }
 
+// Whether an inlined call is of an OpenMP construct's body, as clang outlines it.
+bool is_openmp_body(Dwarf_Die* inlined) {
+  Dwarf_Attribute attribute;
+  const char* name = dwarf_formstring(dwarf_attr_integrate(inlined, DW_AT_name, &attribute));
+  return name != nullptr && std::string_view(name).starts_with(".omp_outlined.");
+}
+
 // The file and line of an inlined call (DW_AT_call_file, DW_AT_call_line).
 bool call_position(Dwarf_Die* inlined, SourceSymbol& symbol) {
   Dwarf_Attribute file_attribute, line_attribute;
@@ -245,16 +252,22 @@ void line_table_position(Dwarf_Die* unit, Dwarf_Addr pc, SourceSymbol& symbol) {
   symbol.line = line;
 }
 
-// gcc outlines an OpenMP construct's body into an artificial function named after the
-// enclosing one, "main._omp_fn.3", with no declaration line; its entry's line is the
-// pragma's. Quartz pushes only parallel regions' bodies as procedures (the runtime's
-// GOMP_parallel wrappers): they read "omp_parallel@file.c:LINE" (one word: reports that
-// shorten a name drop what comes before its last space, as a return type).
-bool is_openmp_outlined(const std::string& name) {
+// Compilers outline an OpenMP construct's body into an artificial function with no
+// declaration line, whose entry's line is the pragma's. gcc names it after the enclosing
+// function, "main._omp_fn.3" (Quartz pushes only parallel regions' bodies: the runtime's
+// GOMP_parallel wrappers); clang ".omp_outlined..3", and a task's entry
+// ".omp_task_entry..4". They read "omp_parallel@file.c:LINE" and "omp_task@file.c:LINE"
+// (one word: reports that shorten a name drop what comes before its last space, as a
+// return type). Returns the name's prefix, or null when the name is not an outlined body.
+const char* openmp_outlined_prefix(const std::string& name) {
+  if (name.starts_with(".omp_outlined.")) return "omp_parallel@";
+  if (name.starts_with(".omp_task_entry.")) return "omp_task@";
+  if (name.starts_with(".omp.") || name.starts_with(".omp_")) return "omp@";
   const size_t at = name.rfind("._omp_fn.");
-  if (at == std::string::npos || at == 0 || at + 9 == name.size()) return false;
-  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(at + 9), name.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  if (at == std::string::npos || at == 0 || at + 9 == name.size()) return nullptr;
+  const bool numbered = std::all_of(name.begin() + static_cast<std::ptrdiff_t>(at + 9), name.end(),
+                                    [](char c) { return c >= '0' && c <= '9'; });
+  return numbered ? "omp_parallel@" : nullptr;
 }
 
 }  // namespace
@@ -339,21 +352,26 @@ void Symbolizer::Module::resolve_from_dwarf(Dwarf_Addr address, Resolution& out)
   if (entry) *entry += dwarf_bias;
   out.symbol.function = function_name(&function, entry);
   if (entry) out.entry = *entry - bias_;
-  if (entry && is_openmp_outlined(out.symbol.function)) {
+  const char* outlined = entry ? openmp_outlined_prefix(out.symbol.function) : nullptr;
+  if (outlined) {
     SourceSymbol pragma;
     line_table_position(&unit, *entry - dwarf_bias, pragma);
     if (pragma.line > 0) {
-      out.symbol.function = "omp_parallel@" +
-                            std::filesystem::path(pragma.file).filename().string() + ":" +
-                            std::to_string(pragma.line);
+      out.symbol.function = outlined + std::filesystem::path(pragma.file).filename().string() +
+                            ":" + std::to_string(pragma.line);
     }
   }
 
   if (entry && address == *entry && declaration_position(&function, out.symbol)) return;
   Dwarf_Die inlined;
-  if (find_outermost_inline(&function, pc, &inlined) && call_position(&inlined, out.symbol)) {
-    return;
+  bool found = find_outermost_inline(&function, pc, &inlined);
+  // clang inlines an OpenMP construct's body (".omp_outlined._debug__") into the function it
+  // outlined: that code is the function's own, placed by the calls inlined into the body.
+  while (found && is_openmp_body(&inlined)) {
+    Dwarf_Die body = inlined;
+    found = find_outermost_inline(&body, pc, &inlined);
   }
+  if (found && call_position(&inlined, out.symbol)) return;
   line_table_position(&unit, pc, out.symbol);
   // Line 0 is DWARF's "no source line" (clang gives it to code it generates, such as
   // sanitizer checks): the function's own declaration is the nearest honest place.
