@@ -102,7 +102,8 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.real(o.queue, name + " queue");
     check.normalized_within_processor(o.record, name);
     const bool held = o.kind != capture::kBarrier && o.kind != capture::kOmpBarrier &&
-                      o.kind != capture::kOmpRegionEnd && o.kind != capture::kOmpIdle;
+                      o.kind != capture::kOmpRegionEnd && o.kind != capture::kOmpIdle &&
+                      o.kind != capture::kOmpTaskWait;
     for (size_t waiting = held ? threads : threads + 1; waiting < o.queue.size(); ++waiting) {
       if (o.queue[waiting] != 0) {
         check.fail(name + ": " + number(o.queue[waiting]) + " s with " + std::to_string(waiting) +

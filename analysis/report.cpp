@@ -179,6 +179,9 @@ void print_limits(std::ostream& out, const ProfileView& v) {
         << (l.flag.empty() ? "no flag raises it" : "raise it with 'quartz run " + l.flag + "'")
         << ")\n";
   }
+  if (v.quality.openmp_unseen()) {
+    out << "NOT SEEN: OpenMP's waits (" << v.quality.openmp_seen_through() << ")\n";
+  }
 }
 
 // How procedures were seen, and what the overhead budget stopped measuring.
@@ -246,6 +249,7 @@ void print_quality(std::ostream& out, const ProfileView& v) {
   }
   out << "\n";
   print_instrumentation(out, q);
+  if (!q.openmp.empty()) out << "OpenMP seen through " << q.openmp_seen_through() << "\n";
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
     if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED";
@@ -328,6 +332,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"other_cpu_s", q.other_cpu_s ? nlohmann::json(*q.other_cpu_s) : nlohmann::json(nullptr)},
       {"reserved_core", q.reserved_core},
       {"cpu_measurement", q.cpu_measurement},
+      {"openmp", q.openmp.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.openmp)},
       {"stack_overflows", q.stack_overflows},
       {"unmatched_exits", q.unmatched_exits},
       {"dropped", q.dropped}};

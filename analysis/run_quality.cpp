@@ -42,6 +42,15 @@ std::string Quality::seen_through() const {
   return "the compiler's hooks";
 }
 
+std::string Quality::openmp_seen_through() const {
+  if (openmp == "libgomp") return "GNU libgomp's entry points";
+  if (openmp == "ompt") return "LLVM libomp's tools interface (OMPT)";
+  if (openmp_unseen()) {
+    return "pthreads only: the program's own OMPT tool has libomp's, whose waits count as work";
+  }
+  return openmp;
+}
+
 std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   std::vector<UnpatchedProcedure> out;
   std::istringstream list(run.text(capture::run_keys::kUnpatched));
@@ -89,6 +98,7 @@ Quality quality_of(const Run& run) {
   if (run.info.count(kOtherCpuNs)) q.other_cpu_s = run.number(kOtherCpuNs) * 1e-9;
   q.reserved_core = run.text(kReserve) == "yes";
   q.cpu_measurement = run.text(kCpuMeasurement);
+  q.openmp = run.text(kOpenmp);
   q.baseline = baseline_of(run);
   q.dropped = static_cast<uint64_t>(run.number(kObjectsDropped) + run.number(kCallsDropped) +
                                     run.number(kContextsDropped));

@@ -73,6 +73,7 @@ struct Quality {
   std::optional<double> other_cpu_s;
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
+  std::string openmp;           // how OpenMP was seen (capture key "openmp"); empty: none
   std::optional<Baseline> baseline;
   uint64_t stack_overflows = 0, unmatched_exits = 0;
   uint64_t dropped = 0;  // objects, calls or contexts that found no room
@@ -87,6 +88,10 @@ struct Quality {
   // How procedures were seen, for report and viewer: "N patched entries", none when
   // --procedures matched no entry, else the compiler's hooks.
   std::string seen_through() const;
+  // How the OpenMP runtime was seen, in words; empty: the program used none.
+  std::string openmp_seen_through() const;
+  // True when the program's own OMPT tool kept libomp's: its waits count as work.
+  bool openmp_unseen() const { return openmp == "program tool"; }
 };
 
 Quality quality_of(const profile::Run& run);

@@ -163,14 +163,15 @@ enum Kind : uint32_t {
   kOmpCritical,                // a critical section (unnamed, named) or libgomp's atomic lock
   kOmpLock,                    // omp_lock_t, omp_nest_lock_t
   kOmpIdle,                    // a team thread between parallel regions
+  kOmpTaskWait,                // taskwait, taskgroup (LLVM libomp, runtime/openmp_tool.cpp)
   kUnknownKind = 0xffffffffu,  // named, never used
 };
-inline constexpr uint32_t kKindCount = 15;
+inline constexpr uint32_t kKindCount = 16;
 // Their names, as reports, their JSON and the viewer print them: the one list of them.
 inline constexpr const char* kKindNames[kKindCount] = {
-    "procedure",      "mutex",       "rwlock(read)", "rwlock(write)", "spinlock",
-    "condition",      "barrier",     "semaphore",    "join",          "spin region",
-    "omp region end", "omp barrier", "omp critical", "omp lock",      "omp idle"};
+    "procedure",    "mutex",     "rwlock(read)", "rwlock(write)", "spinlock",       "condition",
+    "barrier",      "semaphore", "join",         "spin region",   "omp region end", "omp barrier",
+    "omp critical", "omp lock",  "omp idle",     "omp task wait"};
 constexpr const char* kind_name(uint32_t kind) {
   return kind < kKindCount ? kKindNames[kind] : "object";
 }
@@ -239,6 +240,10 @@ inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
 inline constexpr const char* kBaselineCpuNs = "baseline_cpu_ns";
 inline constexpr const char* kBaselineElapsedNs = "baseline_elapsed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
+// How the program's OpenMP runtime was seen: "libgomp" (its entry points interposed),
+// "ompt" (LLVM libomp's tools interface), "program tool" (the program's own OMPT tool took
+// it: its waits are work); absent: no OpenMP.
+inline constexpr const char* kOpenmp = "openmp";
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kStackCapacity = "stack_capacity";
 inline constexpr const char* kObjectsDropped = "objects_dropped";

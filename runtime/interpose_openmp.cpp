@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "runtime/interpose.h"
+#include "runtime/openmp_team.h"
 #include "runtime/patched_entry.h"
 #include "runtime/real.h"
 
@@ -84,19 +85,9 @@ QUARTZ_ALWAYS_INLINE F gomp_function(F& pointer) {
   return pointer;
 }
 
-// A thread's OpenMP state. `idle`: the wait a worker entered after its last region, ended
-// when it starts the next. `master`: the thread started the innermost region it works in;
-// it counts the instances of that region's waits (the objects' posts), so that the
-// analysis knows how many threads each instance had.
-struct OpenmpThread {
-  Wait idle;
-  bool idle_open;
-  bool master;
-};
-__thread OpenmpThread t_openmp __attribute__((tls_model("initial-exec")));
-
-// Procedures of the master's stack a worker takes on (deeper ones are left out).
-constexpr uint32_t kRegionFrames = 64;
+using openmp::own_object;
+using openmp::OwnObject;
+using openmp::t_team;
 
 // One parallel region, on the master's stack for the region's lifetime.
 struct Region {
@@ -105,36 +96,17 @@ struct Region {
   ThreadBlock* master;  // null: the master is not profiled
   VoidFn barrier;       // non-null: every team thread waits there after its share
   uint32_t frames;
-  uintptr_t frame[kRegionFrames];
+  uintptr_t frame[openmp::kRegionFrames];
 };
 
-// Our own objects, named at their first use (a name given earlier would list them unused).
-struct OwnObject {
-  char address;
-  std::atomic<bool> named;
-  const char* name;
-};
 constinit OwnObject g_unnamed_critical{0, false, "omp critical (unnamed)"};
 constinit OwnObject g_atomic_lock{0, false, "omp atomic (libgomp's lock)"};
-constinit OwnObject g_idle{0, false, "omp idle (workers between regions)"};
 
-QUARTZ_NOINLINE void name_object(OwnObject& object) {
-  if (object.named.exchange(true, std::memory_order_relaxed)) return;
-  runtime().objects.set_name(reinterpret_cast<uintptr_t>(&object.address), object.name);
-}
-// The object's address, naming it on first use.
-QUARTZ_ALWAYS_INLINE uintptr_t own_object(OwnObject& object) {
-  if (QUARTZ_UNLIKELY(!object.named.load(std::memory_order_relaxed))) name_object(object);
-  return reinterpret_cast<uintptr_t>(&object.address);
-}
-
-// The calling thread waits (spinning, as libgomp does first) for `object` in `wait()`,
-// which leaves nothing held.
+// The calling thread waits for `object` in `wait()`, which leaves nothing held.
 template <typename WaitFn>
 QUARTZ_ALWAYS_INLINE void wait_at(ThreadBlock* block, uintptr_t object, EntryKind kind,
                                   uintptr_t site, WaitFn wait) {
-  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, support::ticks());
-  if (t_openmp.master) count_post(reinterpret_cast<const void*>(object), kind, site);
+  const Wait w = openmp::begin_team_wait(*block, object, kind, site);
   wait();
   end_wait(*block, runtime().objects, w, WaitOutcome::waited, site, support::ticks());
 }
@@ -147,19 +119,6 @@ QUARTZ_NOINSTR void enter_region(ThreadBlock* block, uintptr_t function) {
              function);
 }
 
-// A worker works for whichever region it is given: none of the procedures it runs names it
-// (ThreadRecord::routines, which the enter hook stops filling once full); reports name it
-// by its kernel name, its creator's.
-QUARTZ_NOINSTR void forget_routines(ThreadBlock* block) {
-  ThreadRecord* record = block->record;
-  if (record == nullptr || record->routine_count.load(std::memory_order_relaxed) == kThreadRoutines)
-    return;
-  for (std::atomic<uintptr_t>& routine : record->routines) {
-    routine.store(0, std::memory_order_relaxed);
-  }
-  record->routine_count.store(kThreadRoutines, std::memory_order_relaxed);
-}
-
 // Runs on every thread of the team, in place of the region's function.
 QUARTZ_NOINSTR void run_region(void* argument) {
   const Region& region = *static_cast<const Region*>(argument);
@@ -169,20 +128,10 @@ QUARTZ_NOINSTR void run_region(void* argument) {
     if (region.barrier) region.barrier();  // every team thread must, or the others hang
     return;
   }
-  if (t_openmp.idle_open) {
-    t_openmp.idle_open = false;
-    end_wait(*block, runtime().objects, t_openmp.idle, WaitOutcome::waited, t_openmp.idle.object,
-             support::ticks());
-  }
-  const bool outer_master = t_openmp.master;
+  const bool outer_master = t_team.master;
   const bool master = block == region.master;
-  t_openmp.master = master;
-  // A worker holds only what it inherited: it now works on behalf of the master's stack.
-  if (!master && region.master && block->stack.depth() == block->own_base) {
-    block->stack.rebase(region.frame, region.frames);
-    block->own_base = block->stack.depth();
-    forget_routines(block);
-  }
+  t_team.master = master;
+  openmp::start_share(*block, region.master, region.frame, region.frames);
   const auto function = reinterpret_cast<uintptr_t>(region.function);
   const bool entry_seen = entry_is_on(function);  // its patched entry pushes it itself
   if (!entry_seen) enter_region(block, function);
@@ -191,13 +140,8 @@ QUARTZ_NOINSTR void run_region(void* argument) {
   if (region.barrier) {
     wait_at(block, function, EntryKind::omp_region_end, function, region.barrier);
   }
-  t_openmp.master = outer_master;
-  if (!master) {
-    const uintptr_t idle = own_object(g_idle);
-    t_openmp.idle =
-        begin_wait(*block, idle, EntryKind::omp_idle, ThreadState::spinning, support::ticks());
-    t_openmp.idle_open = true;
-  }
+  t_team.master = outer_master;
+  if (!master) openmp::begin_idle(*block);
 }
 
 // Starts a region through `start(function, data)` (libgomp's entry point with its other
@@ -206,46 +150,40 @@ template <typename Start>
 QUARTZ_ALWAYS_INLINE void start_region(RegionFunction function, void* data, Start start) {
   ThreadBlock* block = current_block();
   VoidFn barrier = gomp_function(gomp::GOMP_barrier);
-  if (block == nullptr || barrier == nullptr) return start(function, data);
+  if (block == nullptr || barrier == nullptr || openmp::tool_reports())
+    return start(function, data);
+  if (QUARTZ_UNLIKELY(runtime().openmp.load(std::memory_order_relaxed) != OpenmpView::libgomp)) {
+    runtime().openmp.store(OpenmpView::libgomp, std::memory_order_relaxed);
+  }
   Region region{function, data, block, barrier, 0, {}};
-  region.frames = block->stack.copy_procedures(region.frame, kRegionFrames);
+  region.frames = block->stack.copy_procedures(region.frame, openmp::kRegionFrames);
   start(run_region, &region);
 }
 
 // A lock of libgomp's, taken by `lock()`. It is waited for spinning (libgomp spins before
-// it sleeps); contended when it was not granted within kContendedTicks (about a
-// microsecond: an uncontended one takes tens of nanoseconds). libgomp's lock word is not
-// ours to read: its layout is libgomp's own, and other runtimes (LLVM's libomp) provide
-// the same entry points.
-constexpr uint64_t kContendedTicks = 2000;
-
+// it sleeps). libgomp's lock word is not ours to read: its layout is libgomp's own, and
+// other runtimes (LLVM's libomp) provide the same entry points.
 template <typename LockFnT>
 QUARTZ_ALWAYS_INLINE void take_lock(uintptr_t object, EntryKind kind, uintptr_t site,
                                     LockFnT lock) {
   ThreadBlock* block = current_block();
-  if (block == nullptr) return lock();
-  const uint64_t requested = support::ticks();
-  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, requested);
+  if (block == nullptr || openmp::tool_reports()) return lock();
+  const Wait w = begin_wait(*block, object, kind, ThreadState::spinning, support::ticks());
   lock();
-  const uint64_t granted = support::ticks();
-  if (granted - requested >= kContendedTicks) {
-    end_wait_acquired(*block, runtime().objects, w, site, granted);
-    return;
-  }
-  block->stack.set_role(object, EntryRole::holding);
-  block->state.store(w.previous, std::memory_order_release);
-  count_acquisition(*block, runtime().objects, object, kind, site, false, 0);
+  openmp::lock_granted(*block, w, site, support::ticks());
 }
 
 template <typename UnlockFn>
 QUARTZ_ALWAYS_INLINE void release_lock(uintptr_t object, UnlockFn unlock) {
-  if (ThreadBlock* block = t_local.block) on_released(*block, object);
+  ThreadBlock* block = t_local.block;
+  if (block != nullptr && !openmp::tool_reports()) on_released(*block, object);
   unlock();
 }
 
 // A successful omp_test_lock: held without waiting.
 QUARTZ_ALWAYS_INLINE void tested_lock(uintptr_t object, uintptr_t site) {
-  if (ThreadBlock* block = current_block()) {
+  ThreadBlock* block = current_block();
+  if (block != nullptr && !openmp::tool_reports()) {
     on_acquired(*block, runtime().objects, object, EntryKind::omp_lock, site);
   }
 }
@@ -337,7 +275,7 @@ QUARTZ_EXPORT void GOMP_parallel_sections(RegionFunction fn, void* data, unsigne
     VoidFn wait = gomp_function(gomp::name);                                \
     if (!wait) return;                                                      \
     ThreadBlock* block = current_block();                                   \
-    if (block == nullptr) return wait();                                    \
+    if (block == nullptr || openmp::tool_reports()) return wait();          \
     const uintptr_t site = QUARTZ_CALL_SITE();                              \
     wait_at(block, site, EntryKind::omp_barrier, site, [wait] { wait(); }); \
   }

@@ -44,8 +44,9 @@ enum class EntryKind : uint8_t {
   omp_critical,
   omp_lock,
   omp_idle,
+  omp_task_wait,  // taskwait, taskgroup (openmp_tool.cpp)
 };
-inline constexpr int kEntryKindCount = 15;
+inline constexpr int kEntryKindCount = 16;
 
 // What the thread is doing with an entry's object or procedure.
 enum class EntryRole : uint8_t {

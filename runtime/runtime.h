@@ -31,6 +31,11 @@ enum class Lifecycle : uint32_t {
   disabled,
 };
 
+// How the program's OpenMP runtime is seen (the capture's "openmp" key): GNU libgomp's
+// entry points interposed, LLVM libomp's tools interface, or not (the program's own OMPT
+// tool took it: its waits look like work).
+enum class OpenmpView : uint8_t { none, libgomp, ompt, program_tool };
+
 struct Runtime {
   std::atomic<Lifecycle> lifecycle{Lifecycle::uninitialised};
   support::TickCalibration clock{};
@@ -49,6 +54,7 @@ struct Runtime {
   // listed that could not be.
   uint32_t patched_entries = 0;
   uint32_t refused_entries = 0;
+  std::atomic<OpenmpView> openmp{OpenmpView::none};
 };
 
 // Process-wide state, constant-initialised static storage, never destroyed.

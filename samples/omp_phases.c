@@ -21,7 +21,11 @@
  *   region_steps_s, barrier_line, barrier_wait_s (the waits in the explicit barrier, summed),
  *   critical_hold_s (time inside the critical section, summed), thread_<i>_work_cpu_s
  *   (processor time thread i spent in its own work: do_share, do_step, add_result),
- *   thread_<i>_cpu_s (its CPU clock at the end: work and libgomp's spinning), elapsed_s.
+ *   thread_<i>_cpu_s (its CPU clock at the end: work and libgomp's spinning),
+ *   both_working_s (the time every team thread was in its own work at once: phase 1's and
+ *   each step's computations overlapped), both_working_lost_s (of that, at most this long
+ *   some thread was in its work without a processor: its wall time less its CPU time),
+ *   elapsed_s.
  *
  *   omp_phases [--threads T] [--unit-ms W] [--serial-ms S] [--steps K] [--step-ms B]
  *              [--critical-ms C]
@@ -41,6 +45,15 @@
 
 static long unit_ms = 150, serial_ms = 300, steps = 5, step_ms = 20, critical_ms = 5;
 static double work_cpu_s[MAX_THREADS], cpu_s[MAX_THREADS], done_at[MAX_THREADS];
+static double began_at[MAX_THREADS], lost_s[MAX_THREADS], both_working_s, both_working_lost_s;
+static double step_began[2][MAX_THREADS], step_done[2][MAX_THREADS]; /* steps k % 2 */
+static double step_lost[2][MAX_THREADS];
+
+/* How long thread i's work of `wall` seconds since `cpu_start` went without a processor. */
+static double lost_since(double wall, double cpu_start) {
+  double lost = wall - (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu_start);
+  return lost > 0 ? lost : 0;
+}
 static double barrier_wait_s[MAX_THREADS], critical_hold_s;
 static long results;
 static omp_lock_t results_lock;
@@ -70,6 +83,16 @@ SAMPLE_PROCEDURE void add_result(int i) {
   work_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
 }
 
+/* How long the threads' intervals [began[i], done[i]] all overlapped. */
+static double overlap(const double* began, const double* done, int n) {
+  double from = began[0], to = done[0];
+  for (int i = 1; i < n; i++) {
+    if (began[i] > from) from = began[i];
+    if (done[i] < to) to = done[i];
+  }
+  return to > from ? to - from : 0;
+}
+
 int main(int argc, char** argv) {
   double start = omp_get_wtime();
   long threads = 2;
@@ -89,12 +112,17 @@ int main(int argc, char** argv) {
   {
     int i = omp_get_thread_num();
     if (i == 0) team = omp_get_num_threads();
+    double cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    began_at[i] = omp_get_wtime();
     do_share(i);
     done_at[i] = omp_get_wtime();
+    lost_s[i] = lost_since(done_at[i] - began_at[i], cpu_start);
   }
   double phase_end = omp_get_wtime();
   double end_wait_s = 0;
   for (int i = 0; i < team; i++) end_wait_s += phase_end - done_at[i];
+  both_working_s += overlap(began_at, done_at, team);
+  for (int i = 0; i < team; i++) both_working_lost_s += lost_s[i];
   printf("threads=%d\n", team);
   printf("region_imbalance_s=%.6f\n", phase_end - phase);
   printf("region_end_wait_s=%.6f\n", end_wait_s);
@@ -111,11 +139,20 @@ int main(int argc, char** argv) {
   {
     int i = omp_get_thread_num();
     for (long k = 0; k < steps; k++) {
+      double cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+      step_began[k % 2][i] = omp_get_wtime();
       do_step(i);
       double arrived = omp_get_wtime();
+      step_done[k % 2][i] = arrived;
+      step_lost[k % 2][i] = lost_since(arrived - step_began[k % 2][i], cpu_start);
       enum { barrier_line = __LINE__ + 1 };
 #pragma omp barrier
       barrier_wait_s[i] += omp_get_wtime() - arrived;
+      /* Read before any thread can pass the next barrier and write step k + 2's times. */
+      if (i == 0) {
+        both_working_s += overlap(step_began[k % 2], step_done[k % 2], team);
+        for (int t = 0; t < team; t++) both_working_lost_s += step_lost[k % 2][t];
+      }
       if (i == 0 && k == 0) printf("barrier_line=%d\n", barrier_line);
 #pragma omp critical
       {
@@ -140,6 +177,8 @@ int main(int argc, char** argv) {
     printf("thread_%d_work_cpu_s=%.6f\n", i, work_cpu_s[i]);
     printf("thread_%d_cpu_s=%.6f\n", i, cpu_s[i]);
   }
+  printf("both_working_s=%.6f\n", both_working_s);
+  printf("both_working_lost_s=%.6f\n", both_working_lost_s);
   omp_destroy_lock(&results_lock);
   printf("elapsed_s=%.6f\n", omp_get_wtime() - start);
   return 0;

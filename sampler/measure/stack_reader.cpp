@@ -1,10 +1,26 @@
 #include "sampler/measure/stack_reader.h"
 
+#include "runtime/openmp_regions.h"
+
 namespace quartz::sampler {
 
+using rt::EntryKind;
 using rt::EntryRole;
 using rt::EntryValue;
 using rt::ThreadState;
+
+namespace {
+// A libomp worker waiting at the end of a region that has ended waits for the next one
+// (runtime/openmp_regions.h): it is idle.
+QUARTZ_NOINSTR void idle_past_region_end(EntryValue& top) {
+  if (rt::tag_kind(top.tag) != EntryKind::omp_region_end ||
+      rt::tag_role(top.tag) != EntryRole::waiting || !rt::openmp::region_over(top.address)) {
+    return;
+  }
+  top.address = reinterpret_cast<uintptr_t>(&rt::openmp::g_idle.address);
+  top.tag = rt::make_tag(EntryKind::omp_idle, EntryRole::waiting);
+}
+}  // namespace
 
 bool StackReader::init(uint32_t stack_capacity, uint32_t max_slots) {
   capacity_ = stack_capacity;
@@ -33,6 +49,7 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
   if (runtime_state == ThreadState::spinning) result.state = capture::kSpinning;
   if (runtime_state == ThreadState::blocked) result.state = capture::kBlocked;
   if (!copied) return result;
+  if (depth) idle_past_region_end(scratch_[depth - 1]);
 
   uint32_t same = 0;  // entries unchanged since the last read: their contexts stand
   while (same < depth && same < memory.depth && scratch_[same].address == previous[same].address &&

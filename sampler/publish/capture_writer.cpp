@@ -22,6 +22,21 @@ namespace {
 
 using Out = CaptureOut<CaptureBuffer>;
 
+// The run section's text for how OpenMP was seen (run_keys::kOpenmp); null: no OpenMP.
+constexpr const char* openmp_view(rt::OpenmpView view) {
+  switch (view) {
+    case rt::OpenmpView::libgomp:
+      return "libgomp";
+    case rt::OpenmpView::ompt:
+      return "ompt";
+    case rt::OpenmpView::program_tool:
+      return "program tool";
+    case rt::OpenmpView::none:
+      break;
+  }
+  return nullptr;
+}
+
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
                               const rt::MergedCounts& counts, RunText& scratch) {
@@ -86,6 +101,9 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kDilationRemovedNs,
              static_cast<uint64_t>(totals.dilation_removed_s * 1e9 + 0.5));
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
+  if (const char* openmp = openmp_view(runtime.openmp.load(std::memory_order_relaxed))) {
+    key_text(out, &n, run_keys::kOpenmp, openmp);
+  }
   key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
   key_number(out, &n, run_keys::kStackCapacity, runtime.options.geometry.stack_capacity);
   key_number(out, &n, run_keys::kObjectsDropped,

@@ -1,6 +1,7 @@
-// End-to-end: an OpenMP program (gcc -fopenmp, GNU libgomp) under `quartz run`; its phases,
-// waits and each thread's processor time, timed by the program itself (samples/omp_phases.c),
-// must be what the report and the diagnosis show.
+// End-to-end: an OpenMP program under `quartz run`, built by gcc (GNU libgomp, its entry
+// points interposed) and by clang (LLVM libomp, seen through OMPT); its phases, waits and
+// each thread's processor time, timed by the program itself (samples/omp_phases.c), must be
+// what the report and the diagnosis show, the same for both builds.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,7 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kSample = sample("omp_phases");
+// The sample as each compiler built it (samples/CMakeLists.txt).
+const char* const kBuilds[] = {"omp_phases", "omp_phases_clang"};
 
 struct OmpRun {
   std::map<std::string, std::string> printed;
@@ -50,7 +52,7 @@ struct OmpRun {
   }
 };
 
-class OpenmpE2E : public ScratchTest {
+class OpenmpE2E : public ScratchTest, public testing::WithParamInterface<const char*> {
  protected:
   // The sample under `quartz run`, libgomp's waits as OMP_WAIT_POLICY says (active: spin
   // until released; passive: sleep at once; empty: libgomp's default, spin then sleep).
@@ -58,8 +60,8 @@ class OpenmpE2E : public ScratchTest {
     std::map<std::string, std::string> env;
     if (!wait_policy.empty()) env["OMP_WAIT_POLICY"] = wait_policy;
     const std::string capture = (dir / "omp_phases.qcap").string();
-    const CommandResult r =
-        run_command({kQuartz, "run", "-q", "--store", store, "-o", capture, "--", kSample}, env);
+    const CommandResult r = run_command(
+        {kQuartz, "run", "-q", "--store", store, "-o", capture, "--", sample(GetParam())}, env);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (const std::optional<Capture> kept = read_capture_file(capture)) {
       expect_possible_figures(kept->run);
@@ -72,7 +74,12 @@ class OpenmpE2E : public ScratchTest {
     const CommandResult diagnosis = run_command({kQuartz, "diagnose", "--store", store, "--json"});
     EXPECT_EQ(diagnosis.exit_code, 0) << diagnosis.err;
     run.diagnosis = json::parse(diagnosis.out, nullptr, /*allow_exceptions=*/false);
-    if (!run.report.is_discarded()) run.period_s = run.report["sampling"]["period_s"];
+    if (!run.report.is_discarded()) {
+      run.period_s = run.report["sampling"]["period_s"];
+      // How OpenMP was seen, by the runtime each compiler's OpenMP calls.
+      EXPECT_EQ(run.report["sampling"]["openmp"],
+                std::string(GetParam()).ends_with("clang") ? "ompt" : "libgomp");
+    }
     return run;
   }
 };
@@ -93,7 +100,7 @@ void expect_timed_waits(const OmpRun& run, const json* end, const json* barrier,
   }
 }
 
-TEST_F(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
+TEST_P(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
   const OmpRun run = profile("");
   ASSERT_FALSE(run.report.is_discarded());
   const double threads = run.truth("threads");
@@ -111,16 +118,37 @@ TEST_F(OpenmpE2E, RegionsAreProceduresNamedByTheirPragmaLines) {
     ASSERT_NE(main_row, nullptr);
     EXPECT_NE(OmpRun::named((*main_row)["children"], name), nullptr) << (*main_row).dump();
   }
-  // The worker is named by its creator's name, not by a region it happened to run first.
+  // The worker is named by its creator's name (the kernel's, 15 characters), not by a region
+  // it happened to run first.
   const json* worker = run.thread(1);
   ASSERT_NE(worker, nullptr);
-  EXPECT_EQ((*worker)["name"], "omp_phases");
+  EXPECT_EQ((*worker)["name"], std::string(GetParam()).substr(0, 15));
+  // No name a compiler made up, anywhere in the report.
+  const std::string text = run.report.dump();
+  for (const char* made_up : {".omp_outlined.", "._omp_fn.", ".omp_task_entry."}) {
+    EXPECT_EQ(text.find(made_up), std::string::npos) << made_up;
+  }
 }
 
-// libgomp spinning until released (OMP_WAIT_POLICY=active): what a thread spins at the
+// Normalized time itself: the time with both processors busy is the time both threads were
+// in their own work at once, by the program's clocks, within 5 points of the elapsed time
+// (the runtime's spinning around that work is not work). Less the time a thread in its
+// work had no processor (another process took it), which the program measures too.
+TEST_P(OpenmpE2E, BothProcessorsAreBusyOnlyWhileBothThreadsWork) {
+  const OmpRun run = profile("");
+  ASSERT_FALSE(run.report.is_discarded());
+  ASSERT_GE(run.report["processors"].get<double>(), 2);
+  const double elapsed = run.report["elapsed_s"];
+  const double both = run.report["parallelism_s"][2];
+  const double working = run.truth("both_working_s"), lost = run.truth("both_working_lost_s");
+  EXPECT_GT(both, working - lost - 0.05 * elapsed) << both << " s of " << elapsed << " s";
+  EXPECT_LT(both, working + 0.05 * elapsed) << both << " s of " << elapsed << " s";
+}
+
+// The runtime spinning until released (OMP_WAIT_POLICY=active): what a thread spins at the
 // region's end, at the barrier and between regions is spinning, not busy, and not main's
 // own time; its busy time is the processor time of its own work.
-TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
+TEST_P(OpenmpE2E, SpinningInTheRuntimeIsSpinningNotBusy) {
   const OmpRun run = profile("active");
   ASSERT_FALSE(run.report.is_discarded());
   const double period = run.period_s;
@@ -151,9 +179,9 @@ TEST_F(OpenmpE2E, SpinningInLibgompIsSpinningNotBusy) {
   expect_timed_waits(run, end, barrier, "wait_spinning_s");
 }
 
-// libgomp sleeping at once (OMP_WAIT_POLICY=passive): the same waits are blocked; objects'
+// The runtime sleeping at once (OMP_WAIT_POLICY=passive): the same waits are blocked; objects'
 // counts are the program's: one arrival per thread and step, one instance per step.
-TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
+TEST_P(OpenmpE2E, SleepingInTheRuntimeIsBlockedAndWaitsAreCounted) {
   const OmpRun run = profile("passive");
   ASSERT_FALSE(run.report.is_discarded());
   const double period = run.period_s;
@@ -162,7 +190,10 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
   const json* end =
       OmpRun::named(locks, "end of omp_parallel@" + run.line("region_imbalance_line"));
   const json* barrier = OmpRun::named(locks, "omp barrier@" + run.line("barrier_line"));
-  const json* critical = OmpRun::named(locks, "omp critical (unnamed)");
+  const json* critical = nullptr;  // libgomp's is unnamed, libomp's named by its pragma's line
+  for (const json& l : locks) {
+    if (l["kind"] == "omp critical") critical = &l;
+  }
   ASSERT_TRUE(end && barrier && critical) << locks.dump();
   EXPECT_EQ((*end)["kind"], "omp region end");
   EXPECT_EQ((*end)["acquisitions"].get<double>(), threads);
@@ -196,7 +227,7 @@ TEST_F(OpenmpE2E, SleepingInLibgompIsBlockedAndWaitsAreCounted) {
 // libgomp's default waits: the serial phase weighs its length, and the diagnosis finds it
 // and the imbalance at the first region's end and at the barrier, each with the share of
 // the elapsed time the program's own timings give.
-TEST_F(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
+TEST_P(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
   const OmpRun run = profile("");
   ASSERT_FALSE(run.report.is_discarded());
   ASSERT_FALSE(run.diagnosis.is_discarded());
@@ -237,6 +268,11 @@ TEST_F(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
     EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Builds, OpenmpE2E, testing::ValuesIn(kBuilds),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 }  // namespace
 }  // namespace quartz::test
