@@ -195,13 +195,12 @@ EntryKind lock_kind(ompt_mutex_t kind) {
              : EntryKind::omp_critical;  // critical, ordered, atomic (locked)
 }
 
-void on_mutex_acquire(ompt_mutex_t kind, unsigned, unsigned, ompt_wait_id_t wait_id,
-                      const void*) {
+void on_mutex_acquire(ompt_mutex_t kind, unsigned, unsigned, ompt_wait_id_t wait_id, const void*) {
   if (kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock) return;
   ThreadBlock* block = tool_block();
   if (block == nullptr || t_tool.lock_pending) return;
-  t_tool.lock = begin_wait(*block, wait_id, lock_kind(kind), ThreadState::spinning,
-                           support::ticks());
+  t_tool.lock =
+      begin_wait(*block, wait_id, lock_kind(kind), ThreadState::spinning, support::ticks());
   t_tool.lock_pending = true;
 }
 
