@@ -2,6 +2,8 @@
 // comes through here). Waiting on any of them blocks the thread.
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime/interpose.h"
 
@@ -199,4 +201,13 @@ QUARTZ_EXPORT int sem_init(sem_t* s, int shared, unsigned value) {
     errno = saved_errno;
   }
   return rc;
+}
+
+// ---- polling ----------------------------------------------------------------------------
+// A thread that yields its processor again and again (sched_yield, std::this_thread::yield)
+// polls for something: the sampler counts it spinning. glibc's sched_yield is the bare
+// system call, made here.
+QUARTZ_EXPORT int sched_yield() {
+  if (ThreadBlock* block = t_local.block) bump(block->yields);
+  return static_cast<int>(syscall(SYS_sched_yield));
 }

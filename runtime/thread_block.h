@@ -52,9 +52,12 @@ struct alignas(support::kCacheLine) ThreadBlock {
   std::atomic<uint64_t> blocked_ticks{0};
   std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
-  bool inserting_edge = false;              // the enter hook is adding to `edges` (signal nesting)
-  TraceQueue* trace = nullptr;              // when tracing: this thread's synchronization events
-  uint64_t trace_cpu_ticks = 0;             // when the thread last read its CPU clock for the trace
+  // Calls of sched_yield: a thread that yields again and again between two snapshots polls
+  // (sampler/measure/snapshots.cpp).
+  std::atomic<uint64_t> yields{0};
+  bool inserting_edge = false;   // the enter hook is adding to `edges` (signal nesting)
+  TraceQueue* trace = nullptr;   // when tracing: this thread's synchronization events
+  uint64_t trace_cpu_ticks = 0;  // when the thread last read its CPU clock for the trace
 
   // -- Line 2: identity, written before the block is published. ------------------------
   alignas(support::kCacheLine) uint32_t index = 0;  // creation order; 0 is the main thread

@@ -7,6 +7,17 @@
 namespace quartz::sampler {
 namespace {
 
+// A thread that gave up its processor this many times since the last snapshot polls (a
+// loop around sched_yield): it is spinning, not busy, whatever it polls for.
+constexpr uint64_t kPollingYields = 2;
+
+QUARTZ_NOINSTR bool polled(Track& track, const rt::ThreadBlock& block) {
+  const uint64_t yields = block.yields.load(std::memory_order_relaxed);
+  const bool polling = yields - track.last_yields >= kPollingYields;
+  track.last_yields = yields;
+  return polling;
+}
+
 constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
 constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
 constexpr size_t kTraceChunkBytes = size_t{256} << 10;  // trace appended to its file past this
@@ -159,7 +170,8 @@ void Snapshots::take(uint64_t now, bool last, bool window_open, bool retire_now)
     const bool fresh = !track.valid || track.thread_index != index;
     if (fresh && !last && created_after(*runtime_, index, now)) return;
     if (fresh) start_track(track, *block, index, status);
-    const StackRead read = reader_.read(tables, slot.ordinal, fresh, *block);
+    StackRead read = reader_.read(tables, slot.ordinal, fresh, *block);
+    if (polled(track, *block) && read.state == capture::kBusy) read.state = capture::kSpinning;
     if (read.torn) ++info_->torn_samples;
     if (window_open) overhead_->note_window_read(read.state, read.context, tables);
     uint32_t context = read.context;

@@ -35,6 +35,7 @@ void start_track(Track& track, const rt::ThreadBlock& block, uint32_t index,
   track.tid = block.tid.load(std::memory_order_relaxed);
   track.block = &block;
   track.last_sequence = block.stack.sequence();
+  track.last_yields = block.yields.load(std::memory_order_relaxed);
   track.active_sample = kNone;
   track.active_context = kNone;
   track.seen_context = kNone;

@@ -176,7 +176,7 @@ TEST_F(ProfileE2E, ProcessorTimeInsideAndOutsideALockWithPhasesLongerThanThePeri
   EXPECT_LT(r["locks"][0]["hold_s"].get<double>(), 1.02 * r["elapsed_s"].get<double>());
 }
 
-TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
+TEST_F(ProfileE2E, SpinningAndPollingAreSpinAndBlockingIsBlocked) {
   const CommandResult run = profile("spin_vs_block", {});
   const json r = report();
   ASSERT_FALSE(r.is_discarded());
@@ -192,6 +192,15 @@ TEST_F(ProfileE2E, SpinningIsSpinAndBlockingIsBlocked) {
   EXPECT_LT((*spinning)["normalized_self_s"].get<double>(), 0.1 * spin_wait);
   EXPECT_NEAR((*blocked)["state_s"]["blocked"].get<double>(), block_wait, 0.3 * block_wait);
   EXPECT_LT((*blocked)["state_s"]["spinning"].get<double>(), 0.05 * block_wait);
+  // A thread polling a flag with sched_yield between looks is spinning, not busy.
+  const json* polling = find(r["procedures"], "wait_polling");
+  ASSERT_NE(polling, nullptr);
+  const double poll_wait = value(run.out, "poll_wait_s");
+  EXPECT_NEAR((*polling)["state_s"]["spinning"].get<double>() +
+                  (*polling)["state_s"]["ready"].get<double>(),
+              poll_wait, 0.3 * poll_wait);
+  EXPECT_LT((*polling)["state_s"]["busy"].get<double>(), 0.1 * poll_wait);
+  EXPECT_LT((*polling)["normalized_self_s"].get<double>(), 0.1 * poll_wait);
 }
 
 // Threads that hand work back and forth many times per sampling interval (pairs: 0.75 ms

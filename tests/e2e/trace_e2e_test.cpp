@@ -400,7 +400,13 @@ TEST_F(TraceE2E, ARecordingOnABusyMachineReplaysWithTheCapacityLeft) {
   const CommandResult p = run_command({kQuartz, "predict", "--store", store, "--json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const json predictions = json::parse(p.out);
-  ASSERT_GT(predictions["other_share"].get<double>(), 0.1) << "the competing process ran";
+  // Whether the competitor took its turns is its own clock's to say (a precondition); the
+  // share the run measured is then at least half of it.
+  const double competed = competitor.cpu_s() / (competitor.life_s() *
+                                                static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN)));
+  if (competed < 0.1)
+    GTEST_SKIP() << "the competing process had " << competed << " of the processors";
+  EXPECT_GT(predictions["other_share"].get<double>(), 0.5 * competed);
   const json& loaded = predictions["loaded"];
   ASSERT_TRUE(loaded.is_object()) << p.out;
   EXPECT_LT(loaded["processors"].get<double>(), 2.0);
