@@ -67,16 +67,15 @@ std::string ObjectNamer::own_name(const ObjectInfo& o) {
   // (its function's entry), the barrier's or the lock's first call.
   const bool openmp = o.kind >= capture::kOmpRegionEnd && o.kind <= capture::kOmpTaskWait;
   if (openmp && o.first_site) {
+    const std::string where = location_of(run, o.first_site);
     if (o.kind == capture::kOmpRegionEnd) {
       // libgomp's: the region's function; OMPT's: the call that started the region.
       auto it = run.symbols.find(o.first_site);
       if (it != run.symbols.end() && it->second.function.starts_with("omp_parallel@")) {
         return "end of " + it->second.function;
       }
-      const std::string where = location_of(run, o.first_site);
       if (!where.empty()) return "end of omp_parallel@" + where;
     }
-    const std::string where = location_of(run, o.first_site);
     if (!where.empty()) return name + "@" + where;
   }
   if (const uint64_t frame = acquiring_frame(run, o, classes)) {

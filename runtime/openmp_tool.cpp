@@ -90,9 +90,9 @@ std::pair<uintptr_t, EntryKind> wait_object(ompt_sync_region_t kind, const void*
   const bool implicit = kind == ompt_sync_region_barrier_implicit_parallel ||
                         kind == ompt_sync_region_barrier_implicit ||
                         kind == ompt_sync_region_barrier;
-  if (implicit && (site == 0 || site == t_tool.region_site)) {
-    if (t_tool.region_site) return {t_tool.region_site, EntryKind::omp_region_end};
-  } else if (site != 0) {
+  const bool region_end = implicit && (site == 0 || site == t_tool.region_site);
+  if (region_end && t_tool.region_site) return {t_tool.region_site, EntryKind::omp_region_end};
+  if (!region_end && site != 0) {
     return {site, is_barrier(kind) ? EntryKind::omp_barrier : EntryKind::omp_task_wait};
   }
   return {openmp::own_object(g_unknown_wait), EntryKind::omp_barrier};

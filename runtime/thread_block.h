@@ -52,10 +52,11 @@ struct alignas(support::kCacheLine) ThreadBlock {
   std::atomic<uint64_t> blocked_ticks{0};
   std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> spilled_events{0};  // counts that went to the process-wide tables
-  // Calls of sched_yield: a thread that yields again and again between two snapshots polls
-  // (sampler/measure/snapshots.cpp).
-  std::atomic<uint64_t> yields{0};
-  bool inserting_edge = false;   // the enter hook is adding to `edges` (signal nesting)
+  bool inserting_edge = false;              // the enter hook is adding to `edges` (signal nesting)
+  // Calls of sched_yield, wrapping: a thread that yields again and again between two
+  // snapshots polls (sampler/measure/snapshots.cpp). 32 bits, in the padding before `trace`:
+  // these fields fill two lines exactly.
+  std::atomic<uint32_t> yields{0};
   TraceQueue* trace = nullptr;   // when tracing: this thread's synchronization events
   uint64_t trace_cpu_ticks = 0;  // when the thread last read its CPU clock for the trace
 

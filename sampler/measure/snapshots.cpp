@@ -9,11 +9,11 @@ namespace {
 
 // A thread that gave up its processor this many times since the last snapshot polls (a
 // loop around sched_yield): it is spinning, not busy, whatever it polls for.
-constexpr uint64_t kPollingYields = 2;
+constexpr uint32_t kPollingYields = 2;
 
 QUARTZ_NOINSTR bool polled(Track& track, const rt::ThreadBlock& block) {
-  const uint64_t yields = block.yields.load(std::memory_order_relaxed);
-  const bool polling = yields - track.last_yields >= kPollingYields;
+  const uint32_t yields = block.yields.load(std::memory_order_relaxed);
+  const bool polling = static_cast<uint32_t>(yields - track.last_yields) >= kPollingYields;
   track.last_yields = yields;
   return polling;
 }

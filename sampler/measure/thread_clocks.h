@@ -46,7 +46,7 @@ struct Track {
   // its samples were in this one. Given to the next window, once.
   uint64_t runqueue_carry_ns;
   uint64_t runqueue_carried_in_ns;  // of the window being measured: not carried again
-  uint64_t last_yields;             // its block's sched_yield calls at the last snapshot
+  uint32_t last_yields;             // its block's sched_yield calls at the last snapshot (wrapping)
   uint32_t retiring;  // ended while a capture was being built: its slot is retired after
   LifeCount life;     // how much of its life its samples have counted (ThreadSample::present)
 };
