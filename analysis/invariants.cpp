@@ -103,7 +103,8 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.normalized_within_processor(o.record, name);
     const bool held = o.kind != capture::kBarrier && o.kind != capture::kOmpBarrier &&
                       o.kind != capture::kOmpRegionEnd && o.kind != capture::kOmpIdle &&
-                      o.kind != capture::kOmpTaskWait;
+                      o.kind != capture::kOmpTaskWait && o.kind != capture::kTbbWait &&
+                      o.kind != capture::kTbbIdle;
     for (size_t waiting = held ? threads : threads + 1; waiting < o.queue.size(); ++waiting) {
       if (o.queue[waiting] != 0) {
         check.fail(name + ": " + number(o.queue[waiting]) + " s with " + std::to_string(waiting) +

@@ -182,6 +182,10 @@ void print_limits(std::ostream& out, const ProfileView& v) {
   if (v.quality.openmp_unseen()) {
     out << "NOT SEEN: OpenMP's waits (" << v.quality.openmp_seen_through() << ")\n";
   }
+  if (v.quality.itt_unseen()) {
+    out << "NOT SEEN: ITT notifications, oneTBB's waits and tasks (" << v.quality.itt_seen_through()
+        << ")\n";
+  }
 }
 
 // How procedures were seen, and what the overhead budget stopped measuring.
@@ -250,6 +254,7 @@ void print_quality(std::ostream& out, const ProfileView& v) {
   out << "\n";
   print_instrumentation(out, q);
   if (!q.openmp.empty()) out << "OpenMP seen through " << q.openmp_seen_through() << "\n";
+  if (!q.itt.empty()) out << "ITT notifications seen through " << q.itt_seen_through() << "\n";
   if (q.traced) {
     out << "Trace: " << q.trace_events << " events, " << q.trace_bytes << " bytes";
     if (q.trace_dropped) out << ", " << q.trace_dropped << " DROPPED";
@@ -333,6 +338,7 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"reserved_core", q.reserved_core},
       {"cpu_measurement", q.cpu_measurement},
       {"openmp", q.openmp.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.openmp)},
+      {"itt", q.itt.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.itt)},
       {"stack_overflows", q.stack_overflows},
       {"unmatched_exits", q.unmatched_exits},
       {"dropped", q.dropped}};

@@ -51,6 +51,13 @@ std::string Quality::openmp_seen_through() const {
   return openmp;
 }
 
+std::string Quality::itt_seen_through() const {
+  if (itt == "collector") return "libquartz's collector";
+  if (itt_unseen())
+    return "nobody here: the program's own collector (INTEL_LIBITTNOTIFY64) has them";
+  return itt;
+}
+
 std::vector<UnpatchedProcedure> unpatched_procedures(const Run& run) {
   std::vector<UnpatchedProcedure> out;
   std::istringstream list(run.text(capture::run_keys::kUnpatched));
@@ -99,6 +106,7 @@ Quality quality_of(const Run& run) {
   q.reserved_core = run.text(kReserve) == "yes";
   q.cpu_measurement = run.text(kCpuMeasurement);
   q.openmp = run.text(kOpenmp);
+  q.itt = run.text(kItt);
   q.baseline = baseline_of(run);
   q.dropped = static_cast<uint64_t>(run.number(kObjectsDropped) + run.number(kCallsDropped) +
                                     run.number(kContextsDropped));

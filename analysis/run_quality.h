@@ -74,6 +74,7 @@ struct Quality {
   bool reserved_core = false;
   std::string cpu_measurement;  // "schedstat" or "model"
   std::string openmp;           // how OpenMP was seen (capture key "openmp"); empty: none
+  std::string itt;              // how ITT notifications were seen (key "itt"); empty: none
   std::optional<Baseline> baseline;
   uint64_t stack_overflows = 0, unmatched_exits = 0;
   uint64_t dropped = 0;  // objects, calls or contexts that found no room
@@ -92,6 +93,9 @@ struct Quality {
   std::string openmp_seen_through() const;
   // True when the program's own OMPT tool kept libomp's: its waits count as work.
   bool openmp_unseen() const { return openmp == "program tool"; }
+  // Who received the ITT notifications (oneTBB's, the program's), in words; empty: none came.
+  std::string itt_seen_through() const;
+  bool itt_unseen() const { return itt == "program collector"; }
 };
 
 Quality quality_of(const profile::Run& run);

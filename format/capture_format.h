@@ -158,20 +158,23 @@ enum Kind : uint32_t {
   kSpinRegion,
   // OpenMP (GNU libgomp's entry points, runtime/interpose_openmp.cpp); since format 0.1's
   // kinds 0..9, so older readers name them "object".
-  kOmpRegionEnd,               // a parallel region's end: team threads done with their share wait
-  kOmpBarrier,                 // an explicit barrier, or a worksharing loop's or sections' end
-  kOmpCritical,                // a critical section (unnamed, named) or libgomp's atomic lock
-  kOmpLock,                    // omp_lock_t, omp_nest_lock_t
-  kOmpIdle,                    // a team thread between parallel regions
-  kOmpTaskWait,                // taskwait, taskgroup (LLVM libomp, runtime/openmp_tool.cpp)
+  kOmpRegionEnd,  // a parallel region's end: team threads done with their share wait
+  kOmpBarrier,    // an explicit barrier, or a worksharing loop's or sections' end
+  kOmpCritical,   // a critical section (unnamed, named) or libgomp's atomic lock
+  kOmpLock,       // omp_lock_t, omp_nest_lock_t
+  kOmpIdle,       // a team thread between parallel regions
+  kOmpTaskWait,   // taskwait, taskgroup (LLVM libomp, runtime/openmp_tool.cpp)
+  // oneTBB, through its ITT notifications (runtime/itt_collector.cpp)
+  kTbbWait,                    // a thread between its tasks of an algorithm or a task group
+  kTbbIdle,                    // a worker out of every algorithm
   kUnknownKind = 0xffffffffu,  // named, never used
 };
-inline constexpr uint32_t kKindCount = 16;
+inline constexpr uint32_t kKindCount = 18;
 // Their names, as reports, their JSON and the viewer print them: the one list of them.
 inline constexpr const char* kKindNames[kKindCount] = {
     "procedure",    "mutex",     "rwlock(read)", "rwlock(write)", "spinlock",       "condition",
     "barrier",      "semaphore", "join",         "spin region",   "omp region end", "omp barrier",
-    "omp critical", "omp lock",  "omp idle",     "omp task wait"};
+    "omp critical", "omp lock",  "omp idle",     "omp task wait", "tbb wait",       "tbb idle"};
 constexpr const char* kind_name(uint32_t kind) {
   return kind < kKindCount ? kKindNames[kind] : "object";
 }
@@ -244,6 +247,9 @@ inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat
 // "ompt" (LLVM libomp's tools interface), "program tool" (the program's own OMPT tool took
 // it: its waits are work); absent: no OpenMP.
 inline constexpr const char* kOpenmp = "openmp";
+// Whether ITT notifications (oneTBB's) were seen: "collector" (libquartz's), "program
+// collector" (the program named its own in INTEL_LIBITTNOTIFY64); absent: none came.
+inline constexpr const char* kItt = "itt";
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kStackCapacity = "stack_capacity";
 inline constexpr const char* kObjectsDropped = "objects_dropped";

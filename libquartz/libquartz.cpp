@@ -145,6 +145,7 @@ __attribute__((constructor(101), no_instrument_function)) void start_libquartz()
     name_followed_capture(runtime.options);
   }
   pthread_atfork(rt::before_fork, rt::after_fork_in_parent, on_fork_in_child);
+  rt::offer_itt_collector();
   const hooks::SledCounts entries = hooks::start_patched_entries(runtime.options.procedures);
   runtime.patched_entries = entries.patched;
   runtime.refused_entries = entries.refused;

@@ -18,6 +18,10 @@
 
 namespace quartz::rt {
 
+// Names the calling thread in its record, as quartz_name_thread does (user_api.cpp), and
+// places it by that name; the kernel's name is left as it is.
+QUARTZ_NOINSTR void name_current_thread(const char* name);
+
 // True when the real function is resolved (resolving now if it can be).
 template <auto& real_function>
 QUARTZ_ALWAYS_INLINE bool have_real() {

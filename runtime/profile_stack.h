@@ -45,8 +45,10 @@ enum class EntryKind : uint8_t {
   omp_lock,
   omp_idle,
   omp_task_wait,  // taskwait, taskgroup (openmp_tool.cpp)
+  tbb_wait,       // oneTBB, through ITT (itt_collector.cpp)
+  tbb_idle,
 };
-inline constexpr int kEntryKindCount = 16;
+inline constexpr int kEntryKindCount = 18;
 
 // What the thread is doing with an entry's object or procedure.
 enum class EntryRole : uint8_t {

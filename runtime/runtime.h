@@ -35,6 +35,9 @@ enum class Lifecycle : uint32_t {
 // entry points interposed, LLVM libomp's tools interface, or not (the program's own OMPT
 // tool took it: its waits look like work).
 enum class OpenmpView : uint8_t { none, libgomp, ompt, program_tool };
+// Whether ITT notifications (oneTBB's) reach libquartz (the capture's "itt" key): a runtime
+// handed its table to the collector, or the program named its own (INTEL_LIBITTNOTIFY64).
+enum class IttView : uint8_t { none, collector, program_collector };
 
 struct Runtime {
   std::atomic<Lifecycle> lifecycle{Lifecycle::uninitialised};
@@ -55,6 +58,7 @@ struct Runtime {
   uint32_t patched_entries = 0;
   uint32_t refused_entries = 0;
   std::atomic<OpenmpView> openmp{OpenmpView::none};
+  std::atomic<IttView> itt{IttView::none};
 };
 
 // Process-wide state, constant-initialised static storage, never destroyed.
@@ -132,6 +136,10 @@ QUARTZ_NOINSTR void fold_block(ThreadBlock& block);
 // stops the sampler, which writes the final capture) with the recursion guard held and
 // errno kept. Blocks stay usable: other threads may still be working.
 QUARTZ_NOINSTR void finish(void (*stop_readers)());
+
+// Names libquartz's ITT collector (itt_collector.cpp) where the runtimes look for one,
+// unless the program named its own; at start-up, before the program's first notification.
+QUARTZ_NOINSTR void offer_itt_collector();
 
 // Before fork(), in the forking thread: waits (briefly, never forever) until no thread is
 // inside libunwind and lets none start, so that the child does not inherit libunwind's

@@ -46,16 +46,22 @@ QUARTZ_EXPORT void quartz_runtime_name_object(const volatile void* object, const
   runtime().objects.set_name(reinterpret_cast<uintptr_t>(object), name);
 }
 
-QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
-  if (!name) return;
-  // The kernel's name too, so tools that read /proc agree with the report.
-  char comm[kThreadNameBytes] = {};
-  strncpy(comm, name, sizeof(comm) - 1);
-  if (have_real<real::pthread_setname_np>()) real::pthread_setname_np(pthread_self(), comm);
+namespace quartz::rt {
+void name_current_thread(const char* name) {
   if (ThreadBlock* block = current_block()) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
       ThreadHistory::set_given_name(*record, name);
     }
     place_thread(0, block->index, name);
   }
+}
+}  // namespace quartz::rt
+
+QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
+  if (!name) return;
+  // The kernel's name too, so tools that read /proc agree with the report.
+  char comm[kThreadNameBytes] = {};
+  strncpy(comm, name, sizeof(comm) - 1);
+  if (have_real<real::pthread_setname_np>()) real::pthread_setname_np(pthread_self(), comm);
+  name_current_thread(name);
 }

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Installs the Debian 12 packages Quartz needs to build, test and benchmark (libomp-dev:
-# LLVM's OpenMP runtime and its tools interface, omp-tools.h; libbz2-dev:
+# LLVM's OpenMP runtime and its tools interface, omp-tools.h; libtbb-dev: oneTBB, for the
+# sample seen through its ITT notifications; libbz2-dev:
 # pbzip2 in bench/real_programs.py; its other programs need only zlib1g-dev; gdb: the
 # end-to-end tests print the stacks of a program that hangs before they kill it).
 # Run as root on a fresh machine; safe to run again.
 set -eu
 packages="
   build-essential cmake ninja-build ccache pkg-config clang libclang-rt-dev clang-format
-  libomp-dev
+  libomp-dev libtbb-dev
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3 libdw-dev nlohmann-json3-dev robin-map-dev

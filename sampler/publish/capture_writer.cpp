@@ -37,6 +37,19 @@ constexpr const char* openmp_view(rt::OpenmpView view) {
   return nullptr;
 }
 
+// The run section's text for how ITT notifications were seen (run_keys::kItt); null: none.
+constexpr const char* itt_view(rt::IttView view) {
+  switch (view) {
+    case rt::IttView::collector:
+      return "collector";
+    case rt::IttView::program_collector:
+      return "program collector";
+    case rt::IttView::none:
+      break;
+  }
+  return nullptr;
+}
+
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
                               const rt::MergedCounts& counts, RunText& scratch) {
@@ -103,6 +116,9 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
   if (const char* openmp = openmp_view(runtime.openmp.load(std::memory_order_relaxed))) {
     key_text(out, &n, run_keys::kOpenmp, openmp);
+  }
+  if (const char* itt = itt_view(runtime.itt.load(std::memory_order_relaxed))) {
+    key_text(out, &n, run_keys::kItt, itt);
   }
   key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
   key_number(out, &n, run_keys::kStackCapacity, runtime.options.geometry.stack_capacity);
