@@ -258,25 +258,27 @@ void sync_prepare(void* object) {
                           ThreadState::spinning, support::ticks());
   t_itt.sync_pending = true;
 }
-void sync_cancel(void* object) {
+// The calling thread's block when `object` is the sync object it prepared: no longer pending.
+QUARTZ_NOINSTR ThreadBlock* take_pending(void* object) {
   ThreadBlock* block = current_block();
   if (block == nullptr || !t_itt.sync_pending ||
       t_itt.sync.object != reinterpret_cast<uintptr_t>(object)) {
-    return;
+    return nullptr;
   }
   t_itt.sync_pending = false;
-  end_wait(*block, runtime().objects, t_itt.sync, WaitOutcome::failed, 0, support::ticks());
+  return block;
+}
+void sync_cancel(void* object) {
+  if (ThreadBlock* block = take_pending(object)) {
+    end_wait(*block, runtime().objects, t_itt.sync, WaitOutcome::failed, 0, support::ticks());
+  }
 }
 // Acquired without being prepared: oneTBB says so of each task it starts, and of a
 // queuing_mutex taken uncontended; neither is held in a way that can be released here.
 void sync_acquired(void* object) {
-  ThreadBlock* block = current_block();
-  if (block == nullptr || !t_itt.sync_pending ||
-      t_itt.sync.object != reinterpret_cast<uintptr_t>(object)) {
-    return;
+  if (ThreadBlock* block = take_pending(object)) {
+    openmp::lock_granted(*block, t_itt.sync, QUARTZ_CALL_SITE(), support::ticks());
   }
-  t_itt.sync_pending = false;
-  openmp::lock_granted(*block, t_itt.sync, QUARTZ_CALL_SITE(), support::ticks());
 }
 void sync_releasing(void* object) {
   if (ThreadBlock* block = current_block())
