@@ -31,8 +31,8 @@ import statistics
 import subprocess
 import sys
 
-from real_suite import (Failure, build, compare_outputs, compiler_pair, download, inputs,
-                        names_in, select_programs, timed, workload)
+from real_suite import (Failure, build, compare_outputs, compiler_pair, download,
+                        environment, inputs, names_in, select_programs, timed, workload)
 
 
 def check_run(quartz, capture, label, violations):
@@ -73,6 +73,7 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
     os.makedirs(work)
     log = os.path.join(work, "stderr.log")
     args = workload(program, paths, threads)
+    env = environment(program, threads)
     plain_cmd = [binaries["plain"]] + args
 
     def under_quartz(capture, *options):
@@ -84,11 +85,11 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
     checks = []
     for r in range(repeat):
         out = os.path.join(work, "plain-%d.out" % r)
-        plain_s.append(timed(plain_cmd, out, log))
+        plain_s.append(timed(plain_cmd, out, log, env=env))
         outputs.append(out)
         capture = os.path.join(work, "quartz-%d.qcap" % r)
         out = os.path.join(work, "quartz-%d.out" % r)
-        quartz_s.append(timed(under_quartz(capture), out, log))
+        quartz_s.append(timed(under_quartz(capture), out, log, env=env))
         outputs.append(out)
         checks.append(check_run(quartz, capture, "%s, quartz run %d" % (program.name, r + 1),
                                 violations))
@@ -97,7 +98,7 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
     if not smallest:
         capture = os.path.join(work, "trace.qcap")
         out = os.path.join(work, "trace.out")
-        timed(under_quartz(capture, "--trace"), out, log)
+        timed(under_quartz(capture, "--trace"), out, log, env=env)
         outputs.append(out)
         checks.append(check_run(quartz, capture, "%s, quartz run --trace" % program.name,
                                 violations))
@@ -135,7 +136,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of each kind")
     parser.add_argument("--only", help="comma-separated program names")
     parser.add_argument("--threads", type=int, default=2,
-                        help="the programs' worker threads (-p, -n, -T, -t)")
+                        help="the programs' worker threads (-p, -n, -T, -t, OMP_NUM_THREADS)")
     parser.add_argument("--compiler", choices=("gcc", "clang"), default="gcc",
                         help="both builds' compiler (clang: hooks after inlining)")
     parser.add_argument("--smallest", action="store_true",

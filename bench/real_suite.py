@@ -22,18 +22,21 @@ import urllib.request
 
 DEBIAN_POOL = "http://deb.debian.org/debian/pool/main/"
 # The generated inputs, by name: a compressible mix of text, counting integers and random
-# bytes, and a random genome with reads sampled from it.
+# bytes; a random genome with reads sampled from it; a protein alignment evolved along a
+# random tree; short reads (FASTQ) that run into sequencing adapters, and the adapters.
 MIX_MIB = 48
 MIX_SMALL_MIB = 16
 GENOME_BASES = 4_000_000
 READS, READ_BASES = 5000, 4000
+PROTEINS, PROTEIN_SITES = 300, 250
+SHORT_READS, SHORT_READ_BASES, ADAPTERS = 60_000, 150, 16
 
 
 class Program:
     """One program of the suite: where its source is, how it is built, what it runs."""
 
     def __init__(self, name, language, pool_path, sha256, size, build, binary, args,
-                 decode=None):
+                 decode=None, env=None, files=None, needs=()):
         self.name = name
         self.language = language
         self.url = DEBIAN_POOL + pool_path
@@ -46,10 +49,78 @@ class Program:
         # in; the output on stdout.
         self.args = args
         self.decode = decode  # arguments that print the input back from {out}, if any
+        # Variables the workload's runs are given, {threads} filled in: for a program that
+        # takes its thread count from nowhere else.
+        self.env = env or {}
+        # Files written into the source before the build, by path: a port the tarball
+        # lacks (part of the build's stamp).
+        self.files = files or {}
+        # Debian packages its build needs that scripts/install-deps.sh does not install:
+        # named when the build fails; --smallest (CI) passes such a program over.
+        self.needs = needs
 
     @property
     def tarball(self):
         return self.url.rsplit("/", 1)[1]
+
+
+# flexbar 3.5.0's tarball is written for TBB 2020, whose tbb::pipeline, tbb::filter,
+# tbb::atomic and tbb::task_scheduler_init oneTBB dropped (Debian's 3.5.0-5 ports it in
+# debian/patches). The same port in one header, its sources' names pointed at it by the
+# build: each filter keeps its mode and the pipeline its tokens, on oneTBB's
+# parallel_pipeline; the thread count through global_control; atomics that copy, as
+# TBB 2020's did (flexbar copies its adapters' counters).
+TBB2020_H = """\
+#include <atomic>
+#include <vector>
+#include <tbb/global_control.h>
+#include <tbb/parallel_pipeline.h>
+namespace tbb2020 {
+template <typename T> struct atomic : std::atomic<T> {
+  atomic(T v = T()) : std::atomic<T>(v) {}
+  atomic(const atomic &a) : std::atomic<T>(a.load()) {}
+  atomic &operator=(const atomic &a) { this->store(a.load()); return *this; }
+  using std::atomic<T>::operator=;
+};
+struct filter {
+  enum mode { parallel, serial_in_order, serial_out_of_order };
+  explicit filter(mode m) : m(m) {}
+  virtual ~filter() {}
+  virtual void *operator()(void *item) = 0;
+  tbb::filter_mode kind() const {
+    return m == parallel ? tbb::filter_mode::parallel : m == serial_in_order
+        ? tbb::filter_mode::serial_in_order : tbb::filter_mode::serial_out_of_order;
+  }
+  mode m;
+};
+// As TBB 2020's: the first filter's NULL ends the input; a later one's drops the item.
+struct pipeline {
+  std::vector<filter *> filters;
+  void add_filter(filter &f) { filters.push_back(&f); }
+  void run(size_t tokens) {
+    filter *first = filters.front(), *last = filters.back();
+    auto chain = tbb::make_filter<void, void *>(first->kind(), [=](tbb::flow_control &fc) {
+      void *item = (*first)(nullptr);
+      if (!item) fc.stop();
+      return item;
+    });
+    for (size_t i = 1; i + 1 < filters.size(); i++) {
+      filter *f = filters[i];
+      chain = chain & tbb::make_filter<void *, void *>(f->kind(), [=](void *item) {
+        return item ? (*f)(item) : nullptr;
+      });
+    }
+    tbb::parallel_pipeline(tokens, chain & tbb::make_filter<void *, void>(
+        last->kind(), [=](void *item) { if (item) (*last)(item); }));
+  }
+};
+struct task_scheduler_init {
+  tbb::global_control threads;
+  explicit task_scheduler_init(int n)
+      : threads(tbb::global_control::max_allowed_parallelism, n) {}
+};
+}
+"""
 
 
 PROGRAMS = [
@@ -82,6 +153,29 @@ PROGRAMS = [
             "bd8e76cad8e4d4ea19844707bf4f2a825de10372dc6c8ba15426ef9c20854b0f", 195056,
             "make -j2 CC={cc}", "minimap2",
             ["-t", "{threads}", "-c", "-x", "map-ont", "{ref}", "{reads}"]),
+    # OpenMP: libgomp with gcc, LLVM's libomp with clang. Debian's defines (its
+    # Makefile.patch: -DUSE_DOUBLE) with the flags FastTree's header recommends.
+    # FastTree's top-hits phase lets a thread hand a seed's hits to a close neighbor that
+    # another thread may be computing (its header: "results on repeated runs may not be
+    # 100% identical"): -close 0.01 leaves no neighbor close, so every sequence's top hits
+    # are its own and the tree is the same at any thread count.
+    Program("fasttree", "C", "f/fasttree/fasttree_2.1.11.orig.tar.xz",
+            "7f15713f02afb167f4f33dc067b5b2282b219b22fbaa17eb8f771a7147a05a5c", 96068,
+            "{cc} -O3 -finline-functions -funroll-loops -DOPENMP -fopenmp -DUSE_DOUBLE "
+            "-o FastTreeMP fasttree.c -lm", "FastTreeMP",
+            ["-close", "0.01", "{proteins}"], env={"OMP_NUM_THREADS": "{threads}"}),
+    # oneTBB: a tbb pipeline of a serial reader, parallel alignment and an in-order writer
+    # (the reads out in their order at any thread count). The log, with its times, goes to
+    # /dev/null; the trimmed reads to stdout.
+    Program("flexbar", "C++", "f/flexbar/flexbar_3.5.0.orig.tar.gz",
+            "656168934b6cb367ee6d4adad0c40506bc107c888d129fe191c6f3f3446a4ac9", 44021,
+            "sed -i 's/tbb::\\(atomic\\|filter\\|pipeline\\|task_scheduler_init\\)\\b/"
+            "tbb2020::\\1/g; s|<tbb/pipeline.h>|\"tbb2020.h\"|; /task_scheduler_init.h/d' "
+            "src/*.h && cmake -S . -B b -DCMAKE_C_COMPILER={cc} -DCMAKE_CXX_COMPILER={cxx} "
+            ">/dev/null && make -C b -j2", "b/flexbar",
+            ["-r", "{fastq}", "-a", "{adapters}", "-n", "{threads}", "--stdout-reads",
+             "--output-log", "/dev/null"],
+            files={"src/tbb2020.h": TBB2020_H}, needs=("libseqan2-dev",)),
 ]
 
 
@@ -91,7 +185,8 @@ class Failure(Exception):
 
 def select_programs(only, smallest):
     """The programs named in `only` (comma-separated; all if None), or of those the one
-    with the smallest download (also the quickest build) when `smallest`. Raises ValueError
+    with the smallest download (also the quickest build) when `smallest`, passing over
+    those that need packages of their own while others are left. Raises ValueError
     naming the known programs when a name is unknown."""
     programs = PROGRAMS
     if only:
@@ -100,7 +195,8 @@ def select_programs(only, smallest):
         if len(programs) != len(wanted):
             raise ValueError("known programs are %s" % ", ".join(p.name for p in PROGRAMS))
     if smallest:
-        programs = [min(programs, key=lambda p: p.size)]
+        programs = [min([p for p in programs if not p.needs] or programs,
+                        key=lambda p: p.size)]
     return programs
 
 
@@ -157,6 +253,8 @@ def build(program, tarball, variant, compilers, directory):
         if os.path.isfile(tool):
             with open(tool, "rb") as f:
                 built_with += "\n%s %s" % (tool, hashlib.sha256(f.read()).hexdigest())
+    for path, text in sorted(program.files.items()):
+        built_with += "\n%s %s" % (path, hashlib.sha256(text.encode()).hexdigest())
     root = os.path.join(directory, "%s-%s" % (program.name, variant))
     stamp = os.path.join(root, "built-with")
     with tarfile.open(tarball) as tar:
@@ -169,13 +267,17 @@ def build(program, tarball, variant, compilers, directory):
     with tarfile.open(tarball) as tar:
         # The "data" filter, where this Python has it: no links or paths out of `root`.
         tar.extractall(root, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    for path, text in program.files.items():
+        with open(os.path.join(root, top, path), "w") as f:
+            f.write(text)
     log = os.path.join(root, "build.log")
     with open(log, "w") as out:
         done = subprocess.run(command, shell=True, cwd=os.path.join(root, top), stdout=out,
                               stderr=subprocess.STDOUT)
     if done.returncode != 0 or not os.path.exists(binary):
-        raise Failure("%s: the %s build failed (%s): see %s" % (program.name, variant, command,
-                                                              log))
+        raise Failure("%s: the %s build failed (%s): see %s%s" % (
+            program.name, variant, command, log,
+            "; it needs %s" % ", ".join(program.needs) if program.needs else ""))
     with open(stamp, "w") as f:
         f.write(built_with)
     return binary
@@ -225,13 +327,66 @@ def genome_input():
     return bytes(fasta), bytes(reads)
 
 
+def protein_input():
+    """A protein alignment (FASTA) of PROTEINS sequences of PROTEIN_SITES: a random
+    ancestor evolved along a random tree (a random leaf split in two until there are
+    enough, each branch changing 2-10% of the sites), a 1-20 site gap in 30% of the
+    sequences, from a fixed seed."""
+    rng = random.Random(13)
+    amino_acids = "ACDEFGHIKLMNPQRSTVWY"
+
+    def evolve(sequence):
+        rate = rng.uniform(0.02, 0.10)
+        return "".join(rng.choice(amino_acids) if rng.random() < rate else a
+                       for a in sequence)
+
+    leaves = ["".join(rng.choices(amino_acids, k=PROTEIN_SITES))]
+    while len(leaves) < PROTEINS:
+        parent = leaves.pop(rng.randrange(len(leaves)))
+        leaves += [evolve(parent), evolve(parent)]
+    fasta = []
+    for i, sequence in enumerate(leaves):
+        if rng.random() < 0.3:
+            start, length = rng.randrange(PROTEIN_SITES - 20), rng.randint(1, 20)
+            sequence = sequence[:start] + "-" * length + sequence[start + length:]
+        fasta.append(">p%d\n%s\n" % (i, sequence))
+    return "".join(fasta).encode()
+
+
+def adapter_input():
+    """Short reads (FASTQ), each a 40-200 base insert from a random 1 Mb genome, then the
+    TruSeq adapter, then random bases, cut to SHORT_READ_BASES, with 3 substitutions and
+    random qualities; and ADAPTERS adapters (FASTA): TruSeq's and random ones of 30, from a
+    fixed seed."""
+    rng = random.Random(11)
+    truseq = b"AGATCGGAAGAGCACACGTCTGAACTCCAGTCAC"
+    genome = bytes(rng.choices(b"ACGT", k=1_000_000))
+    qualities = bytes(range(ord("#"), ord("K")))
+    fastq = bytearray()
+    for r in range(SHORT_READS):
+        insert = rng.randint(40, 200)
+        start = rng.randrange(len(genome) - insert)
+        read = bytearray((genome[start:start + insert] + truseq +
+                          bytes(rng.choices(b"ACGT", k=SHORT_READ_BASES)))[:SHORT_READ_BASES])
+        for _ in range(3):
+            read[rng.randrange(SHORT_READ_BASES)] = rng.choice(b"ACGT")
+        fastq += b"@r%d\n%s\n+\n%s\n" % (r, bytes(read),
+                                          bytes(rng.choices(qualities, k=SHORT_READ_BASES)))
+    adapters = b">truseq\n" + truseq + b"\n" + b"".join(
+        b">a%d\n%s\n" % (i, bytes(rng.choices(b"ACGT", k=30))) for i in range(ADAPTERS - 1))
+    return bytes(fastq), adapters
+
+
 def inputs(directory, needed):
     """The generated inputs' paths, by the names the programs' arguments use."""
     os.makedirs(directory, exist_ok=True)
     paths = {"mix": os.path.join(directory, "mix-%dMiB.bin" % MIX_MIB),
              "mix_small": os.path.join(directory, "mix-%dMiB.bin" % MIX_SMALL_MIB),
              "ref": os.path.join(directory, "genome.fa"),
-             "reads": os.path.join(directory, "reads.fa")}
+             "reads": os.path.join(directory, "reads.fa"),
+             "proteins": os.path.join(directory, "proteins.fa"),
+             "fastq": os.path.join(directory, "short-reads.fq"),
+             "adapters": os.path.join(directory, "adapters.fa")}
 
     def write(path, data):
         with open(path + ".part", "wb") as f:
@@ -247,6 +402,13 @@ def inputs(directory, needed):
         fasta, reads = genome_input()
         write(paths["ref"], fasta)
         write(paths["reads"], reads)
+    if "proteins" in needed and not os.path.exists(paths["proteins"]):
+        write(paths["proteins"], protein_input())
+    if ({"fastq", "adapters"} & needed) and not (os.path.exists(paths["fastq"]) and
+                                                os.path.exists(paths["adapters"])):
+        fastq, adapters = adapter_input()
+        write(paths["fastq"], fastq)
+        write(paths["adapters"], adapters)
     return paths
 
 
@@ -259,14 +421,24 @@ def workload(program, paths, threads):
     return [a.format(threads=threads, **paths) for a in program.args]
 
 
-def timed(command, stdout_path, stderr_path, cwd=None, timeout_s=None):
-    """Runs `command` in `cwd` with its output in stdout_path: its wall time, seconds.
-    Past `timeout_s` the command's process group is killed and the run fails."""
+def environment(program, threads):
+    """The environment of the program's runs: this one with the program's variables, the
+    thread count filled in; None (this one) for a program that has none."""
+    if not program.env:
+        return None
+    return dict(os.environ, **{name: value.format(threads=threads)
+                               for name, value in program.env.items()})
+
+
+def timed(command, stdout_path, stderr_path, cwd=None, timeout_s=None, env=None):
+    """Runs `command` in `cwd` (with the environment `env`, this one if None) with its
+    output in stdout_path: its wall time, seconds. Past `timeout_s` the command's process
+    group is killed and the run fails."""
     with open(stdout_path, "wb") as out, open(stderr_path, "ab") as err:
         started = time.perf_counter()
         # Its own process group, so that a timeout ends what it started too (the program
         # under a profiler's command).
-        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd,
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd, env=env,
                                    start_new_session=timeout_s is not None)
         try:
             status = process.wait(timeout=timeout_s)
