@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/display_names.h"
+#include "profile/system_code.h"
 
 namespace quartz::analysis {
 
@@ -140,9 +141,17 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     row.named = t.named;
     row.routine_address = thread_routine(run, t);
     if (row.routine_address) row.routine = display_name(run, row.routine_address);
-    const auto at = std::find(t.routines.begin(), t.routines.end(), row.routine_address);
-    if (row.routine_address && at != t.routines.end() && at + 1 != t.routines.end()) {
-      row.role_address = *(at + 1);
+    // The program's own procedures: a library's templates its threads run first (oneTBB's
+    // task wrappers) are no role.
+    auto at = std::find(t.routines.begin(), t.routines.end(), row.routine_address);
+    if (row.routine_address && at != t.routines.end()) {
+      at = std::find_if(at + 1, t.routines.end(), [&run](uint64_t address) {
+        auto it = run.symbols.find(address);
+        return it == run.symbols.end() || !profile::is_system_code(it->second);
+      });
+    }
+    if (row.routine_address && at != t.routines.end()) {
+      row.role_address = *at;
       row.role = display_name(run, row.role_address);
     }
     row.totals = totals_of(t.record, run);

@@ -93,10 +93,11 @@ QUARTZ_NOINSTR uintptr_t own(OwnObject& object, EntryKind kind) {
 }
 
 // oneTBB's name of an algorithm's dispatch loop as the program wrote it: "tbb_parallel_for"
-// is tbb::parallel_for; "tbb_custom", a task group or an arena's work.
+// is tbb::parallel_for; "tbb_custom", a context no algorithm named (a task_group's, a
+// pipeline's, an arena's work).
 QUARTZ_NOINSTR void group_name(const char* itt_name, char* out) {
   const char* rest = strncmp(itt_name, "tbb_", 4) == 0 ? itt_name + 4 : nullptr;
-  if (rest && strcmp(rest, "custom") == 0) rest = "task_group";
+  if (rest && strcmp(rest, "custom") == 0) rest = "task_group_context";
   if (rest) {
     strcpy(out, "tbb::");
     strncat(out, rest, kGroupNameBytes - 6);
