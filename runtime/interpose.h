@@ -18,9 +18,9 @@
 
 namespace quartz::rt {
 
-// Names the calling thread in its record, as quartz_name_thread does (user_api.cpp), and
-// places it by that name; the kernel's name is left as it is.
-QUARTZ_NOINSTR void name_current_thread(const char* name);
+// Names the calling thread in its record and places it by that name (user_api.cpp); an
+// `annotated` name (ITT's) is the program's name for it, the kernel's left as it is.
+QUARTZ_NOINSTR void name_current_thread(const char* name, bool annotated);
 
 // True when the real function is resolved (resolving now if it can be).
 template <auto& real_function>

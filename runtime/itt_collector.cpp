@@ -185,7 +185,7 @@ QUARTZ_ALWAYS_INLINE Loop* innermost() {
 
 void thread_set_name(const char* name) {
   if (name == nullptr) return;
-  name_current_thread(name);
+  name_current_thread(name, true);
   if (strcmp(name, kTbbWorker) != 0) return;
   t_itt.worker = true;
   if (ThreadBlock* block = current_block()) begin_idle(*block);

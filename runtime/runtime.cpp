@@ -83,7 +83,10 @@ QUARTZ_NOINSTR void adopt(ThreadSlot* slot) {
 // /proc/self/task/TID/comm): one system call, at its end.
 QUARTZ_NOINSTR void note_kernel_name(ThreadRecord& record) {
   char now[kThreadNameBytes] = {}, recorded[kThreadNameBytes];
-  if (prctl(PR_GET_NAME, now, 0, 0, 0) != 0) return;
+  if (record.named.load(std::memory_order_relaxed) == kNamedByAnnotation ||
+      prctl(PR_GET_NAME, now, 0, 0, 0) != 0) {
+    return;
+  }
   ThreadHistory::copy_name(record, recorded);
   if (std::strncmp(now, recorded, kThreadNameBytes) != 0)
     ThreadHistory::set_given_name(record, now);

@@ -47,6 +47,11 @@ void ThreadHistory::set_given_name(ThreadRecord& record, const char* name) {
   record.named.store(1, std::memory_order_relaxed);
 }
 
+void ThreadHistory::set_annotated_name(ThreadRecord& record, const char* name) {
+  set_name(record, name);
+  record.named.store(kNamedByAnnotation, std::memory_order_relaxed);
+}
+
 void ThreadHistory::copy_name(const ThreadRecord& record, char* out) {
   uint64_t words[kThreadNameBytes / 8];
   for (uint32_t i = 0; i < kThreadNameBytes / 8; ++i) {

@@ -14,6 +14,7 @@
 namespace quartz::rt {
 
 inline constexpr uint32_t kThreadNameBytes = 16;  // as the kernel's comm
+inline constexpr uint32_t kNamedByAnnotation = 2;
 inline constexpr uint32_t kNoThread = 0xffffffffu;
 // The thread's own first procedures kept (ThreadRecord::routines): std::thread's own
 // trampolines take five levels before the program's callable.
@@ -37,7 +38,8 @@ struct alignas(support::kCacheLine) ThreadRecord {
   std::atomic<uint64_t> spinning_ticks{0};
   std::atomic<uint64_t> name_words[kThreadNameBytes / 8]{};
   // 1 once the program named the thread (pthread_setname_np, quartz_name_thread, or a new
-  // kernel name seen at its end); 0 while it has the name it inherited from its creator.
+  // kernel name seen at its end); 0 while it has the name it inherited from its creator;
+  // kNamedByAnnotation when named through ITT, which leaves the kernel's name as it was.
   std::atomic<uint32_t> named{0};
   // Signals sent to it with pthread_kill while tracing (trace_format.h kThreadSignals).
   std::atomic<uint32_t> signals_sent{0};
@@ -71,6 +73,9 @@ class ThreadHistory {
   QUARTZ_NOINSTR static void copy_name(const ThreadRecord& record, char* out);
   // The name the program gave the thread (set_name, and marks it named).
   QUARTZ_NOINSTR static void set_given_name(ThreadRecord& record, const char* name);
+  // A name the program's annotations gave (the kernel's is left as it was: not a rename
+  // behind our back at the thread's end).
+  QUARTZ_NOINSTR static void set_annotated_name(ThreadRecord& record, const char* name);
 
   // Forked child: the surviving thread becomes index 0 and numbering starts again.
   QUARTZ_NOINSTR void reset_after_fork();

@@ -47,10 +47,14 @@ QUARTZ_EXPORT void quartz_runtime_name_object(const volatile void* object, const
 }
 
 namespace quartz::rt {
-void name_current_thread(const char* name) {
+void name_current_thread(const char* name, bool annotated) {
   if (ThreadBlock* block = current_block()) {
     if (ThreadRecord* record = runtime().history.at(block->index)) {
-      ThreadHistory::set_given_name(*record, name);
+      if (annotated) {
+        ThreadHistory::set_annotated_name(*record, name);
+      } else {
+        ThreadHistory::set_given_name(*record, name);
+      }
     }
     place_thread(0, block->index, name);
   }
@@ -63,5 +67,5 @@ QUARTZ_EXPORT void quartz_runtime_name_thread(const char* name) {
   char comm[kThreadNameBytes] = {};
   strncpy(comm, name, sizeof(comm) - 1);
   if (have_real<real::pthread_setname_np>()) real::pthread_setname_np(pthread_self(), comm);
-  name_current_thread(name);
+  name_current_thread(name, false);
 }

@@ -157,7 +157,7 @@ QUARTZ_NOINSTR void object_figures(Out& out, const ProfileTables& tables, uint32
 template <typename Out>
 QUARTZ_NOINSTR void thread_routines_item(Out& out, uint32_t index, const rt::ThreadRecord& r) {
   out.u32(index);
-  out.u32(r.named.load(std::memory_order_relaxed));
+  out.u32(r.named.load(std::memory_order_relaxed) != 0);
   const uint32_t count = r.routine_count.load(std::memory_order_relaxed);
   const uint32_t k = count < rt::kThreadRoutines ? count : rt::kThreadRoutines;
   out.u32(k);
