@@ -64,9 +64,10 @@ TEST_F(TbbE2E, BothProcessorsAreBusyOnlyWhileBothThreadsWork) {
   ASSERT_NE(worker, nullptr);
   const double work = truth("thread_1_work_cpu_s");
   EXPECT_NEAR((*worker)["busy_s"].get<double>(), work, kSlack * std::max(0.1 * work, 4 * period_s));
-  // No name a compiler made up (lambdas, TBB's task wrappers, static initialisers).
+  // No name of TBB's machinery (its task wrappers, found first on a thread's stack) nor a
+  // compiler's symbol for static initialisers; the program's own lambdas keep theirs.
   const std::string text = run.dump();
-  for (const char* made_up : {"{lambda", "_GLOBAL__", "function_invoker", "d1::"}) {
+  for (const char* made_up : {"_GLOBAL__", "function_invoker", "d1::"}) {
     EXPECT_EQ(text.find(made_up), std::string::npos) << made_up;
   }
 }
