@@ -43,8 +43,8 @@ std::string Quality::seen_through() const {
 }
 
 std::string Quality::openmp_seen_through() const {
-  if (openmp == "libgomp") return "GNU libgomp's entry points";
-  if (openmp == "ompt") return "LLVM libomp's tools interface (OMPT)";
+  if (openmp == capture::run_keys::kOpenmpLibgomp) return "GNU libgomp's entry points";
+  if (openmp == capture::run_keys::kOpenmpOmpt) return "LLVM libomp's tools interface (OMPT)";
   if (openmp_unseen()) {
     return "pthreads only: the program's own OMPT tool has libomp's, whose waits count as work";
   }
@@ -52,7 +52,7 @@ std::string Quality::openmp_seen_through() const {
 }
 
 std::string Quality::itt_seen_through() const {
-  if (itt == "collector") return "libquartz's collector";
+  if (itt == capture::run_keys::kIttCollector) return "libquartz's collector";
   if (itt_unseen())
     return "nobody here: the program's own collector (INTEL_LIBITTNOTIFY64) has them";
   return itt;

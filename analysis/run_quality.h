@@ -92,10 +92,10 @@ struct Quality {
   // How the OpenMP runtime was seen, in words; empty: the program used none.
   std::string openmp_seen_through() const;
   // True when the program's own OMPT tool kept libomp's: its waits count as work.
-  bool openmp_unseen() const { return openmp == "program tool"; }
+  bool openmp_unseen() const { return openmp == capture::run_keys::kOpenmpProgramTool; }
   // Who received the ITT notifications (oneTBB's, the program's), in words; empty: none came.
   std::string itt_seen_through() const;
-  bool itt_unseen() const { return itt == "program collector"; }
+  bool itt_unseen() const { return itt == capture::run_keys::kIttProgramCollector; }
 };
 
 Quality quality_of(const profile::Run& run);

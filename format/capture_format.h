@@ -243,13 +243,23 @@ inline constexpr const char* kDilationRemovedNs = "dilation_removed_ns";
 inline constexpr const char* kBaselineCpuNs = "baseline_cpu_ns";
 inline constexpr const char* kBaselineElapsedNs = "baseline_elapsed_ns";
 inline constexpr const char* kCpuMeasurement = "cpu_measurement";  // "schedstat" or "model"
-// How the program's OpenMP runtime was seen: "libgomp" (its entry points interposed),
-// "ompt" (LLVM libomp's tools interface), "program tool" (the program's own OMPT tool took
-// it: its waits are work); absent: no OpenMP.
+// How the program's OpenMP runtime was seen: its entry points interposed (GNU libgomp),
+// LLVM libomp's tools interface, or the program's own OMPT tool took it (its waits are
+// work); absent: no OpenMP.
 inline constexpr const char* kOpenmp = "openmp";
-// Whether ITT notifications (oneTBB's) were seen: "collector" (libquartz's), "program
-// collector" (the program named its own in INTEL_LIBITTNOTIFY64); absent: none came.
+inline constexpr const char* kOpenmpLibgomp = "libgomp";
+inline constexpr const char* kOpenmpOmpt = "ompt";
+inline constexpr const char* kOpenmpProgramTool = "program tool";
+// The values by the runtime's rt::OpenmpView, whose `none` writes no key.
+inline constexpr const char* kOpenmpViews[] = {nullptr, kOpenmpLibgomp, kOpenmpOmpt,
+                                               kOpenmpProgramTool};
+// Whether ITT notifications (oneTBB's) came to libquartz's collector, or the program named
+// its own in INTEL_LIBITTNOTIFY64; absent: none came.
 inline constexpr const char* kItt = "itt";
+inline constexpr const char* kIttCollector = "collector";
+inline constexpr const char* kIttProgramCollector = "program collector";
+// The values by the runtime's rt::IttView, whose `none` writes no key.
+inline constexpr const char* kIttViews[] = {nullptr, kIttCollector, kIttProgramCollector};
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kStackCapacity = "stack_capacity";
 inline constexpr const char* kObjectsDropped = "objects_dropped";

@@ -63,10 +63,9 @@ constexpr char kTbbWorker[] = "TBB Worker Thread";
 
 // A dispatch loop the thread is in (task_begin), innermost last.
 struct Loop {
-  uintptr_t object;  // the group's wait
-  EntryKind kind;
-  bool waiting;    // between tasks
-  bool suspended;  // waiting when a loop inside began
+  uintptr_t object;  // the group's wait (tbb_wait)
+  bool waiting;      // between tasks
+  bool suspended;    // waiting when a loop inside began
   Wait wait;
 };
 constexpr uint32_t kLoops = 8;
@@ -167,7 +166,8 @@ QUARTZ_NOINSTR void end_idle(ThreadBlock& block) {
 }
 
 QUARTZ_NOINSTR void wait_in(ThreadBlock& block, Loop& loop) {
-  loop.wait = begin_wait(block, loop.object, loop.kind, ThreadState::spinning, support::ticks());
+  loop.wait =
+      begin_wait(block, loop.object, EntryKind::tbb_wait, ThreadState::spinning, support::ticks());
   loop.waiting = true;
 }
 
@@ -193,10 +193,11 @@ void thread_set_name(const char* name) {
 
 void task_begin(const itt::Domain*, itt::Id, itt::Id, itt::StringHandle* name) {
   ThreadBlock* block = current_block();
+  Loop* outer = innermost();
   const uint32_t depth = t_itt.depth++;
   if (block == nullptr) return;
   end_idle(*block);
-  if (Loop* outer = depth > 0 && depth <= kLoops ? &t_itt.loops[depth - 1] : nullptr) {
+  if (outer) {
     outer->suspended = outer->waiting;
     stop_waiting(*block, *outer, WaitOutcome::failed);
   }
@@ -204,7 +205,6 @@ void task_begin(const itt::Domain*, itt::Id, itt::Id, itt::StringHandle* name) {
   auto* task_name = reinterpret_cast<TaskName*>(name);  // handle is its first member
   t_itt.loops[depth] = Loop{task_name ? own(task_name->object, EntryKind::tbb_wait)
                                       : own(g_unnamed_group, EntryKind::tbb_wait),
-                            EntryKind::tbb_wait,
                             false,
                             false,
                             {}};

@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cstddef>
+#include <iterator>
 
 #include "format/capture_format.h"
 #include "runtime/merged_counts.h"
@@ -22,33 +23,10 @@ namespace {
 
 using Out = CaptureOut<CaptureBuffer>;
 
-// The run section's text for how OpenMP was seen (run_keys::kOpenmp); null: no OpenMP.
-constexpr const char* openmp_view(rt::OpenmpView view) {
-  switch (view) {
-    case rt::OpenmpView::libgomp:
-      return "libgomp";
-    case rt::OpenmpView::ompt:
-      return "ompt";
-    case rt::OpenmpView::program_tool:
-      return "program tool";
-    case rt::OpenmpView::none:
-      break;
-  }
-  return nullptr;
-}
-
-// The run section's text for how ITT notifications were seen (run_keys::kItt); null: none.
-constexpr const char* itt_view(rt::IttView view) {
-  switch (view) {
-    case rt::IttView::collector:
-      return "collector";
-    case rt::IttView::program_collector:
-      return "program collector";
-    case rt::IttView::none:
-      break;
-  }
-  return nullptr;
-}
+static_assert(std::size(run_keys::kOpenmpViews) ==
+              static_cast<size_t>(rt::OpenmpView::program_tool) + 1);
+static_assert(std::size(run_keys::kIttViews) ==
+              static_cast<size_t>(rt::IttView::program_collector) + 1);
 
 QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTotals& totals,
                               ProfileTables& tables, rt::Runtime& runtime,
@@ -114,10 +92,12 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kDilationRemovedNs,
              static_cast<uint64_t>(totals.dilation_removed_s * 1e9 + 0.5));
   key_text(out, &n, run_keys::kCpuMeasurement, info.cpu_measured ? "schedstat" : "model");
-  if (const char* openmp = openmp_view(runtime.openmp.load(std::memory_order_relaxed))) {
+  if (const char* openmp = run_keys::kOpenmpViews[static_cast<size_t>(
+          runtime.openmp.load(std::memory_order_relaxed))]) {
     key_text(out, &n, run_keys::kOpenmp, openmp);
   }
-  if (const char* itt = itt_view(runtime.itt.load(std::memory_order_relaxed))) {
+  if (const char* itt =
+          run_keys::kIttViews[static_cast<size_t>(runtime.itt.load(std::memory_order_relaxed))]) {
     key_text(out, &n, run_keys::kItt, itt);
   }
   key_number(out, &n, run_keys::kCheckpoints, info.checkpoints);
