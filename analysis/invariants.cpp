@@ -93,19 +93,15 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.real(p.record, name);
     check.normalized_within_processor(p.record, name);
   }
-  // While one thread holds an object, at most all the others wait for it; at a barrier,
-  // which nobody holds, all of them.
+  // At most all threads but one wait for an object: one holds it, or is the barrier's last
+  // arrival, or the thread joined.
   const size_t threads = run.threads.size();
   for (const auto& o : run.objects) {
     const std::string name = "object " + object_name(o);
     check.real(o.record, name);
     check.real(o.queue, name + " queue");
     check.normalized_within_processor(o.record, name);
-    const bool held = o.kind != capture::kBarrier && o.kind != capture::kOmpBarrier &&
-                      o.kind != capture::kOmpRegionEnd && o.kind != capture::kOmpIdle &&
-                      o.kind != capture::kOmpTaskWait && o.kind != capture::kTbbWait &&
-                      o.kind != capture::kTbbIdle;
-    for (size_t waiting = held ? threads : threads + 1; waiting < o.queue.size(); ++waiting) {
+    for (size_t waiting = std::max<size_t>(threads, 2); waiting < o.queue.size(); ++waiting) {
       if (o.queue[waiting] != 0) {
         check.fail(name + ": " + number(o.queue[waiting]) + " s with " + std::to_string(waiting) +
                    " threads waiting, of " + std::to_string(threads) + " threads");
@@ -121,12 +117,15 @@ std::vector<std::string> invariant_violations(const profile::Run& run) {
     check.real(normalized, name + " normalized");
     check.real(c.own.state, name + " state");
     check.normalized_within_processor(normalized, processor, name);
-    // Its starved and taken parts are parts of its time with one processor busy.
+    // Its starved, taken and waited parts are parts of its time with one processor busy.
     const double one_busy = normalized.size() > 1 ? normalized[1] : 0.0;
-    const double starved = c.own.one_busy_starved, taken = c.own.one_busy_taken;
-    if (!(starved >= 0 && taken >= 0 && starved + taken <= one_busy * (1 + 1e-9) + 1e-12)) {
-      check.fail(name + ": " + number(starved) + " s starved and " + number(taken) +
-                 " s taken with one processor busy, of " + number(one_busy) + " s");
+    const double starved = c.own.one_busy_starved, taken = c.own.one_busy_taken,
+                 waited = c.own.one_busy_waited;
+    if (!(starved >= 0 && taken >= 0 && waited >= 0 &&
+          starved + taken + waited <= one_busy * (1 + 1e-9) + 1e-12)) {
+      check.fail(name + ": " + number(starved) + " s starved, " + number(taken) + " s taken and " +
+                 number(waited) + " s waited for with one processor busy, of " + number(one_busy) +
+                 " s");
     }
   }
   // Start-up and wind-down starvation: processor time, within the processors' time; what

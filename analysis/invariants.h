@@ -16,7 +16,8 @@ namespace quartz::analysis {
 //   - the program's normalized time, by processors busy (the parallelism bins), not adding
 //     up to the elapsed time;
 //   - normalized time above processor time with one or more processors busy, in any record;
-//   - an object with as many threads waiting for it as the run had threads (one holds it);
+//   - an object, of any kind, with as many threads waiting for it as the run had threads (one
+//     holds it, is the barrier's last arrival, or the thread joined);
 //   - a thread's state times not adding up to its lifetime (created to exited, or to the
 //     run's end), within one sampling period; its busy or processor time above its lifetime;
 //   - starvation (capture_format.h kStarved*) above the processors' time, the threads'

@@ -205,10 +205,12 @@ void sum_context_findings(const Run& run, std::vector<ProcedureRow>& procedures,
     const double time_s = run.normalized_of(i)[1];
     const double starved = std::clamp(c.own.one_busy_starved, 0.0, time_s);
     const double taken = std::clamp(c.own.one_busy_taken, 0.0, time_s - starved);
+    const double waited = std::clamp(c.own.one_busy_waited, 0.0, time_s - starved - taken);
     OneBusyTime& t = one_busy[c.address];
-    t.serial_s += time_s - starved - taken;
+    t.serial_s += time_s - starved - taken - waited;
     t.starved_s += starved;
     t.taken_s += taken;
+    t.waited_s += waited;
   }
   for (ProcedureRow& row : procedures) {
     if (auto it = one_busy.find(row.address); it != one_busy.end()) row.one_busy = it->second;

@@ -33,6 +33,9 @@ struct OneBusyTime {
   // ... while the program's other threads were ready for them (taken by other processes,
   // or being woken): not a serial bottleneck either (one_busy_taken)
   double taken_s = 0;
+  // ... while the others' threads waited for it at a team's barrier (one_busy_waited): the
+  // team's load imbalance
+  double waited_s = 0;
 };
 
 struct ProcedureRow {

@@ -116,11 +116,19 @@ enum class SectionType : uint32_t {
                             // listed before is the next one
   amended_program = 20,     // u32 R1', full record
   amended_thread_routines = 21,  // as thread_routines, of threads listed before
+  // Added later; readers before it skip it. Of a calling context's own normalized time with
+  // one processor busy (bin 1), the part whose other processors' threads were waiting for
+  // the slowest of a team (capture::waits_for_team), of what starvation and taken processors
+  // left (each snapshot's share: min(1 - starved share - taken share, such waiters /
+  // (P - 1))): a load imbalance, not a serial bottleneck. u32 n, then n: u32 context id,
+  // f64 seconds. Not amended: an amended context keeps what the capture had.
+  context_waited = 22,
 };
-inline constexpr uint32_t kSectionTypeCount = 21;
-// Sections of the amendment log (amended_run and after).
+inline constexpr uint32_t kSectionTypeCount = 22;
+// Sections of the amendment log.
 inline constexpr bool is_amendment(uint32_t type) {
-  return type >= uint32_t(SectionType::amended_run) && type <= kSectionTypeCount;
+  return type >= uint32_t(SectionType::amended_run) &&
+         type <= uint32_t(SectionType::amended_thread_routines);
 }
 
 struct SectionHeader {
@@ -177,6 +185,12 @@ inline constexpr const char* kKindNames[kKindCount] = {
     "omp critical", "omp lock",  "omp idle",     "omp task wait", "tbb wait",       "tbb idle"};
 constexpr const char* kind_name(uint32_t kind) {
   return kind < kKindCount ? kKindNames[kind] : "object";
+}
+// Objects at which the threads of a team that finished their share wait for the slowest
+// (context_waited): what they wait for is the team's imbalance.
+constexpr bool waits_for_team(uint32_t kind) {
+  return kind == kBarrier || kind == kOmpRegionEnd || kind == kOmpBarrier || kind == kOmpTaskWait ||
+         kind == kTbbWait;
 }
 inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under the root
 

@@ -29,7 +29,8 @@ const char* section_name(uint32_t type) {
                                        "amended procedures",
                                        "amended contexts",
                                        "amended program",
-                                       "amended thread routines"};
+                                       "amended thread routines",
+                                       "context waited"};
   static_assert(std::size(kNames) == capture::kSectionTypeCount + 1);
   return type <= capture::kSectionTypeCount ? kNames[type] : "unknown";
 }

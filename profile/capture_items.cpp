@@ -104,6 +104,7 @@ void read_context(Cursor& c, Run& run, const ItemLayout& layout) {
   if (layout.amendment) {
     x.own.one_busy_starved = c.f64();
     x.own.one_busy_taken = c.f64();
+    if (!next) x.own.one_busy_waited = run.contexts[x.id].own.one_busy_waited;  // not amended
   }
   if (next) {
     run.contexts.push_back(x);

@@ -213,6 +213,10 @@ void read_section(Cursor& c, Run& run, uint32_t type) {
       read_context_seconds(c, run, &ContextStates::one_busy_taken,
                            "taken processors of a context not listed");
       break;
+    case SectionType::context_waited:
+      read_context_seconds(c, run, &ContextStates::one_busy_waited,
+                           "team waits of a context not listed");
+      break;
     case SectionType::amended_run:
     case SectionType::amended_threads:
     case SectionType::amended_objects:

@@ -40,6 +40,9 @@ struct ContextStates {
   // Of the rest of normalized[1], the part whose other processors the program's other
   // threads were ready for (context_taken): taken by other processes, or being woken.
   double one_busy_taken = 0;
+  // Of the rest, the part whose other processors' threads waited for the slowest of their
+  // team (context_waited): a load imbalance.
+  double one_busy_waited = 0;
 };
 
 // A calling context's whole record, self only; inclusive values are sums over its subtree.
@@ -73,6 +76,7 @@ inline void add_states(ContextStates& into, const ContextStates& r) {
   }
   into.one_busy_starved += r.one_busy_starved;
   into.one_busy_taken += r.one_busy_taken;
+  into.one_busy_waited += r.one_busy_waited;
 }
 
 struct Module {

@@ -246,6 +246,17 @@ QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) 
          tables.context_node(s.context).kind == capture::kJoin;
 }
 
+// How much of the interval a thread waited for the slowest of its team (a barrier, a
+// region's end: capture::waits_for_team), spinning or asleep.
+QUARTZ_ALWAYS_INLINE double team_wait(ProfileTables& tables, const WindowThread& w,
+                                      const ThreadSample& s) {
+  if (s.context == kNone || s.top_role != kRoleWaiting ||
+      !capture::waits_for_team(tables.context_node(s.context).kind)) {
+    return 0;
+  }
+  return s.state == kBlocked ? s.present - ran_before_wait(s, w) : s.present;
+}
+
 // Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), and with
 // one processor busy, the parts of the others that were not waiting for it, after the first
 // pass has found e. `start_s`: the snapshot's start since the run's.
@@ -253,7 +264,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
                                const HiddenParts& hidden, double processors, double model_run,
                                double e, const ProcessorsBusy& busy_bins, double delta,
                                double start_s, Starvation& totals) {
-  double at_work = 0, spinning = 0, ready_all = 0;
+  double at_work = 0, spinning = 0, ready_all = 0, team_waiting = 0;
   bool section = false;  // a thread other than the first is at work and has worked
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
     const ThreadSample& s = window.sample(i);
@@ -266,6 +277,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
       spinning += ran_before_wait(s, window.thread_at(s.window_thread));
     }
     if (s.state == kSpinning) spinning += run;
+    team_waiting += team_wait(tables, window.thread_at(s.window_thread), s);
     const uint32_t t = tables.thread(s.thread);
     if (t == kNone) continue;
     ThreadEntry& entry = tables.thread_entry(t);
@@ -291,7 +303,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
   const bool startup = !totals.full_seen;
   if (starved > 0) (startup ? totals.startup_s : totals.winddown_s) += starved * delta;
   const bool alone = busy_bins.bin == 1 && processors > 1;
-  if (!(e > 0) || !(starved > 0 || (alone && ready_all > 0))) return;
+  if (!(e > 0) || !(starved > 0 || (alone && (ready_all > 0 || team_waiting > 0)))) return;
   for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
     const ThreadSample& s = window.sample(i);
     double run = 0, ready = 0, processor, busy;
@@ -309,14 +321,22 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
       (startup ? entry.starved_startup_s : entry.starved_later_s) += starved * delta * run / e;
     }
     // With one processor busy, a serial bottleneck would claim the other P - 1: those
-    // without a thread are this starvation's, and those the program's other threads were
-    // ready for were taken (by other processes, or while being woken), for the share of
-    // the interval in bin 1.
+    // without a thread are this starvation's, those the program's other threads were
+    // ready for were taken (by other processes, or while being woken), and those whose
+    // threads waited for the slowest of their team are its imbalance, for the share of the
+    // interval in bin 1.
+    // Each is a count of processors over the whole interval, all of it in the part in bin
+    // 1 (with both bins, the other is P busy: none idle), whichever thread ran alone then:
+    // while a thread waits or is ready, another runs alone. With e < 1, none runs for the
+    // rest of the interval, where this thread's own ready time is.
     if (!alone || context == kNone) continue;
-    const double others = processors - 1;
+    const double others = (processors - 1) * (1 - busy_bins.upper);
     const double starved_share = std::fmin(1.0, starved / others);
-    const double taken = std::fmin(idle - starved, ready_all - ready);
+    const double taken = std::fmin(idle - starved, e < 1 ? ready_all - ready : ready_all);
     const double taken_share = taken > 0 ? std::fmin(1.0 - starved_share, taken / others) : 0.0;
+    const double waited_share =
+        team_waiting > 0 ? std::fmin(1.0 - starved_share - taken_share, team_waiting / others)
+                         : 0.0;
     const double alone_s = run * delta / std::fmax(1.0, e) * (1 - busy_bins.upper);
     // Where the sample's normalized time went (charge_sample; a wait's run before it goes
     // whole to where it ran): its parts are parts of that.
@@ -325,6 +345,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
                     OneBusyApart& apart = tables.context_apart(part);
                     apart.starved += alone_s * starved_share * w;
                     apart.taken += alone_s * taken_share * w;
+                    apart.waited += alone_s * waited_share * w;
                   });
   }
 }
@@ -412,7 +433,10 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       charge_sample(tables, s, c, delta, snap.entries_off, config.hidden, totals, snapshot_id);
     }
 
-    // Queue lengths of the objects in use at this snapshot.
+    // Queue lengths of the objects in use at this snapshot. At most all threads but one
+    // wait for an object: when every thread is seen in one (a barrier's last arrival, a
+    // lock handed over), one of them is releasing it or being handed it.
+    const uint32_t can_wait = snap.count > 1 ? snap.count - 1 : 1;
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
       for (uint32_t id = s.context; id != kNone; id = tables.context_node(id).parent) {
@@ -420,8 +444,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         if (node.kind == capture::kProcedure) continue;
         ObjectEntry& o = tables.object_entry(node.entity);
         if (o.snapshot != snapshot_id) continue;
-        tables.object_queue(node.entity)[o.waiters < kQueueBins ? o.waiters : kQueueBins - 1] +=
-            delta;
+        const uint32_t waiters = std::min(o.waiters, can_wait);
+        tables.object_queue(node.entity)[std::min(waiters, kQueueBins - 1)] += delta;
         o.snapshot = ~uint64_t{0};  // counted once per snapshot
       }
     }

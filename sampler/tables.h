@@ -97,6 +97,7 @@ struct ThreadEntry {
 struct OneBusyApart {
   double starved;  // no thread at work to run (capture_format.h, context_starvation)
   double taken;    // the program's threads were ready for them (capture_format.h, context_taken)
+  double waited;   // their threads waited for the slowest of a team (context_waited)
 };
 
 class ProfileTables {

@@ -271,6 +271,7 @@ QUARTZ_NOINSTR void write_starvation(Out& out, ProfileTables& tables, rt::Runtim
   out.end_counted(n);
   write_context_apart(out, tables, SectionType::context_starvation, &OneBusyApart::starved);
   write_context_apart(out, tables, SectionType::context_taken, &OneBusyApart::taken);
+  write_context_apart(out, tables, SectionType::context_waited, &OneBusyApart::waited);
 }
 
 // An object's fields up to its exact wait (both objects sections begin alike).

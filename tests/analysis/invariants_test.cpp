@@ -70,10 +70,10 @@ TEST(Invariants, EachImpossibleFigureIsOneLineNamingItsRecord) {
               ElementsAre(HasSubstr("thread 0 (self): normalized time 0.6 s above processor "
                                     "time 0.5 s with 2 busy")));
 
-  profile::Run queue = possible_run();  // one thread waiting, in a run of one
-  queue.objects[0].queue.push_back(0.1);
+  profile::Run queue = possible_run();  // two threads waiting, in a run of one
+  queue.objects[0].queue = {2, 0, 0.1};
   EXPECT_THAT(invariant_violations(queue),
-              ElementsAre(HasSubstr("0.1 s with 1 threads waiting, of 1 threads")));
+              ElementsAre(HasSubstr("0.1 s with 2 threads waiting, of 1 threads")));
 
   profile::Run states = possible_run();  // 2 ms unaccounted for: more than a period
   states.threads[0].record.state_self[capture::kBlocked] = 0.498;
@@ -118,12 +118,16 @@ TEST(Invariants, Starvation) {
   profile::Run context_starved = possible;
   context_starved.contexts[0].own.one_busy_starved = 1.25;
   EXPECT_THAT(invariant_violations(context_starved),
-              ElementsAre(HasSubstr("context 0: 1.25 s starved and 0.25 s taken with one "
-                                    "processor busy, of 1 s")));
+              ElementsAre(HasSubstr("context 0: 1.25 s starved, 0.25 s taken and 0 s waited "
+                                    "for with one processor busy, of 1 s")));
   profile::Run context_taken = possible;  // apart, each fits; together, more than it had
   context_taken.contexts[0].own.one_busy_taken = 0.5;
   EXPECT_THAT(invariant_violations(context_taken),
-              ElementsAre(HasSubstr("context 0: 0.75 s starved and 0.5 s taken")));
+              ElementsAre(HasSubstr("context 0: 0.75 s starved, 0.5 s taken")));
+  profile::Run context_waited = possible;  // each of the three fits; together, more
+  context_waited.contexts[0].own.one_busy_waited = 0.25;
+  EXPECT_THAT(invariant_violations(context_waited),
+              ElementsAre(HasSubstr("0.75 s starved, 0.25 s taken and 0.25 s waited for")));
 }
 
 }  // namespace

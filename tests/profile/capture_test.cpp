@@ -236,9 +236,9 @@ TEST(ParseCapture, ThreadRoutinesOrWhoNamedThreadsInferred) {
                CaptureError);
 }
 
-// Starvation charged to threads and contexts, and the contexts' taken processors, come in
-// sections older readers skip (an older capture has none: zeros), each naming only threads
-// and contexts listed.
+// Starvation charged to threads and contexts, and the contexts' taken processors and team
+// waits, come in sections older readers skip (an older capture has none: zeros), each naming only
+// threads and contexts listed.
 TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   const profile::Run run = test_support::sample_run();
   ASSERT_GE(run.threads.size(), 2u);
@@ -247,8 +247,9 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   EXPECT_EQ(older.threads[1].starved_startup_s + older.threads[1].starved_later_s, 0.0);
   EXPECT_EQ(older.contexts[1].own.one_busy_starved, 0.0);
   EXPECT_EQ(older.contexts[1].own.one_busy_taken, 0.0);
+  EXPECT_EQ(older.contexts[1].own.one_busy_waited, 0.0);
 
-  test_support::PayloadWriter threads, contexts, taken;
+  test_support::PayloadWriter threads, contexts, taken, waited;
   threads.u32(1);
   threads.u32(run.threads[1].index);
   threads.f64(0.25);
@@ -259,11 +260,15 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   taken.u32(1);
   taken.u32(1);
   taken.f64(0.0625);
+  waited.u32(1);
+  waited.u32(1);
+  waited.f64(0.03125);
   const profile::Run newer = parse_capture(
       CaptureFile::of(run)
           .raw_section(uint32_t(capture::SectionType::thread_starvation), threads.bytes())
           .raw_section(uint32_t(capture::SectionType::context_starvation), contexts.bytes())
           .raw_section(uint32_t(capture::SectionType::context_taken), taken.bytes())
+          .raw_section(uint32_t(capture::SectionType::context_waited), waited.bytes())
           .bytes(),
       kName);
   EXPECT_EQ(newer.threads[1].starved_startup_s, 0.25);
@@ -273,6 +278,8 @@ TEST(ParseCapture, StarvationOfThreadsAndContexts) {
   EXPECT_EQ(newer.contexts[0].own.one_busy_starved, 0.0);
   EXPECT_EQ(newer.contexts[1].own.one_busy_taken, 0.0625);
   EXPECT_EQ(newer.contexts[0].own.one_busy_taken, 0.0);
+  EXPECT_EQ(newer.contexts[1].own.one_busy_waited, 0.03125);
+  EXPECT_EQ(newer.contexts[0].own.one_busy_waited, 0.0);
 
   test_support::PayloadWriter stranger_thread, stranger_context;
   stranger_thread.u32(1);

@@ -313,6 +313,21 @@ TEST_F(AttributionTest, LocksHoldWaitAndQueue) {
   EXPECT_DOUBLE_EQ(state(tables.object_record(lock), capture::kBlocked), 2.0);
 }
 
+// Both threads of a barrier seen in it: the last to arrive is releasing the other, not
+// waiting (issue 41: "2 threads waiting" at a barrier of 2 threads).
+TEST_F(AttributionTest, AllThreadsInABarrierAreOneWaitingForTheLast) {
+  const uint32_t barrier = tables.context(main_ctx, kLock, capture::kOmpBarrier);
+  snapshot(kSecond, {{0, barrier, capture::kSpinning, kRoleWaiting},
+                     {1, barrier, capture::kSpinning, kRoleWaiting}});
+  measured(0, 1.0);
+  measured(1, 1.0);
+  attribute_window(window, tables, config, totals);
+  const uint32_t object = tables.find_object(kLock);
+  ASSERT_NE(object, kNone);
+  EXPECT_DOUBLE_EQ(tables.object_queue(object)[1], 1.0);
+  EXPECT_DOUBLE_EQ(tables.object_queue(object)[2], 0.0);
+}
+
 TEST_F(AttributionTest, HookOverheadIsRemovedAndReported) {
   snapshot(kSecond, {{0, f, capture::kBusy}, {1, g, capture::kBusy}});
   measured(0, 1.0, 0, 100'000'000);  // 1e8 hook events at 2 ns: 0.2 s
@@ -434,11 +449,11 @@ TEST_F(AttributionTest, StarvationBetweenFullStretchesAndPartialPresence) {
   EXPECT_DOUBLE_EQ(s.winddown_s, 0.0);
   EXPECT_DOUBLE_EQ(s.last_full_s, 4.0);
   // e = 1.5: the threads share the 0.5 s by their running. Half the second is in bin 1
-  // (one processor busy): its contexts are charged the starvation of that half, 0.5 of
-  // the one other processor, by their running.
+  // (one processor busy): the 0.5 processors starved are the other processor of that
+  // half, all of the contexts' time alone, by their running.
   EXPECT_NEAR(tables.thread_entry(1).starved_later_s, 0.5 * 0.5 / 1.5, 1e-6);
   EXPECT_NEAR(tables.thread_entry(2).starved_later_s, 0.5 * 1.0 / 1.5, 1e-6);
-  EXPECT_NEAR(tables.context_apart(f).starved + tables.context_apart(g).starved, 0.5 * 0.5, 1e-6);
+  EXPECT_NEAR(tables.context_apart(f).starved + tables.context_apart(g).starved, 0.5, 1e-6);
 }
 
 // On 2 processors, thread 1 runs f the whole second while thread 2, busy in g, waits for a
@@ -459,6 +474,24 @@ TEST_F(AttributionTest, AloneWhileOtherThreadsWereReadyTheOtherProcessorsWereTak
   EXPECT_DOUBLE_EQ(tables.context_apart(g).taken, 0.0);  // it did not run
   const Starvation& s = totals.starvation;
   EXPECT_DOUBLE_EQ(s.startup_s + s.between_s + s.winddown_s, 0.0);
+}
+
+// On 2 processors, thread 1 runs f the whole second while thread 2 spins at the team's
+// barrier, waiting for it (the slowest); main joins. f ran alone, and all of that is the
+// team's imbalance, not a serial bottleneck.
+TEST_F(AttributionTest, AloneWhileTheTeamWaitedAtItsBarrierIsTheTeamsImbalance) {
+  const uint32_t join = tables.context(main_ctx, 0xB000, capture::kJoin);
+  const uint32_t barrier = tables.context(main_ctx, kLock, capture::kOmpBarrier);
+  snapshot(kSecond, {{0, join, capture::kBlocked, kRoleWaiting},
+                     {1, f, capture::kBusy, kRoleNone, 1.0f},
+                     {2, barrier, capture::kSpinning, kRoleWaiting, 1.0f}});
+  measured(1, 1.0);
+  measured(2, 1.0);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(normalized_bin(procedure(kF), 1), 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).waited, 1.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).taken, 0.0);
+  EXPECT_DOUBLE_EQ(tables.context_apart(f).starved, 0.0);
 }
 
 // The same, read with an entry turned off: the windows found thread 1 in g below f three
