@@ -48,6 +48,7 @@ std::vector<Finding> diagnose(const ProfileView& view, double min_severity) {
   diagnosis::ready_time(view, overhead, all);
   diagnosis::kernel_blocking(view, overhead, all);
   diagnosis::profiler_intrusion(view, overhead, all);
+  diagnosis::leave_oversubscription_the_rest(view, all);
   diagnosis::merge_spinning_contention(view, all);
   std::vector<Finding> found;
   for (Finding& f : all) {

@@ -14,6 +14,21 @@ double kernel_share_of_blocking(const ProfileView& view) {
   return clamp01((blocked - on_objects) / blocked);
 }
 
+double kernel_blocked_idle_s(const ProfileView& view) {
+  const double blocked = view.program_totals.state_s[capture::kBlocked];
+  double with_idle_s = blocked;  // blocked while fewer threads were runnable than processors
+  if (capture::kBlocked < view.program_totals.runnable_s.size()) {
+    const std::vector<double>& by_runnable = view.program_totals.runnable_s[capture::kBlocked];
+    with_idle_s = 0;
+    for (size_t k = 0; k < by_runnable.size() && k < view.processors; ++k) {
+      with_idle_s += by_runnable[k];
+    }
+  }
+  const double in_kernel_s = blocked * kernel_share_of_blocking(view);
+  return std::min(
+      {idle_capacity_s(view) * kernel_share_of_blocking(view), in_kernel_s, with_idle_s});
+}
+
 double oversubscribed_ready_s(const ProfileView& view) {
   double ready_s = 0;
   if (capture::kReady < view.program_totals.runnable_s.size()) {

@@ -13,17 +13,20 @@ using text::seconds;
 // Serial bottleneck: a procedure's own time t1 with exactly one processor busy, outside any
 // lock (time under a held object is the object's contention), and with the idle processors
 // waiting for it: not without a thread to run (starvation's), nor while the program's other
-// threads were ready for them (the ready time's findings). Spread over P processors it would
-// take 1/P of it: severity = t1 (1 - 1/P) / elapsed, less the share of the others' idleness
-// that was blocking in the kernel (then the waits are the problem, not the work).
+// threads were ready for them (the ready time's findings), nor while they waited for it at
+// their team's barrier (load imbalance's). Spread over P processors it would
+// take 1/P of it: severity = t1 (1 - 1/P) / elapsed, less the share of the idle capacity
+// that blocking in the kernel explains (then the waits are the problem, not the work).
 void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const uint32_t p = view.processors;
   if (p < 2) return;
-  const double kernel_share = kernel_share_of_blocking(view);
+  const double idle_s = idle_capacity_s(view);
+  const double kernel_share = idle_s > 0 ? clamp01(kernel_blocked_idle_s(view) / idle_s) : 0.0;
   for (const ProcedureRow& row : view.procedures) {
     const double t1 = row.one_busy.serial_s;
     const double starved = row.one_busy.starved_s;
     const double taken = row.one_busy.taken_s;
+    const double waited = row.one_busy.waited_s;
     Finding f;
     f.property = Property::serial_bottleneck;
     f.severity = clamp01(t1 * (1 - 1.0 / p) * (1 - kernel_share) / view.elapsed_s);
@@ -39,7 +42,11 @@ void serial_bottlenecks(const ProfileView& view, double overhead, std::vector<Fi
                  (taken > 0 ? "; " + seconds(taken) +
                                   " more alone while its other threads were ready for processors"
                                   " (taken by other processes, or being woken)"
-                            : "");
+                            : "") +
+                 (waited > 0 ? "; " + seconds(waited) +
+                                   " more alone while its team's other threads waited for it "
+                                   "(load imbalance)"
+                             : "");
     f.advice = "parallelize it, or overlap it with other work: spread over " + std::to_string(p) +
                " processors it would take " + seconds(t1 / p);
     out.push_back(f);
@@ -102,7 +109,9 @@ void load_imbalance(const ProfileView& view, double overhead, std::vector<Findin
 // one routine ending apart explain: that is the routine's imbalance, whatever made their
 // times differ (more work: the load imbalance finding; a smaller share of the processors:
 // the ready time's findings). Of what its threads were charged after the program first had
-// P threads at work (they ran while others had ended), up to P (max - mean lifetime).
+// P threads at work (they ran while others had ended), up to P (max - mean lifetime); and
+// of what is left to a routine's threads, up to P - 1 times a thread's ready time is other
+// processes' (it would have ended sooner), within what they took.
 void starvation(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const Starvation& s = view.starvation;
   const uint32_t p = view.processors;
@@ -133,10 +142,27 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
     }
     for (const ThreadRow* t : threads) charged_s[t->index] -= t->starved_later_s * taken / later;
   }
+  // A thread of a routine that ran on alone after the routine's other threads ended would
+  // have ended sooner by the time it was ready for a processor other processes took: P - 1
+  // processors that much of what it was charged later are theirs, up to what they took
+  // (taken_capacity_s; the profiler's own threads and wake-ups are not other processes).
+  // Threads of different routines ending apart (a pipeline's stages) stay starvation.
+  std::map<std::string, int> of_routine;
+  for (const ThreadRow& t : view.threads) ++of_routine[routine_of(t.name)];
+  double delayed_s = 0, taken_left_s = taken_capacity_s(view);
+  for (const ThreadRow& t : view.threads) {
+    if (of_routine[routine_of(t.name)] < 2) continue;
+    const double ready = std::clamp((p - 1) * t.ready_s, 0.0, std::max(0.0, charged_s[t.index]));
+    const double later_left = std::min({ready, t.starved_later_s, (p - 1) * taken_left_s});
+    delayed_s += later_left;
+    taken_left_s -= later_left / (p - 1);
+    charged_s[t.index] -= later_left;
+  }
   const double starved = starved_capacity_s(view);
   const double scale = s.total_s() > 0 ? starved / s.total_s() : 0;  // within unused capacity
   const double startup = s.startup_s * scale;
-  const double later = std::max(0.0, (s.between_s + s.winddown_s) * scale - imbalance_s);
+  const double later =
+      std::max(0.0, (s.between_s + s.winddown_s) * scale - imbalance_s - delayed_s);
   const double total = startup + later;
   const ThreadRow* ran = nullptr;  // the thread that was running for most of it
   for (const ThreadRow& t : view.threads) {
@@ -154,7 +180,7 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
   } else {
     when =
         seconds(startup) + " at start-up (" + at_work + " from " + seconds(*s.first_full_s) + ")";
-    const double winddown = std::max(0.0, s.winddown_s * scale - imbalance_s);
+    const double winddown = std::max(0.0, s.winddown_s * scale - imbalance_s - delayed_s);
     when += ", " + seconds(winddown) + " at wind-down (from " + seconds(*s.last_full_s) + ")";
     if (later - winddown > 0) when += ", " + seconds(later - winddown) + " in between";
   }
@@ -167,6 +193,11 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
   if (imbalance_s > 0) {
     f.evidence += "; " + seconds(imbalance_s) + " more at the end is the " + imbalanced +
                   " ending apart (their imbalance)";
+  }
+  if (delayed_s > 0) {
+    f.evidence += "; " + seconds(delayed_s) +
+                  " more is the time the threads running then had been ready for a processor "
+                  "other processes took";
   }
   const std::string start_advice =
       "create the threads sooner: overlap the set-up with their work, or start each on a "

@@ -40,6 +40,10 @@ double starved_capacity_s(const ProfileView& view);
 double idle_capacity_s(const ProfileView& view);
 // Of the blocked thread-time, the share in the kernel (I/O, sleep) rather than on objects.
 double kernel_share_of_blocking(const ProfileView& view);
+// Of the idle capacity, what blocking in the kernel explains: its share k of it, at most
+// the thread-time blocked in the kernel while fewer threads were runnable than processors
+// (a blocked thread leaves at most one processor idle, and only while one is).
+double kernel_blocked_idle_s(const ProfileView& view);
 // Ready thread-time while more of the program's threads were runnable than processors.
 double oversubscribed_ready_s(const ProfileView& view);
 
@@ -62,6 +66,11 @@ void starvation(const ProfileView& view, double overhead, std::vector<Finding>& 
 void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& out);
 void kernel_blocking(const ProfileView& view, double overhead, std::vector<Finding>& out);
 void profiler_intrusion(const ProfileView& view, double overhead, std::vector<Finding>& out);
+// Oversubscription explains idle processors at other moments than its own (a preempted
+// holder stalls its waiters): of the idle capacity, it keeps what the serial bottlenecks and
+// blocking in the kernel, which explain their own moments, left (each idle second is one
+// property's).
+void leave_oversubscription_the_rest(const ProfileView& view, std::vector<Finding>& all);
 // Contention on the spin lock whose spinning is the spin waste: one finding, spin waste.
 void merge_spinning_contention(const ProfileView& view, std::vector<Finding>& all);
 

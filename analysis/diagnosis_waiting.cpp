@@ -54,12 +54,29 @@ void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& 
   }
 }
 
+void leave_oversubscription_the_rest(const ProfileView& view, std::vector<Finding>& all) {
+  const double capacity = view.processors * view.elapsed_s;
+  double claimed_s = 0;
+  for (const Finding& f : all) {
+    if (f.property == Property::serial_bottleneck || f.property == Property::kernel_blocking) {
+      claimed_s += f.severity * capacity;
+    }
+  }
+  const double rest = std::max(0.0, idle_capacity_s(view) - claimed_s) / capacity;
+  for (Finding& f : all) {
+    if (f.property == Property::oversubscription) f.severity = std::min(f.severity, rest);
+  }
+}
+
 // Blocking in the kernel not overlapped with work: the processor capacity the program
 // left idle, in the share its blocked threads were blocked in the kernel (I/O, sleep)
-// rather than waiting for one another.
+// rather than waiting for one another, and no more than they were blocked there with a
+// processor idle (kernel_blocked_idle_s).
 void kernel_blocking(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   if (view.parallelism_s.empty()) return;
-  const double idle_s = idle_capacity_s(view) * kernel_share_of_blocking(view);
+  const double idle_s = kernel_blocked_idle_s(view);
+  const double in_kernel_s =
+      view.program_totals.state_s[capture::kBlocked] * kernel_share_of_blocking(view);
   const LongestWait& most = view.longest_wait;  // the procedure that waited longest
   Finding f;
   f.property = Property::kernel_blocking;
@@ -68,8 +85,8 @@ void kernel_blocking(const ProfileView& view, double overhead, std::vector<Findi
   f.subject = most.wait_s > 0 ? most.name : "the program";
   f.evidence =
       seconds(idle_s) + " of processor time left idle while threads were blocked in " +
-      "the kernel (" + text::percent(view.parallelism_s[0], view.elapsed_s) +
-      " of elapsed with no processor busy)" +
+      "the kernel, of " + seconds(in_kernel_s) + " of thread-time blocked there (" +
+      text::percent(view.parallelism_s[0], view.elapsed_s) + " of elapsed with no processor busy)" +
       (most.wait_s > 0 ? "; " + seconds(most.wait_s) + " of thread-time blocked in it" : "");
   f.advice =
       "overlap the waits (I/O, sleeps) with work: asynchronous I/O, or more threads "

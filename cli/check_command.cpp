@@ -1,9 +1,13 @@
-// `quartz check`: the figures a run cannot have (analysis/invariants.h), one a line.
+// `quartz check`: the figures a run cannot have (analysis/invariants.h) and the findings
+// whose evidence contradicts them (analysis/diagnosis_check.h), one a line.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_check.h"
 #include "analysis/invariants.h"
+#include "analysis/profile_view.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -20,7 +24,11 @@ int check_command(const std::vector<std::string>& args) {
     which = a.next();
   }
   const profile::OpenedRun opened = open_named_run("check", which, store_path);
-  const std::vector<std::string> violations = analysis::invariant_violations(opened.run);
+  std::vector<std::string> violations = analysis::invariant_violations(opened.run);
+  const analysis::ProfileView view = analysis::analyze(opened.run);
+  for (std::string& line : analysis::finding_contradictions(view, analysis::diagnose(view))) {
+    violations.push_back(std::move(line));
+  }
   if (violations.empty()) std::cout << "ok\n";
   for (const std::string& line : violations) std::cout << line << "\n";
   return violations.empty() ? 0 : 1;

@@ -7,7 +7,8 @@
 namespace quartz::test {
 
 // Fails the current test with each line of analysis::invariant_violations(run)
-// (analysis/invariants.h, the rule `quartz check` applies too).
+// (analysis/invariants.h) and of the findings' contradictions (analysis/diagnosis_check.h):
+// the rules `quartz check` applies too.
 void expect_possible_figures(const profile::Run& run);
 
 }  // namespace quartz::test
