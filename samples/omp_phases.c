@@ -1,6 +1,8 @@
 /* omp_phases: an OpenMP program (gcc -fopenmp, GNU libgomp) with phases of known cost.
  *
- * Three phases, in order:
+ * A set-up, then three phases, in order:
+ *   0. set_up() computes U ms on the main thread before the first parallel region, when
+ *      the team's other threads do not exist yet (0 by default);
  *   1. an imbalanced parallel region: team thread i computes (i + 1) * W ms in do_share(),
  *      then waits at the region's end for the slowest;
  *   2. a serial phase: serial_phase() computes S ms on the main thread alone, the team's
@@ -16,7 +18,7 @@
  *   - at the barrier, each step, thread i waits (T - 1 - i) * B ms: K B T (T - 1) / 2 in all;
  *   - the critical section is held T * K * C ms in all.
  * Prints its measured truth, from omp_get_wtime() and each thread's CPU clock:
- *   region_<name>_line (the line of each region's pragma), threads, region_imbalance_s,
+ *   setup_s, region_<name>_line (the line of each region's pragma), threads, region_imbalance_s,
  *   region_end_wait_s (the waits at phase 1's end, summed over threads), serial_s,
  *   region_steps_s, barrier_line, barrier_wait_s (the waits in the explicit barrier, summed),
  *   critical_hold_s (time inside the critical section, summed), thread_<i>_work_cpu_s
@@ -28,9 +30,9 @@
  *   elapsed_s.
  *
  *   omp_phases [--threads T] [--unit-ms W] [--serial-ms S] [--steps K] [--step-ms B]
- *              [--critical-ms C]
+ *              [--critical-ms C] [--setup-ms U]
  *   defaults:   2             150          300            5           20
- *               5
+ *               5                 0
  */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -43,7 +45,7 @@
 
 #define MAX_THREADS 64
 
-static long unit_ms = 150, serial_ms = 300, steps = 5, step_ms = 20, critical_ms = 5;
+static long unit_ms = 150, serial_ms = 300, steps = 5, step_ms = 20, critical_ms = 5, setup_ms = 0;
 static double work_cpu_s[MAX_THREADS], cpu_s[MAX_THREADS], done_at[MAX_THREADS];
 static double began_at[MAX_THREADS], lost_s[MAX_THREADS], both_working_s, both_working_lost_s;
 static double step_began[2][MAX_THREADS], step_done[2][MAX_THREADS]; /* steps k % 2 */
@@ -63,6 +65,12 @@ SAMPLE_PROCEDURE void do_share(int i) {
   double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
   compute((i + 1) * unit_ms * 1000);
   work_cpu_s[i] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
+}
+
+SAMPLE_PROCEDURE void set_up(void) {
+  double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+  compute(setup_ms * 1000);
+  work_cpu_s[0] += clock_s(CLOCK_THREAD_CPUTIME_ID) - start;
 }
 
 SAMPLE_PROCEDURE void serial_phase(void) {
@@ -100,14 +108,20 @@ int main(int argc, char** argv) {
       {"--threads", &threads, 1, MAX_THREADS}, {"--unit-ms", &unit_ms, 0, 100000},
       {"--serial-ms", &serial_ms, 0, 100000},  {"--steps", &steps, 0, 100000},
       {"--step-ms", &step_ms, 0, 100000},      {"--critical-ms", &critical_ms, 0, 100000},
+      {"--setup-ms", &setup_ms, 0, 100000},
   };
   if (!parse_sample_flags(argc, argv, flags, sizeof flags / sizeof flags[0])) return 2;
   omp_init_lock(&results_lock);
   int team = 0;
 
+  /* Phase 0: the main thread alone, before the team exists. */
+  double phase = omp_get_wtime();
+  set_up();
+  printf("setup_s=%.6f\n", omp_get_wtime() - phase);
+
   /* Phase 1: each thread's share, then the region's implicit barrier. */
   printf("region_imbalance_line=%d\n", __LINE__ + 2);
-  double phase = omp_get_wtime();
+  phase = omp_get_wtime();
 #pragma omp parallel num_threads(threads)
   {
     int i = omp_get_thread_num();
