@@ -352,7 +352,12 @@ void Symbolizer::Module::resolve_from_dwarf(Dwarf_Addr address, Resolution& out)
   if (entry) *entry += dwarf_bias;
   out.symbol.function = function_name(&function, entry);
   if (entry) out.entry = *entry - bias_;
-  const char* outlined = entry ? openmp_outlined_prefix(out.symbol.function) : nullptr;
+  // By the name before demangling: gcc's C++ bodies ("_Z4ssori._omp_fn.1") demangle to a
+  // clone of the enclosing function, "ssor(int) [clone ._omp_fn.1]".
+  const char* raw_name = string_attribute(&function, DW_AT_name);
+  const char* outlined =
+      entry ? openmp_outlined_prefix(raw_name != nullptr ? raw_name : out.symbol.function)
+            : nullptr;
   if (outlined) {
     SourceSymbol pragma;
     line_table_position(&unit, *entry - dwarf_bias, pragma);

@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "harness.h"
 #include "invariants.h"
@@ -267,6 +269,53 @@ TEST_P(OpenmpE2E, DiagnosisFindsTheSerialPhaseAndTheImbalance) {
         << subject;
     EXPECT_GT((*imbalance)["confidence"].get<double>(), 0.5) << subject;
   }
+}
+
+// Every region of a C++ program, nested ones included, is named by its pragma's line (gcc
+// names a C++ body after its function, "_Z4ssori._omp_fn.1", which demangles to a clone of
+// "ssor(int)": every region of a NAS benchmark read so). The truth is the source.
+TEST_P(OpenmpE2E, NestedRegionsOfACxxProgramAreNamedByTheirLines) {
+  const std::string source = (dir / "nested.cpp").string();
+  std::ofstream(source) << "#include <omp.h>\n"
+                           "#include <cstdio>\n"
+                           "__attribute__((noinline)) static double work(int n) {\n"
+                           "  double s = 0;\n"
+                           "  for (int i = 0; i < n * 100000; ++i) s += i * 0.5;\n"
+                           "  return s;\n"
+                           "}\n"
+                           "double ssor(int k) {\n"
+                           "  double total = 0;\n"
+                           "#pragma omp parallel num_threads(2) reduction(+ : total)\n"  // 10
+                           "  {\n"
+                           "    total += work(100);\n"
+                           "#pragma omp parallel num_threads(2) reduction(+ : total)\n"  // 13
+                           "    total += work(50 + k);\n"
+                           "  }\n"
+                           "  return total;\n"
+                           "}\n"
+                           "int main() {\n"
+                           "  omp_set_max_active_levels(2);\n"
+                           "  double t = 0;\n"
+                           "  for (int k = 0; k < 3; ++k) t += ssor(k);\n"
+                           "  std::printf(\"%g\\n\", t);\n"
+                           "}\n";
+  const bool clang = std::string(GetParam()).ends_with("clang");
+  const std::string program = (dir / "nested").string();
+  const CommandResult cxx = run_command(
+      {std::string(QUARTZ_BIN_DIR) + "/quartz-c++", "-O2", "-fopenmp", "-o", program, source},
+      {{"QUARTZ_CXX", clang ? "clang++" : "g++"}});
+  ASSERT_EQ(cxx.exit_code, 0) << cxx.err;
+  const CommandResult r = run_command({kQuartz, "run", "-q", "--store", store, "--", program});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(run_command({kQuartz, "report", "--store", store, "--json"}).out);
+  std::set<std::string> regions;
+  for (const json& p : report["procedures"]) {
+    const std::string name = p["name"];
+    if (p["location"] == "nested.cpp:10" || p["location"] == "nested.cpp:13") regions.insert(name);
+  }
+  EXPECT_EQ(regions,
+            (std::set<std::string>{"omp_parallel@nested.cpp:10", "omp_parallel@nested.cpp:13"}))
+      << report["procedures"].dump(1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, OpenmpE2E, testing::ValuesIn(kBuilds),
