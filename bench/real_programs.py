@@ -53,6 +53,18 @@ def threads_seen(quartz, capture):
     return len(json.loads(done.stdout)["threads"])
 
 
+def first_finding(quartz, capture):
+    """`quartz diagnose`'s first finding of a run: "property: subject (severity)", or "-"."""
+    done = subprocess.run([quartz, "diagnose", capture, "--json"], capture_output=True,
+                          text=True, check=True)
+    findings = json.loads(done.stdout)["findings"]
+    if not findings:
+        return "-"
+    f = findings[0]
+    return "%s: %s (%.1f%%)" % (f["property"], f["subject"].replace("|", "/"),
+                               100 * f["severity"])
+
+
 def replay_error(quartz, capture):
     """The replay's own error: the recorded configuration replayed (recorded_s, the most
     likely scheduler model's) against the run's elapsed time (observed_s), as a fraction,
@@ -94,6 +106,7 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
         checks.append(check_run(quartz, capture, "%s, quartz run %d" % (program.name, r + 1),
                                 violations))
     seen = threads_seen(quartz, os.path.join(work, "quartz-0.qcap"))
+    finding = first_finding(quartz, os.path.join(work, "quartz-0.qcap"))
     replay = "-"
     if not smallest:
         capture = os.path.join(work, "trace.qcap")
@@ -124,6 +137,7 @@ def run_program(program, binaries, paths, threads, quartz, work, repeat, smalles
         "output": output,
         "invariants": "%d/%d runs ok" % (passed, len(checks)),
         "replay": replay,
+        "finding": finding,
         "failed": differs or passed != len(checks),
     }
     return row, violations
@@ -191,13 +205,14 @@ def main():
                                          else " (and of the --trace run)"))
     print()
     print("| program | language | threads seen | plain | under quartz run | dilation | "
-          "output | invariants | replay's error; its range, the plain run inside or not |")
-    print("|---|---|---:|---:|---:|---:|---|---|---:|")
+          "output | invariants | replay's error; its range, the plain run inside or not | "
+          "first finding (first run) |")
+    print("|---|---|---:|---:|---:|---:|---|---|---:|---|")
     for r in rows:
-        print("| %s | %s | %d | %.3f s | %.3f s | %+.1f%% | %s | %s | %s |" % (
+        print("| %s | %s | %d | %.3f s | %.3f s | %+.1f%% | %s | %s | %s | %s |" % (
             r["program"], r["language"], r["threads"], r["plain_s"], r["quartz_s"],
             100 * (r["quartz_s"] / r["plain_s"] - 1), r["output"], r["invariants"],
-            r["replay"]))
+            r["replay"], r["finding"]))
     for v in violations:
         print("violation: " + v)
     return 1 if any(r["failed"] for r in rows) else 0
