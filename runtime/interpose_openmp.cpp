@@ -270,14 +270,14 @@ QUARTZ_EXPORT void GOMP_parallel_sections(RegionFunction fn, void* data, unsigne
 
 // ---- barriers: explicit, and the ends of worksharing loops and sections ------------------
 
-#define QUARTZ_BARRIER(name)                                                \
-  QUARTZ_EXPORT void name() {                                               \
-    VoidFn wait = gomp_function(gomp::name);                                \
-    if (!wait) return;                                                      \
-    ThreadBlock* block = current_block();                                   \
-    if (block == nullptr || openmp::tool_reports()) return wait();          \
-    const uintptr_t site = QUARTZ_CALL_SITE();                              \
-    wait_at(block, site, EntryKind::omp_barrier, site, [wait] { wait(); }); \
+#define QUARTZ_BARRIER(name)                                                        \
+  QUARTZ_EXPORT void name() {                                                       \
+    VoidFn wait = gomp_function(gomp::name);                                        \
+    if (!wait) return;                                                              \
+    ThreadBlock* block = current_block();                                           \
+    if (block == nullptr || openmp::tool_reports()) return wait();                  \
+    const openmp::CallSite at = openmp::call_site(*block, QUARTZ_CALL_SITE());      \
+    wait_at(block, at.object, EntryKind::omp_barrier, at.site, [wait] { wait(); }); \
   }
 QUARTZ_BARRIER(GOMP_barrier)
 QUARTZ_BARRIER(GOMP_loop_end)

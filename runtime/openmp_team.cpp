@@ -1,5 +1,7 @@
 #include "runtime/openmp_team.h"
 
+#include <link.h>
+
 #include "runtime/interpose.h"
 
 namespace quartz::rt::openmp {
@@ -21,6 +23,40 @@ QUARTZ_NOINSTR void forget_routines(ThreadBlock& block) {
   record->routine_count.store(kThreadRoutines, std::memory_order_relaxed);
 }
 }  // namespace
+
+namespace {
+// libquartz's executable segment, found at the first question (dl_iterate_phdr).
+constinit std::atomic<bool> g_own_code_known{false};
+constinit uintptr_t g_own_code_begin = 0, g_own_code_end = 0;
+
+QUARTZ_NOINSTR int find_own_code(dl_phdr_info* info, size_t, void*) {
+  const auto own = reinterpret_cast<uintptr_t>(&find_own_code);
+  for (size_t i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_X)) continue;
+    const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    if (own < begin || own >= begin + segment.p_memsz) continue;
+    g_own_code_begin = begin;
+    g_own_code_end = begin + segment.p_memsz;
+    return 1;
+  }
+  return 0;
+}
+}  // namespace
+
+bool in_own_code(uintptr_t address) {
+  if (!g_own_code_known.load(std::memory_order_acquire)) {
+    dl_iterate_phdr(find_own_code, nullptr);  // racing threads find the same
+    g_own_code_known.store(true, std::memory_order_release);
+  }
+  return address >= g_own_code_begin && address < g_own_code_end;
+}
+
+CallSite call_site(const ThreadBlock& block, uintptr_t site) {
+  if (site == 0 || !in_own_code(site)) return {site, site};
+  const uintptr_t procedure = block.stack.innermost_procedure();
+  return procedure != 0 ? CallSite{procedure + 1, procedure} : CallSite{site, site};
+}
 
 void name_object(OwnObject& object) {
   if (object.named.exchange(true, std::memory_order_relaxed)) return;

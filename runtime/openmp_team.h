@@ -33,6 +33,19 @@ QUARTZ_ALWAYS_INLINE bool tool_reports() {
   return g_tool_reports.load(std::memory_order_relaxed);
 }
 
+// Whether `address` is in libquartz's own code. A call reported there was a tail call (a
+// barrier that ends a region's body, a region that ends a function: gcc and clang make
+// them jumps), returning into the runtime or a patched entry's trampoline.
+bool in_own_code(uintptr_t address);
+
+// Where a wait or region reported at `site` is keyed and named: the site; for a tail
+// call, the procedure that made it (the innermost on the thread's stack), keyed one byte
+// past its address, which may key that region's end.
+struct CallSite {
+  uintptr_t object, site;
+};
+CallSite call_site(const ThreadBlock& block, uintptr_t site);
+
 // Procedures of the master's stack a worker takes on (deeper ones are left out).
 constexpr uint32_t kRegionFrames = 64;
 

@@ -82,9 +82,11 @@ bool is_barrier(ompt_sync_region_t kind) {
   return kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup;
 }
 
-// What a wait of `kind`, reported at `codeptr`, waits for.
-std::pair<uintptr_t, EntryKind> wait_object(ompt_sync_region_t kind, const void* codeptr) {
-  const auto site = reinterpret_cast<uintptr_t>(codeptr);
+// What a wait of `kind`, reported at `codeptr` (a tail call's: openmp::call_site), waits
+// for.
+std::pair<uintptr_t, EntryKind> wait_object(const ThreadBlock& block, ompt_sync_region_t kind,
+                                            const void* codeptr) {
+  const uintptr_t site = openmp::call_site(block, reinterpret_cast<uintptr_t>(codeptr)).object;
   // A region's end: libomp reports it at the region's start for the master, nowhere for
   // a worker (OpenMP 5.1 names it barrier_implicit_parallel; libomp 14 the older kinds).
   const bool implicit = kind == ompt_sync_region_barrier_implicit_parallel ||
@@ -114,10 +116,11 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel,
   ThreadBlock* block = tool_block();
   if (block == nullptr) return;
   register_idle();
-  openmp::region_started(reinterpret_cast<uintptr_t>(codeptr));
+  const uintptr_t site = openmp::call_site(*block, reinterpret_cast<uintptr_t>(codeptr)).object;
+  openmp::region_started(site);
   if (depth >= kNestedRegions) return;
   StartedRegion& region = t_tool.started[depth];
-  region.site = reinterpret_cast<uintptr_t>(codeptr);
+  region.site = site;
   region.master = block;
   region.frames = block->stack.copy_procedures(region.frame, openmp::kRegionFrames);
   parallel->ptr = &region;
@@ -125,7 +128,9 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel,
 
 void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void* codeptr) {
   if (t_tool.started_depth > 0) --t_tool.started_depth;
-  if (tool_block() != nullptr) openmp::region_ended(reinterpret_cast<uintptr_t>(codeptr));
+  if (ThreadBlock* block = tool_block()) {
+    openmp::region_ended(openmp::call_site(*block, reinterpret_cast<uintptr_t>(codeptr)).object);
+  }
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task,
@@ -153,7 +158,7 @@ void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
   if (block == nullptr || level >= kTaskLevels) return;
   if (endpoint == ompt_scope_begin) {
     if (t_tool.open[level]) return;
-    const auto [object, entry_kind] = wait_object(kind, codeptr);
+    const auto [object, entry_kind] = wait_object(*block, kind, codeptr);
     t_tool.waits[level] = openmp::begin_team_wait(*block, object, entry_kind, object);
     t_tool.open[level] = true;
     hide(block);

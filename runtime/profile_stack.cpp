@@ -42,6 +42,12 @@ uintptr_t ProfileStack::note_unstored(uintptr_t address, EntryTag tag) {
   return caller_at(&top);
 }
 
+uintptr_t ProfileStack::innermost_procedure() const {
+  const uint32_t depth = static_cast<uint32_t>(word_.load(std::memory_order_relaxed));
+  if (depth == 0) return 0;
+  return caller_at(&entries_[std::min(depth, capacity_) - 1]);
+}
+
 uintptr_t ProfileStack::caller_at(const StackEntry* entry) const {
   for (size_t i = static_cast<size_t>(entry - entries_) + 1; i-- > 0;) {
     const StackEntry& e = entries_[i];

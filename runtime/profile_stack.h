@@ -192,6 +192,8 @@ class ProfileStack {
   // and would number one per object (125,000 for a program holding each of 125,000 mutexes
   // in turn while it calls one procedure).
   QUARTZ_NOINSTR uintptr_t caller_at(const StackEntry* entry) const;
+  // The innermost procedure on the stack, past the objects above it (0: none).
+  QUARTZ_NOINSTR uintptr_t innermost_procedure() const;
 
   // Pops the procedure `address` (the exit hook), or unfolds one repeat. When the top is
   // not that procedure, resynchronises: longjmp and exceptions through uninstrumented
