@@ -101,6 +101,18 @@ TEST_F(ProfileE2E, SerialInitRanksTheLoggingRoutineByItsCostToElapsedTime) {
   // How close the "one processor busy" share comes to the serial phase the program timed
   // is a benchmark figure (bench/serial_share.sh, docs/performance.md): with the sampler
   // sharing two processors it is 0.1 to 6 points over, from run to run.
+  // A kernel alone weighs double: each second other processes take from one worker adds
+  // half a second to the other's kernel, and past twice log_message's lead (its processor
+  // time over a kernel's half) a kernel may rank above it, which is then right. Such a
+  // run says nothing of the ranking: skipped (counted; more than two skips fail the
+  // accuracy tests).
+  const double lead_s = value(run.out, "log_cpu_s") - value(run.out, "kernel_cpu_max_s") / 2;
+  const double other_s =
+      r["sampling"]["other_cpu_s"].is_number() ? r["sampling"]["other_cpu_s"].get<double>() : 0.0;
+  if (other_s > 2 * lead_s) {
+    GTEST_SKIP() << "other processes took " << other_s << " s, log_message's lead is " << lead_s
+                 << " s";
+  }
   const json& procedures = r["procedures"];
   const size_t rank = rank_by(procedures, "log_message", "normalized_s");
   // Quartz's point: under 5% of the processor time, yet among the top three by normalized
