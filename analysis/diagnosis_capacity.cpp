@@ -7,26 +7,30 @@
 namespace quartz::analysis::diagnosis {
 
 double kernel_share_of_blocking(const ProfileView& view) {
-  double on_objects = 0;
-  for (const LockRow& lock : view.locks) on_objects += lock.wait_blocked_s;
   const double blocked = view.program_totals.state_s[capture::kBlocked];
   if (!(blocked > 0)) return 0;
-  return clamp01((blocked - on_objects) / blocked);
+  return clamp01(blocked_in_kernel_s(view) / blocked);
+}
+
+double blocked_in_kernel_s(const ProfileView& view) {
+  double on_objects = 0;
+  for (const LockRow& lock : view.locks) on_objects += lock.wait_blocked_s;
+  return std::max(0.0, view.program_totals.state_s[capture::kBlocked] - on_objects);
+}
+
+double blocked_while_idle_s(const ProfileView& view) {
+  if (capture::kBlocked >= view.program_totals.runnable_s.size()) {
+    return view.program_totals.state_s[capture::kBlocked];  // not measured: all of it
+  }
+  const std::vector<double>& by_runnable = view.program_totals.runnable_s[capture::kBlocked];
+  double sum = 0;
+  for (size_t k = 0; k < by_runnable.size() && k < view.processors; ++k) sum += by_runnable[k];
+  return sum;
 }
 
 double kernel_blocked_idle_s(const ProfileView& view) {
-  const double blocked = view.program_totals.state_s[capture::kBlocked];
-  double with_idle_s = blocked;  // blocked while fewer threads were runnable than processors
-  if (capture::kBlocked < view.program_totals.runnable_s.size()) {
-    const std::vector<double>& by_runnable = view.program_totals.runnable_s[capture::kBlocked];
-    with_idle_s = 0;
-    for (size_t k = 0; k < by_runnable.size() && k < view.processors; ++k) {
-      with_idle_s += by_runnable[k];
-    }
-  }
-  const double in_kernel_s = blocked * kernel_share_of_blocking(view);
-  return std::min(
-      {idle_capacity_s(view) * kernel_share_of_blocking(view), in_kernel_s, with_idle_s});
+  return std::min({idle_capacity_s(view) * kernel_share_of_blocking(view),
+                   blocked_in_kernel_s(view), blocked_while_idle_s(view)});
 }
 
 double oversubscribed_ready_s(const ProfileView& view) {

@@ -4,28 +4,21 @@
 #include "analysis/diagnosis_check.h"
 
 #include <algorithm>
-#include <functional>
 
+#include "analysis/diagnosis_properties.h"
 #include "analysis/text_format.h"
 
 namespace quartz::analysis {
 namespace {
 
 // The largest figure of the rows named `name` (0 when none is).
-template <typename Row>
-double largest(const std::vector<Row>& rows, const std::string& name,
-               const std::function<double(const Row&)>& figure) {
+template <typename Row, typename Figure>
+double largest(const std::vector<Row>& rows, const std::string& name, Figure figure) {
   double most = 0;
   for (const Row& row : rows) {
     if (row.name == name) most = std::max(most, figure(row));
   }
   return most;
-}
-
-double sum_from(const std::vector<double>& bins, size_t first, size_t end) {
-  double sum = 0;
-  for (size_t k = first; k < std::min(end, bins.size()); ++k) sum += bins[k];
-  return sum;
 }
 
 struct Bound {
@@ -37,58 +30,46 @@ struct Bound {
 Bound bound_of(const ProfileView& view, const Finding& f) {
   const double p = view.processors, elapsed = view.elapsed_s, share = f.severity;
   const Totals& program = view.program_totals;
-  const auto by_runnable = [&](uint32_t state) -> const std::vector<double>& {
-    static const std::vector<double> none;
-    return state < program.runnable_s.size() ? program.runnable_s[state] : none;
-  };
   switch (f.property) {
     case Property::serial_bottleneck:
       return {share * elapsed,
-              largest<ProcedureRow>(view.procedures, f.subject,
-                                    [](const ProcedureRow& r) {
-                                      return r.totals.histogram_self_s.size() > 1
-                                                 ? r.totals.histogram_self_s[1]
-                                                 : 0.0;
-                                    }) *
+              largest(view.procedures, f.subject,
+                      [](const ProcedureRow& r) {
+                        return r.totals.histogram_self_s.size() > 1 ? r.totals.histogram_self_s[1]
+                                                                    : 0.0;
+                      }) *
                   (1 - 1 / p),
               "its own time with one processor busy, less 1/P"};
     case Property::lock_contention:
-      return {share * elapsed,
-              largest<LockRow>(view.locks, f.subject,
-                               [](const LockRow& l) { return l.totals.normalized_s; }),
-              "the object's normalized time"};
+      return {
+          share * elapsed,
+          largest(view.locks, f.subject, [](const LockRow& l) { return l.totals.normalized_s; }),
+          "the object's normalized time"};
     case Property::spin_waste: {
       const double spinning = program.state_s[capture::kSpinning];
-      const double held = largest<LockRow>(view.locks, f.subject, [&](const LockRow& l) {
+      const double held = largest(view.locks, f.subject, [&](const LockRow& l) {
         return l.kind == capture::kSpinlock ? p * l.totals.normalized_s : 0.0;
       });
       return {share * p * elapsed, std::max(spinning, held),
               "thread-time spinning (or P × the spin lock's normalized time)"};
     }
     case Property::load_imbalance: {
-      double most =
-          largest<LockRow>(view.locks, f.subject, [](const LockRow& l) { return l.wait_s / 2; });
+      double most = largest(view.locks, f.subject, [](const LockRow& l) { return l.wait_s / 2; });
       for (const ThreadRow& t : view.threads) most = std::max(most, t.busy_s);
       return {share * elapsed, most, "a thread's busy time (or half the waits at the barrier)"};
     }
     case Property::starvation:
       return {share * p * elapsed, view.starvation.total_s(), "starved processor time"};
     case Property::oversubscription:
-      return {share * p * elapsed,
-              sum_from(by_runnable(capture::kReady), view.processors + 1, SIZE_MAX),
+      return {share * p * elapsed, diagnosis::oversubscribed_ready_s(view),
               "ready thread-time with more threads runnable than processors"};
     case Property::other_processes:
       return {share * p * elapsed, program.state_s[capture::kReady], "ready thread-time"};
-    case Property::kernel_blocking: {
-      double on_objects = 0;
-      for (const LockRow& l : view.locks) on_objects += l.wait_blocked_s;
-      const double blocked = program.state_s[capture::kBlocked];
-      const std::vector<double>& bins = by_runnable(capture::kBlocked);
-      const double with_idle = bins.empty() ? blocked : sum_from(bins, 0, view.processors);
-      return {share * p * elapsed, std::min(blocked - on_objects, with_idle),
+    case Property::kernel_blocking:
+      return {share * p * elapsed,
+              std::min(diagnosis::blocked_in_kernel_s(view), diagnosis::blocked_while_idle_s(view)),
               "thread-time blocked in the kernel while fewer threads were runnable than "
               "processors"};
-    }
     case Property::profiler_intrusion:
       break;
   }

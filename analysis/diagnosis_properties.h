@@ -40,6 +40,11 @@ double starved_capacity_s(const ProfileView& view);
 double idle_capacity_s(const ProfileView& view);
 // Of the blocked thread-time, the share in the kernel (I/O, sleep) rather than on objects.
 double kernel_share_of_blocking(const ProfileView& view);
+// Blocked thread-time in the kernel: the blocked time less the objects' blocked waits.
+double blocked_in_kernel_s(const ProfileView& view);
+// Blocked thread-time while fewer of the program's threads were runnable than processors
+// (all of it in a capture without the runnable bins).
+double blocked_while_idle_s(const ProfileView& view);
 // Of the idle capacity, what blocking in the kernel explains: its share k of it, at most
 // the thread-time blocked in the kernel while fewer threads were runnable than processors
 // (a blocked thread leaves at most one processor idle, and only while one is).

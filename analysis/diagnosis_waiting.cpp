@@ -75,8 +75,7 @@ void leave_oversubscription_the_rest(const ProfileView& view, std::vector<Findin
 void kernel_blocking(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   if (view.parallelism_s.empty()) return;
   const double idle_s = kernel_blocked_idle_s(view);
-  const double in_kernel_s =
-      view.program_totals.state_s[capture::kBlocked] * kernel_share_of_blocking(view);
+  const double in_kernel_s = blocked_in_kernel_s(view);
   const LongestWait& most = view.longest_wait;  // the procedure that waited longest
   Finding f;
   f.property = Property::kernel_blocking;

@@ -25,9 +25,10 @@ QUARTZ_NOINSTR void forget_routines(ThreadBlock& block) {
 }  // namespace
 
 namespace {
-// libquartz's executable segment, found at the first question (dl_iterate_phdr).
+// libquartz's executable segment, found at the first question (dl_iterate_phdr; threads
+// that ask at once all find the same).
 constinit std::atomic<bool> g_own_code_known{false};
-constinit uintptr_t g_own_code_begin = 0, g_own_code_end = 0;
+constinit std::atomic<uintptr_t> g_own_code_begin{0}, g_own_code_end{0};
 
 QUARTZ_NOINSTR int find_own_code(dl_phdr_info* info, size_t, void*) {
   const auto own = reinterpret_cast<uintptr_t>(&find_own_code);
@@ -36,8 +37,8 @@ QUARTZ_NOINSTR int find_own_code(dl_phdr_info* info, size_t, void*) {
     if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_X)) continue;
     const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
     if (own < begin || own >= begin + segment.p_memsz) continue;
-    g_own_code_begin = begin;
-    g_own_code_end = begin + segment.p_memsz;
+    g_own_code_begin.store(begin, std::memory_order_relaxed);
+    g_own_code_end.store(begin + segment.p_memsz, std::memory_order_relaxed);
     return 1;
   }
   return 0;
@@ -46,10 +47,11 @@ QUARTZ_NOINSTR int find_own_code(dl_phdr_info* info, size_t, void*) {
 
 bool in_own_code(uintptr_t address) {
   if (!g_own_code_known.load(std::memory_order_acquire)) {
-    dl_iterate_phdr(find_own_code, nullptr);  // racing threads find the same
+    dl_iterate_phdr(find_own_code, nullptr);
     g_own_code_known.store(true, std::memory_order_release);
   }
-  return address >= g_own_code_begin && address < g_own_code_end;
+  return address >= g_own_code_begin.load(std::memory_order_relaxed) &&
+         address < g_own_code_end.load(std::memory_order_relaxed);
 }
 
 CallSite call_site(const ThreadBlock& block, uintptr_t site) {
