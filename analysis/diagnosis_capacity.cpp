@@ -53,9 +53,12 @@ double taken_capacity_s(const ProfileView& view) {
   return std::clamp(*view.quality.other_cpu_s, 0.0, std::max(0.0, ready_s));
 }
 
+// The hooks' cost (taken out of processor time) is the profiler's use of the processors,
+// not idle: blocking and oversubscription cannot explain it.
 double unused_capacity_s(const ProfileView& view) {
   const double used = view.program_totals.processor_s +
-                      view.program_totals.state_s[capture::kSpinning] + taken_capacity_s(view);
+                      view.program_totals.state_s[capture::kSpinning] + taken_capacity_s(view) +
+                      view.quality.dilation_removed_s;
   return std::max(0.0, view.processors * view.elapsed_s - used);
 }
 

@@ -22,18 +22,21 @@ namespace {
 // all of it (processor time adds up exactly; the share of the interval cannot exceed 1).
 // Every share is of the whole interval; running and ready never exceed the sample's
 // presence (the share of the interval the thread existed). `*busy` is its state time
-// running: the running share, plus what the window's clock says its capped samples ran
-// (`fill`, reconcile_states); normalized time and processors busy stay with `*run`.
+// running, the hooks' cost included (the thread was on a processor, not asleep), plus
+// what the window's clock says its capped samples ran (`fill`, reconcile_states);
+// normalized time and processors busy stay with `*run`, the hooks' cost taken out.
 QUARTZ_ALWAYS_INLINE void shares(const ThreadSample& s, const WindowThread& w, double model_run,
                                  double* run, double* ready, double* processor, double* busy) {
   const double present = s.present;
   if (s.run >= 0) {
     *processor = s.run * w.run_scale;
     *run = std::fmin(present, *processor);
-    *busy = *run + (present - *run) * w.fill;
+    const double on_cpu = std::fmin(present, static_cast<double>(s.run));
+    *busy = on_cpu + (present - on_cpu) * w.fill;
     *ready = (present - *busy) * w.ready_ratio;
   } else if (w.measured && w.active_ns > 0) {
-    *processor = *run = *busy = w.run * present;
+    *processor = *run = w.run * present;
+    *busy = w.on_cpu * present;
     *ready = w.ready * present;
   } else {
     *processor = *run = *busy = model_run * present;
@@ -47,12 +50,18 @@ QUARTZ_ALWAYS_INLINE double ran_before_wait(const ThreadSample& s, const WindowT
   return s.state == kBlocked && s.run > 0 ? std::fmin(s.present, s.run * w.run_scale) : 0.0;
 }
 
+// The same share as state time: on a processor, the hooks' cost included.
+QUARTZ_ALWAYS_INLINE double on_cpu_before_wait(const ThreadSample& s) {
+  return s.state == kBlocked && s.run > 0 ? std::fmin(s.present, static_cast<double>(s.run)) : 0.0;
+}
+
 // A clocked sample's running share is capped at its presence, so a sampler woken late (a
 // busy machine) can leave a thread running less in its samples than its clock says, and
 // the rest would count as blocked. Over the window, a thread's clocked samples run what
 // its clock says (taken from their room below presence, `fill`), and of the rest what the
 // kernel counted on the run queue is ready (`ready_ratio`): blocked is only what neither
-// explains, the time the kernel had it asleep.
+// explains, the time the kernel had it asleep. State time, so the hooks' cost counts as
+// running: taken out, it would read as sleep.
 QUARTZ_NOINSTR void reconcile_states(Window& window, uint32_t snapshots) {
   const uint32_t threads = window.thread_count();
   for (uint32_t i = 0; i < threads; ++i) {
@@ -66,11 +75,11 @@ QUARTZ_NOINSTR void reconcile_states(Window& window, uint32_t snapshots) {
       const ThreadSample& s = window.sample(i);
       WindowThread& w = window.thread_at(s.window_thread);
       if (s.state == kBlocked) {
-        w.capped_run_ns += ran_before_wait(s, w) * duration;  // no room: it waited after
+        w.capped_run_ns += on_cpu_before_wait(s) * duration;  // no room: it waited after
         continue;
       }
       if (s.run < 0) continue;
-      const double run = std::fmin(s.present, s.run * w.run_scale);
+      const double run = std::fmin(s.present, static_cast<double>(s.run));
       w.capped_run_ns += run * duration;
       w.room_ns += (s.present - run) * duration;
     }
@@ -78,7 +87,7 @@ QUARTZ_NOINSTR void reconcile_states(Window& window, uint32_t snapshots) {
   for (uint32_t i = 0; i < threads; ++i) {
     WindowThread& w = window.thread_at(i);
     if (!w.measured) continue;
-    const double lost = w.clocked_run_ns * w.run_scale - w.capped_run_ns;
+    const double lost = w.clocked_run_ns - w.capped_run_ns;
     w.fill = lost > 0 && w.room_ns > 0 ? std::fmin(1.0, lost / w.room_ns) : 0.0;
     const double shortfall = w.room_ns * (1 - w.fill);
     const double runqueue = static_cast<double>(w.runqueue_ns);
@@ -120,14 +129,15 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
     w.run_scale = w.clocked_run_ns > 0 ? std::fmax(0.0, 1.0 - hooks / w.clocked_run_ns) : 1.0;
     w.fill = 0;
     // Samples without a clock reading share what the readings did not account for.
-    w.run = w.ready = 0;
+    w.run = w.on_cpu = w.ready = 0;
     w.ready_ratio = 0;
     const double runqueue = static_cast<double>(w.runqueue_ns);
     const double unclocked = active - w.clocked_ns;
     if (w.measured && unclocked > 0) {
-      const double rest = std::fmax(0.0, cpu - w.clocked_run_ns) * (cpu > 0 ? 1 - hooks / cpu : 1);
-      w.run = std::fmin(1.0, rest / unclocked);
-      w.ready = std::fmin(1.0 - w.run, runqueue / active);
+      const double rest = std::fmax(0.0, cpu - w.clocked_run_ns);
+      w.on_cpu = std::fmin(1.0, rest / unclocked);
+      w.run = std::fmin(1.0, rest * (cpu > 0 ? 1 - hooks / cpu : 1) / unclocked);
+      w.ready = std::fmin(1.0 - w.on_cpu, runqueue / active);
     }
   }
   reconcile_states(window, snapshots);
@@ -181,13 +191,13 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
   }
 }
 
-// What a blocked sample's thread ran before its wait, `ran` of the interval, charged where
+// What a blocked sample's thread ran before its wait, `on_cpu` of the interval, charged where
 // it was last seen running (as a stamp of its own: the two stacks share procedures, and
 // each has its part of the interval). The objects on that stack get the time, not a hold
 // or a wait: the snapshot's samples time those. `at_snapshot`: the snapshot's bins.
 QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSample& s,
                                            const WindowThread& w, const Contribution& at_snapshot,
-                                           double ran, double e, double delta, uint64_t stamp,
+                                           double on_cpu, double e, double delta, uint64_t stamp,
                                            uint64_t snapshot_id) {
   ThreadSample before = s;
   before.context = s.ran_context;
@@ -197,10 +207,10 @@ QUARTZ_NOINSTR void charge_ran_before_wait(ProfileTables& tables, const ThreadSa
   c.busy = at_snapshot.busy;
   c.runnable_bin = at_snapshot.runnable_bin;
   c.runnable = at_snapshot.runnable;
-  c.state[before.state] = ran * delta;
+  c.state[before.state] = on_cpu * delta;
   if (before.state == kBusy) {
     c.processor = s.run * w.run_scale * delta;
-    c.normalized = ran * delta / std::fmax(1.0, e);
+    c.normalized = ran_before_wait(s, w) * delta / std::fmax(1.0, e);
   }
   charge(tables, before, c, 0, stamp, snapshot_id);
 }
@@ -248,13 +258,12 @@ QUARTZ_ALWAYS_INLINE bool joining(ProfileTables& tables, const ThreadSample& s) 
 
 // How much of the interval a thread waited for the slowest of its team (a barrier, a
 // region's end: capture::waits_for_team), spinning or asleep.
-QUARTZ_ALWAYS_INLINE double team_wait(ProfileTables& tables, const WindowThread& w,
-                                      const ThreadSample& s) {
+QUARTZ_ALWAYS_INLINE double team_wait(ProfileTables& tables, const ThreadSample& s) {
   if (s.context == kNone || s.top_role != kRoleWaiting ||
       !capture::waits_for_team(tables.context_node(s.context).kind)) {
     return 0;
   }
-  return s.state == kBlocked ? s.present - ran_before_wait(s, w) : s.present;
+  return s.state == kBlocked ? s.present - on_cpu_before_wait(s) : s.present;
 }
 
 // Start-up and wind-down starvation at one snapshot (Starvation, attribution.h), and with
@@ -277,7 +286,7 @@ QUARTZ_NOINSTR void starvation(Window& window, ProfileTables& tables, const Snap
       spinning += ran_before_wait(s, window.thread_at(s.window_thread));
     }
     if (s.state == kSpinning) spinning += run;
-    team_waiting += team_wait(tables, window.thread_at(s.window_thread), s);
+    team_waiting += team_wait(tables, s);
     const uint32_t t = tables.thread(s.thread);
     if (t == kNone) continue;
     ThreadEntry& entry = tables.thread_entry(t);
@@ -378,9 +387,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
       if (s.state == kBlocked) {
-        const double ran = ran_before_wait(s, window.thread_at(s.window_thread));
-        if (s.ran_state == kBusy) e += ran;
-        r += ran;
+        if (s.ran_state == kBusy) e += ran_before_wait(s, window.thread_at(s.window_thread));
+        r += on_cpu_before_wait(s);
         continue;
       }
       double run, ready, processor, busy;
@@ -404,10 +412,10 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
       c.runnable_bin = runnable_bin;
       c.runnable = r;
       if (s.state == kBlocked) {
-        const double ran = ran_before_wait(s, window.thread_at(s.window_thread));
-        c.state[kBlocked] = (s.present - ran) * delta;
-        if (ran > 0) {
-          charge_ran_before_wait(tables, s, window.thread_at(s.window_thread), c, ran, e, delta,
+        const double on_cpu = on_cpu_before_wait(s);
+        c.state[kBlocked] = (s.present - on_cpu) * delta;
+        if (on_cpu > 0) {
+          charge_ran_before_wait(tables, s, window.thread_at(s.window_thread), c, on_cpu, e, delta,
                                  ++totals.stamps, snapshot_id);
         }
       } else {

@@ -80,6 +80,7 @@ struct WindowThread {
   double clocked_ns;      // derived: active time whose samples read the CPU clock
   double clocked_run_ns;  // derived: of it, time running
   double run;             // derived: running share of active time, for samples not measured
+  double on_cpu;          // derived: the same, the hooks' cost included (state time)
   double ready;           // derived: ready share of active time, for samples not measured
   double ready_ratio;     // derived: ready part of a measured sample's shortfall
   double run_scale;       // derived: hook overhead taken out of a measured sample's share

@@ -129,6 +129,48 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(info.param.at_once) + "_at_once";
     });
 
+// A thread that never sleeps is never blocked, however much of its time the hooks take: their
+// cost comes out of its processor time, not its time on a processor (every call hooked,
+// budget 0; the hooks took 40% of the threads' time, and all of it read as blocked). Its
+// truth is the kernel's own: its lifetime less its time running and on the run queue, read
+// from its schedstat at its end.
+TEST(HookCost, AThreadThatNeverSleepsIsNeverBlocked) {
+  RunOptions options;
+  options.env["QUARTZ_BUDGET"] = "0";
+  const RunResult r =
+      run_program("hook_heavy", {"2", QUARTZ_SANITIZED ? "1000000" : "8000000"}, options);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ASSERT_TRUE(r.capture);
+  const profile::Run& run = r.capture->run;
+  const double period_s = r.capture->info(run_keys::kPeriodNs) * 1e-9;
+  std::map<int32_t, std::pair<double, double>> truth;  // by tid: lifetime, slept
+  std::istringstream lines(r.out);
+  std::string word;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    int32_t tid = 0;
+    long long life = 0, slept = 0;
+    if (fields >> word && word == "thread" && fields >> tid >> life >> slept) {
+      truth[tid] = {life * 1e-9, std::max(0.0, slept * 1e-9)};
+    }
+  }
+  ASSERT_EQ(truth.size(), 2u) << r.out;
+  EXPECT_GT(r.capture->info(run_keys::kDilationRemovedNs) * 1e-9, 0.0) << "hooks taken out";
+  size_t seen = 0;
+  for (const profile::ThreadInfo& t : run.threads) {
+    const auto it = truth.find(t.tid);
+    if (it == truth.end()) continue;
+    ++seen;
+    const auto [life_s, slept_s] = it->second;
+    const double blocked_s =
+        t.record.state_self[capture::kBlocked] + t.record.state_behalf[capture::kBlocked];
+    EXPECT_LE(blocked_s, slept_s + std::max(2 * period_s, 0.02 * life_s))
+        << "thread " << t.index << " lived " << life_s << " s and slept " << slept_s << " s";
+  }
+  EXPECT_EQ(seen, truth.size());
+  expect_possible_figures(run);
+}
+
 // The run's one elapsed time is the program's own wall clock from main's start to its
 // return, within 2% or two sampling periods (the runtime starts before main and ends after
 // it returns), and it is the same figure everywhere: the root's normalized time, the

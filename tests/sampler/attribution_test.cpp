@@ -339,6 +339,9 @@ TEST_F(AttributionTest, HookOverheadIsRemovedAndReported) {
   // e = 1.8: the normalized times still add up to the interval.
   EXPECT_NEAR(normalized(procedure(kF), false) + normalized(procedure(kG), false), 1.0, 1e-12);
   EXPECT_NEAR(normalized(procedure(kF), false), 0.8 / 1.8, 1e-9);
+  // Its state time keeps the hooks: it was on a processor, not asleep.
+  EXPECT_NEAR(state(thread(0), capture::kBusy), 1.0, 1e-9);
+  EXPECT_NEAR(state(thread(0), capture::kBlocked), 0.0, 1e-9);
 }
 
 // While a trial has g's entry off, a thread read in f stands for where it was last seen
