@@ -60,6 +60,9 @@ const Shape kShapes[] = {
      "resource_spin"},
     // Reads that sleep in the kernel between short computations, one thread.
     {"IoWaits", "io_wait", {"--rounds", "20"}, "blocking not overlapped", ""},
+    // Three threads meeting at a barrier after each 4 ms step, on 2 processors: one
+    // processor idle for the last thread's step each time.
+    {"Oversubscription", "oversubscribed", {}, "oversubscription", ""},
     // A loader, then a solver started late and ending alone; main only joins.
     {"StartUpAndWindDown", "stages", {}, "start-up and wind-down starvation", ""},
     // 400 ms on main before the first parallel region, when the team does not exist yet.
