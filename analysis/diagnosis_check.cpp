@@ -64,7 +64,10 @@ Bound bound_of(const ProfileView& view, const Finding& f) {
       return {share * p * elapsed, diagnosis::oversubscribed_ready_s(view),
               "ready thread-time with more threads runnable than processors"};
     case Property::other_processes:
-      return {share * p * elapsed, program.state_s[capture::kReady], "ready thread-time"};
+      return {share * p * elapsed,
+              std::min(program.state_s[capture::kReady],
+                       view.quality.other_cpu_s.value_or(program.state_s[capture::kReady])),
+              "ready thread-time, and what other processes took"};
     case Property::kernel_blocking:
       return {share * p * elapsed,
               std::min(diagnosis::blocked_in_kernel_s(view), diagnosis::blocked_while_idle_s(view)),

@@ -12,7 +12,9 @@ using text::seconds;
 // only through the processors it leaves idle at other moments (a preempted holder stalls
 // its waiters), so its severity is at most the idle share. Ready with no more runnable
 // than processors is a processor being woken or taken by other processes: capacity lost
-// to the program, a finding about the measurement.
+// to the program, a finding about the measurement, at most what other processes took
+// where that was measured (oversubscribed's threads queued on one processor while the
+// other idled read 19.6% "taken" of which other processes took 0.2%).
 void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& out) {
   const double ready_s = view.program_totals.state_s[capture::kReady];
   if (!(ready_s > 0)) return;
@@ -37,7 +39,8 @@ void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& 
   if (taken_s > 0) {
     Finding f;
     f.property = Property::other_processes;
-    f.severity = clamp01(taken_s / capacity);
+    const double others_s = view.quality.other_cpu_s ? *view.quality.other_cpu_s : taken_s;
+    f.severity = clamp01(std::min(taken_s, others_s) / capacity);
     f.confidence = confidence(view, taken_s, overhead);
     f.subject = "the program";
     f.evidence = seconds(taken_s) + evidence +
