@@ -4,8 +4,10 @@
 #                against the programs' own clocks, label "accuracy") one at a time after the
 #                functional ones, at most two of them skipped; benchmarks built, not run;
 #                then the smallest of the real programs (bench/real_programs.py);
-#   build-clang/ clang, Release as users build it: the functional tests but the viewer's
-#                (neither the viewer nor the benchmarks built);
+#   build-clang/ clang, Release as users build it: the end-to-end and install tests (programs
+#                built by clang through quartz-cc, the runtime and sampler as clang optimizes
+#                them); the layers' own tests run under clang in build-asan/, and neither the
+#                viewer nor the benchmarks are built;
 #   build-asan/  clang, ASan+UBSan, procedures seen through the compiler's hooks (the Release
 #                tree sees them through patched entries): the functional tests but the
 #                viewer's (single-threaded Qt code), then a short run of the readers'
@@ -43,7 +45,7 @@ python3 bench/real_programs.py --build build --smallest
 stage_done "real program"
 
 CC=clang CXX=clang++ ./scripts/build.sh build-clang $unity -DQUARTZ_BUILD_BENCH=OFF \
-  -DQUARTZ_BUILD_VIEWER=OFF
+  -DQUARTZ_BUILD_VIEWER=OFF -DQUARTZ_BUILD_UNIT_TESTS=OFF
 stage_done "clang release build"
 sync
 ./scripts/run-tests.sh build-clang -j "$jobs" -LE accuracy
