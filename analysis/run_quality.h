@@ -33,7 +33,7 @@ struct LimitReached {
   std::string flag;       // "--objects-log2"
 };
 
-// A procedure whose patched entry the overhead budget turned off (sampler/overhead_budget.h):
+// A procedure whose patched entry the overhead budget turned off (overhead/overhead_budget.h):
 // from then on its calls are not counted and its time is its caller's.
 struct UnpatchedProcedure {
   std::string name;

@@ -242,12 +242,12 @@ inline constexpr const char* kProcedurePatterns = "procedure_patterns";
 inline constexpr const char* kBudgetPercent = "budget_percent";
 // Procedures whose entries the budget turned off, each "<address hex> <calls> <at ns> <off
 // 0|1> <ns a call cost, as a trial measured it; 0: not measured>" (the last field absent
-// before 2026-11-28), separated by ';' (sampler/overhead/overhead_budget.h).
+// before 2026-11-28), separated by ';' (overhead/overhead_budget.h).
 inline constexpr const char* kUnpatched = "unpatched";
 // Windows in which the turned-off entries were on again, and the stack reads made in them
-// (sampler/overhead/entry_windows.h): their procedures' time since is estimated from those reads.
+// (overhead/entry_windows.h): their procedures' time since is estimated from those reads.
 // Entries the budget tried: switched off and on to measure what their calls cost the
-// program (sampler/overhead/cost_trial.h).
+// program (overhead/cost_trial.h).
 inline constexpr const char* kCostTrials = "cost_trials";
 inline constexpr const char* kEntryWindows = "entry_windows";
 inline constexpr const char* kWindowReads = "window_reads";

@@ -15,9 +15,9 @@
 #include <new>
 
 #include "compiler_hooks/patched_entries.h"
+#include "overhead/entry_overhead_control.h"
 #include "runtime/runtime.h"
 #include "sampler/measure/sampler.h"
-#include "sampler/overhead/entry_overhead_control.h"
 #include "support/attributes.h"
 #include "support/safe_file.h"
 

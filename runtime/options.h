@@ -38,7 +38,7 @@ struct Options {
   uint32_t trace_cpu_us = 50;
 
   // QUARTZ_BUDGET: patched entries may cost this percent of the program's own processor
-  // time; past it the costliest are turned off (sampler/overhead/overhead_budget.h). 0: no budget.
+  // time; past it the costliest are turned off (overhead/overhead_budget.h). 0: no budget.
   uint32_t budget_percent = 5;
   // QUARTZ_PROCEDURES: comma-separated glob patterns; only the patched entries of functions
   // whose symbol matches one are turned on (empty: all).

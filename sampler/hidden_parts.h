@@ -1,4 +1,4 @@
-// Samples taken while the overhead budget has entries turned off (sampler/overhead/): their
+// Samples taken while the overhead budget has entries turned off (overhead/): their
 // contexts may hide the procedures whose entries are off, and the entry windows tell where
 // under each context read the threads really were.
 #pragma once
@@ -12,7 +12,7 @@
 namespace quartz::sampler {
 
 // Where a sample goes that was taken while the overhead budget had entries turned off
-// (sampler/overhead/entry_windows.h): its context read may hide procedures, and windows with the
+// (overhead/entry_windows.h): its context read may hide procedures, and windows with the
 // entries on found which contexts under it the thread was in, how often.
 struct HiddenPart {
   uint32_t read;     // the context a snapshot reads with the entries off

@@ -1,7 +1,7 @@
 // What the sampler's loop asks of overhead control (docs/design.md "Overhead budget"): the
 // cost of the runtime's own work, measured once before the program runs, and the budget
 // that turns the costliest patched entries off and opens windows with them on again.
-// Implemented by sampler/overhead/ (the one in-process part that switches entries) and
+// Implemented by overhead/ (the one in-process part that switches entries) and
 // handed to the sampler by the composition root, libquartz/; this base class is no control
 // at all (nothing calibrated, no budget), as a unit test or a run without patched entries
 // may want. Every call comes from the sampler thread.

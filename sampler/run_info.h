@@ -10,7 +10,7 @@ namespace quartz::sampler {
 
 inline constexpr size_t kMaxProgramPath = 512;
 
-// A procedure whose entry the overhead budget turned off (sampler/overhead/).
+// A procedure whose entry the overhead budget turned off (overhead/).
 struct UnpatchedProcedure {
   uintptr_t procedure;
   uint64_t calls;  // counted until then

@@ -437,7 +437,7 @@ TEST_F(Budget, WhereTheKernelRefusesWritesToTheProgramsMemoryEntriesAreSwitchedB
 // An entry can cost its program far more than a patched call's calibrated cost: `lookup` is
 // a load from a 128 MB table, and without calls around it the processor overlaps the loads
 // of many look-ups; with them, hardly any. By the calibrated cost its calls (~6% of the
-// program) are under a budget of 16%, so only a trial (sampler/overhead/cost_trial.h) finds
+// program) are under a budget of 16%, so only a trial (overhead/cost_trial.h) finds
 // what they cost and turns the entry off; they are well over a tenth of it, which is what
 // starts a trial (overhead_budget.cpp, kTrialShareOfBudget). The truth is the program's own
 // clock in the same run: its threads' processor time over batches of look-ups, told apart

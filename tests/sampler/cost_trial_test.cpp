@@ -1,5 +1,5 @@
-// sampler/overhead/cost_trial.h on hand-built phases whose answers are worked out by hand.
-#include "sampler/overhead/cost_trial.h"
+// overhead/cost_trial.h on hand-built phases whose answers are worked out by hand.
+#include "overhead/cost_trial.h"
 
 #include <gtest/gtest.h>
 

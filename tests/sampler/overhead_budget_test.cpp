@@ -1,8 +1,8 @@
-// The overhead budget's decisions and its entry windows (sampler/overhead/), on a program of
+// The overhead budget's decisions and its entry windows (overhead/), on a program of
 // the test's own: its processor time, its calls and its entries are a model whose costs the
 // test sets (a patched call's real cost among them), so each answer is worked out from the
 // model, not read back from the budget.
-#include "sampler/overhead/overhead_budget.h"
+#include "overhead/overhead_budget.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "sampler/overhead/entry_windows.h"
+#include "overhead/entry_windows.h"
 
 namespace quartz::sampler {
 namespace budget_test {  // its own names in a unity build

@@ -15,8 +15,8 @@
 
 #include <cstdint>
 
+#include "overhead/overhead_budget.h"
 #include "sampler/attribution.h"
-#include "sampler/overhead/overhead_budget.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
 #include "support/mapped_vector.h"

@@ -21,8 +21,8 @@
 
 #include <cstdint>
 
-#include "sampler/overhead/cost_trial.h"
-#include "sampler/overhead/program_entries.h"
+#include "overhead/cost_trial.h"
+#include "overhead/program_entries.h"
 #include "sampler/run_info.h"
 #include "support/attributes.h"
 #include "support/mapped_vector.h"

@@ -1,4 +1,4 @@
-#include "sampler/overhead/cost_trial.h"
+#include "overhead/cost_trial.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "sampler/overhead/entry_overhead_control.h"
+#include "overhead/entry_overhead_control.h"
 
+#include "overhead/calibration.h"
 #include "runtime/return_stack.h"
-#include "sampler/overhead/calibration.h"
 
 namespace quartz::sampler {
 namespace {

@@ -1,4 +1,4 @@
-#include "sampler/overhead/program_entries.h"
+#include "overhead/program_entries.h"
 
 #include <time.h>
 

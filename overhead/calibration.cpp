@@ -1,4 +1,4 @@
-#include "sampler/overhead/calibration.h"
+#include "overhead/calibration.h"
 
 #include <sys/mman.h>
 #include <time.h>

@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
+#include "overhead/entry_windows.h"
+#include "overhead/overhead_budget.h"
+#include "overhead/program_entries.h"
 #include "runtime/runtime.h"
-#include "sampler/overhead/entry_windows.h"
-#include "sampler/overhead/overhead_budget.h"
-#include "sampler/overhead/program_entries.h"
 #include "sampler/overhead_control.h"
 
 namespace quartz::sampler {

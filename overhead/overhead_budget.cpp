@@ -1,4 +1,4 @@
-#include "sampler/overhead/overhead_budget.h"
+#include "overhead/overhead_budget.h"
 
 #include <algorithm>
 

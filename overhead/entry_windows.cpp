@@ -1,4 +1,4 @@
-#include "sampler/overhead/entry_windows.h"
+#include "overhead/entry_windows.h"
 
 #include <algorithm>
 
