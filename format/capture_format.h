@@ -192,6 +192,11 @@ constexpr bool waits_for_team(uint32_t kind) {
   return kind == kBarrier || kind == kOmpRegionEnd || kind == kOmpBarrier || kind == kOmpTaskWait ||
          kind == kTbbWait;
 }
+// Objects one thread holds at a time, or readers together: a waiter queues behind a holder.
+constexpr bool is_lock(uint32_t kind) {
+  return kind == kMutex || kind == kRwlockRead || kind == kRwlockWrite || kind == kSpinlock ||
+         kind == kOmpCritical || kind == kOmpLock;
+}
 inline constexpr uint32_t kNoParent = 0xffffffffu;  // contexts directly under the root
 
 // Thread fields, in order:

@@ -173,7 +173,7 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
     if (!(duration_s > 0)) continue;
     if (o.snapshot != snapshot_id) {
       o.snapshot = snapshot_id;
-      o.waiters = 0;
+      o.waiters = o.holders = 0;
     }
     if (self && sample.top_role == kRoleWaiting) {
       ++o.waiters;
@@ -187,6 +187,7 @@ QUARTZ_NOINSTR void charge(ProfileTables& tables, const ThreadSample& sample, co
       o.wait_blocked_s += duration_s - spun;
     } else if (id != sample.released) {  // a condition wait's mutex is not held
       o.hold_s += duration_s;
+      ++o.holders;
     }
   }
 }
@@ -443,7 +444,9 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
 
     // Queue lengths of the objects in use at this snapshot. At most all threads but one
     // wait for an object: when every thread is seen in one (a barrier's last arrival, a
-    // lock handed over), one of them is releasing it or being handed it.
+    // lock handed over), one of them is releasing it or being handed it. So for a lock
+    // none holds: one of its waiters is being handed it (a rwlock of 4 threads read "4
+    // waiting" while a fifth thread ran).
     const uint32_t can_wait = snap.count > 1 ? snap.count - 1 : 1;
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
@@ -452,7 +455,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         if (node.kind == capture::kProcedure) continue;
         ObjectEntry& o = tables.object_entry(node.entity);
         if (o.snapshot != snapshot_id) continue;
-        const uint32_t waiters = std::min(o.waiters, can_wait);
+        uint32_t waiters = std::min(o.waiters, can_wait);
+        if (waiters > 1 && o.holders == 0 && capture::is_lock(o.kind)) --waiters;
         tables.object_queue(node.entity)[std::min(waiters, kQueueBins - 1)] += delta;
         o.snapshot = ~uint64_t{0};  // counted once per snapshot
       }

@@ -313,6 +313,27 @@ TEST_F(AttributionTest, LocksHoldWaitAndQueue) {
   EXPECT_DOUBLE_EQ(state(tables.object_record(lock), capture::kBlocked), 2.0);
 }
 
+// Three threads waiting for a lock none of them holds, a fourth elsewhere: the lock was
+// released and one of the three is being handed it (issue 38: a rwlock taken by 4 threads
+// read "4 waiting"). Waiters of a condition variable, which nobody holds, all queue.
+TEST_F(AttributionTest, OneWaiterOfALockNobodyHoldsIsBeingHandedIt) {
+  constexpr uint64_t kCondition = 0x9100;
+  const uint32_t lock = tables.context(main_ctx, kLock, capture::kRwlockWrite);
+  const uint32_t condition = tables.context(main_ctx, kCondition, capture::kCondition);
+  snapshot(kSecond, {{0, main_ctx, capture::kBusy},
+                     {1, lock, capture::kBlocked, kRoleWaiting},
+                     {2, lock, capture::kBlocked, kRoleWaiting},
+                     {3, lock, capture::kBlocked, kRoleWaiting},
+                     {4, condition, capture::kBlocked, kRoleWaiting},
+                     {5, condition, capture::kBlocked, kRoleWaiting},
+                     {6, condition, capture::kBlocked, kRoleWaiting}});
+  measured(0, 1.0);
+  attribute_window(window, tables, config, totals);
+  EXPECT_DOUBLE_EQ(tables.object_queue(tables.find_object(kLock))[2], 1.0);
+  EXPECT_DOUBLE_EQ(tables.object_queue(tables.find_object(kLock))[3], 0.0);
+  EXPECT_DOUBLE_EQ(tables.object_queue(tables.find_object(kCondition))[3], 1.0);
+}
+
 // Both threads of a barrier seen in it: the last to arrive is releasing the other, not
 // waiting (issue 41: "2 threads waiting" at a barrier of 2 threads).
 TEST_F(AttributionTest, AllThreadsInABarrierAreOneWaitingForTheLast) {
