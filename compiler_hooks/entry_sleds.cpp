@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "support/code_segments.h"
 #include "support/mapped_vector.h"
 #include "support/never_destroyed.h"
 
@@ -201,20 +202,9 @@ QUARTZ_NOINSTR bool is_fresh(const uint8_t* sled) {
   return true;
 }
 
-// Calls visit(start, end) for each of the object's executable segments, as loaded.
-template <typename Visit>
-QUARTZ_NOINSTR void for_each_code_segment(const dl_phdr_info* info, Visit&& visit) {
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
-    const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-    visit(start, start + ph.p_memsz);
-  }
-}
-
 QUARTZ_NOINSTR bool in_executable_segment(const dl_phdr_info* info, uintptr_t sled) {
   bool inside = false;
-  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+  support::for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
     inside |= sled >= start && sled + rt::kEntryBytes <= end;
   });
   return inside;
@@ -225,7 +215,7 @@ QUARTZ_NOINSTR bool in_executable_segment(const dl_phdr_info* info, uintptr_t sl
 QUARTZ_NOINSTR bool protect_code(const dl_phdr_info* info, int protection) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   bool ok = true;
-  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+  support::for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
     const uintptr_t first = start & ~(page - 1);
     ok &= mprotect(reinterpret_cast<void*>(first), end - first, protection) == 0;
   });
@@ -285,7 +275,7 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
     select_by_name(file, info->dlpi_addr, patching.procedures, *patching.selected);
   }
   uintptr_t low = UINTPTR_MAX, high = 0;
-  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+  support::for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
     low = std::min(low, start);
     high = std::max(high, end);
   });
@@ -324,7 +314,7 @@ QUARTZ_NOINSTR int patch_object(dl_phdr_info* info, size_t, void* data) {
   }
   protect_code(info, PROT_READ | PROT_EXEC);
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
+  support::for_each_code_segment(info, [&](uintptr_t start, uintptr_t end) {
     CodeSegment* segment = g_segments.append();
     if (segment) *segment = CodeSegment{start & ~(page - 1), (end + page - 1) & ~(page - 1)};
   });

@@ -1,8 +1,7 @@
 #include "runtime/openmp_team.h"
 
-#include <link.h>
-
 #include "runtime/interpose.h"
+#include "support/code_segments.h"
 
 namespace quartz::rt::openmp {
 
@@ -32,16 +31,14 @@ constinit std::atomic<uintptr_t> g_own_code_begin{0}, g_own_code_end{0};
 
 QUARTZ_NOINSTR int find_own_code(dl_phdr_info* info, size_t, void*) {
   const auto own = reinterpret_cast<uintptr_t>(&find_own_code);
-  for (size_t i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-    if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_X)) continue;
-    const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-    if (own < begin || own >= begin + segment.p_memsz) continue;
+  int found = 0;
+  support::for_each_code_segment(info, [&](uintptr_t begin, uintptr_t end) {
+    if (own < begin || own >= end) return;
     g_own_code_begin.store(begin, std::memory_order_relaxed);
-    g_own_code_end.store(begin + segment.p_memsz, std::memory_order_relaxed);
-    return 1;
-  }
-  return 0;
+    g_own_code_end.store(end, std::memory_order_relaxed);
+    found = 1;
+  });
+  return found;
 }
 }  // namespace
 
