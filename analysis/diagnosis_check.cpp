@@ -65,8 +65,8 @@ Bound bound_of(const ProfileView& view, const Finding& f) {
               "ready thread-time with more threads runnable than processors"};
     case Property::other_processes:
       return {share * p * elapsed,
-              std::min(program.state_s[capture::kReady],
-                       view.quality.other_cpu_s.value_or(program.state_s[capture::kReady])),
+              view.quality.other_cpu_s ? diagnosis::taken_capacity_s(view)
+                                       : program.state_s[capture::kReady],
               "ready thread-time, and what other processes took"};
     case Property::kernel_blocking:
       return {share * p * elapsed,

@@ -39,7 +39,7 @@ void ready_time(const ProfileView& view, double overhead, std::vector<Finding>& 
   if (taken_s > 0) {
     Finding f;
     f.property = Property::other_processes;
-    const double others_s = view.quality.other_cpu_s ? *view.quality.other_cpu_s : taken_s;
+    const double others_s = view.quality.other_cpu_s ? taken_capacity_s(view) : taken_s;
     f.severity = clamp01(std::min(taken_s, others_s) / capacity);
     f.confidence = confidence(view, taken_s, overhead);
     f.subject = "the program";
