@@ -1,6 +1,7 @@
 // What the sampler gives out (docs/design.md "Sampler"): under `quartz run`, the figures
 // so far published to the parent at every snapshot it can afford (2.5% of a processor),
-// amended in between when a capture is too big for that; a checkpoint of the capture
+// amended in between when a capture is too big for that, as often as the same share
+// affords; a checkpoint of the capture
 // written to the output now and then; the final capture at the end; the trace's chunks.
 // Captures of a run that goes on are built beside the sampler (capture_builder.h) from
 // copies, so that the snapshots keep their period. On the sampler thread only.
@@ -93,7 +94,6 @@ class Publisher {
   // copied to the builder's input (freeze), and the builder makes the capture while the
   // snapshots go on.
   CaptureBuilder builder_;
-  Window frozen_window_;
   bool can_freeze_ = false;
   uint64_t freeze_ns_ = 0;  // what the freeze of the job under way cost
   // Under `quartz run`, what each snapshot changed, amended into the published capture
@@ -102,7 +102,11 @@ class Publisher {
   AmendmentLog amendments_;
   bool amending_ = false;
   uint64_t covered_snapshot_ = ~uint64_t{0};  // a capture built at this snapshot covers it
-  uint64_t last_publish_ns_ = 0;              // the snapshot time of the last publication
+  // An amendment attributes the open window, so it costs what the window holds (threads
+  // times snapshots): paced as publications are, by the last one's cost.
+  uint64_t last_amend_ns_ = 0;
+  uint64_t amend_cost_ns_ = 0;
+  uint64_t last_publish_ns_ = 0;  // the snapshot time of the last publication
   uint64_t last_checkpoint_ns_ = 0;
   uint64_t checkpoint_cost_ns_ = 0;  // what the last checkpoint cost, by its threads' clocks
   // What the last publications cost by the sampler's clock, and their sizes (0: not
