@@ -139,6 +139,18 @@ QUARTZ_NOINSTR void measure_threads(Window& window, const AttributionConfig& con
       w.run = std::fmin(1.0, rest * (cpu > 0 ? 1 - hooks / cpu : 1) / unclocked);
       w.ready = std::fmin(1.0 - w.on_cpu, runqueue / active);
     }
+    // A clocked sample's reading spans its interval, and the first of a window's (carried
+    // from the last) reaches back into the window before, whose measurement had that part:
+    // the readings may add up to more than this window measured, and less than the one
+    // before. What is measured and not placed goes to the next window (carried in cpu_ns);
+    // the readings never charge more than was measured. Without it, windows of a snapshot
+    // or two (a thousand threads, a late sampler) charged their threads twice their time.
+    w.cpu_unplaced_ns = 0;
+    if (w.measured) {
+      if (w.clocked_run_ns > cpu) w.run_scale *= cpu / w.clocked_run_ns;
+      const double placed = std::fmin(cpu, w.clocked_run_ns) + w.on_cpu * std::fmax(0.0, unclocked);
+      w.cpu_unplaced_ns = std::fmax(0.0, cpu - placed);
+    }
   }
   reconcile_states(window, snapshots);
 }

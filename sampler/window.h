@@ -89,6 +89,10 @@ struct WindowThread {
   double capped_run_ns;   // derived: running in clocked samples, each capped at presence
   double room_ns;         // derived: clocked samples' presence not running
   double ready_used_ns;   // derived: ready time charged to its samples
+  // derived: processor time measured that no sample of the window took (a clocked sample's
+  // interval reaches back into the window before, whose measurement had that part), given
+  // to the next window by the sampler
+  double cpu_unplaced_ns;
 };
 
 class Window {

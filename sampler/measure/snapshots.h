@@ -57,6 +57,9 @@ class Snapshots {
   QUARTZ_NOINSTR uint64_t snapshot_time(uint64_t now) const;
 
   QUARTZ_NOINSTR uint64_t count() const { return count_; }
+  // What closing a window cost the last take (0: it closed none), by the sampler's clock:
+  // a window's cost follows its own budget, not the period (period.h).
+  QUARTZ_NOINSTR uint64_t close_cost_ns() const { return close_cost_ns_; }
   QUARTZ_NOINSTR uint32_t live_threads() const { return live_threads_; }
 
   // The profile so far, for the captures.
@@ -66,6 +69,8 @@ class Snapshots {
   AttributionTotals totals;
 
  private:
+  // True when the thread in registry slot `ordinal` has a clock read this snapshot.
+  QUARTZ_NOINSTR bool clock_turn(uint32_t ordinal) const;
   QUARTZ_NOINSTR void trace_thread(const Track& track, rt::ThreadBlock& block,
                                    const StackRead& read, rt::SlotStatus status, uint64_t now);
   QUARTZ_NOINSTR void measure(Track& track, WindowThread& w, const rt::ThreadBlock* ended);
@@ -83,6 +88,15 @@ class Snapshots {
   uint64_t window_start_ns_ = 0;
   uint64_t window_ns_ = 0;
   uint32_t live_threads_ = 0;
+  uint64_t close_cost_ns_ = 0;
+  // Clock reads (thread_clocks.h) cost a system call each: a snapshot makes at most
+  // clock_reads_ of them, given to the threads of clock_reads_ consecutive registry slots
+  // from clock_cursor_ (modulo slot_span_, the slots in use), the same ones for a window so
+  // that each read closes the interval the last one opened, the next ones the next window.
+  double clock_read_ns_ = 0;
+  uint32_t clock_reads_ = 0;
+  uint32_t clock_cursor_ = 0;
+  uint32_t slot_span_ = 0;
 };
 
 }  // namespace quartz::sampler

@@ -86,7 +86,9 @@ bool measure_cpu(Track& track, WindowThread& w, const rt::ThreadBlock* ended, Pr
   const uint64_t d_cpu = cpu.cpu_ns - track.last_cpu_ns;
   const uint64_t d_queue =
       cpu.runqueue_ns >= track.last_runqueue_ns ? cpu.runqueue_ns - track.last_runqueue_ns : 0;
-  w.cpu_ns += d_cpu;
+  w.cpu_ns += d_cpu + track.cpu_carry_ns;
+  track.cpu_carried_in_ns += track.cpu_carry_ns;
+  track.cpu_carry_ns = 0;
   w.runqueue_ns += d_queue + track.runqueue_carry_ns;
   track.runqueue_carried_in_ns += track.runqueue_carry_ns;
   track.runqueue_carry_ns = 0;
@@ -101,17 +103,22 @@ bool measure_cpu(Track& track, WindowThread& w, const rt::ThreadBlock* ended, Pr
 }
 
 float clock_share(Track& track, const rt::ThreadBlock& block, bool active, bool ended,
-                  uint64_t duration_ns, Window& window) {
+                  bool may_read, uint64_t duration_ns, Window& window) {
   const bool was_active = track.active_sample != kNone;
   // Seen waiting at both ends of the interval, it ran in between only if its profile stack
   // moved (it left its wait): read its clock then, and only then.
   if (!active && !was_active && block.stack.sequence() == track.last_sequence) return -1;
+  if (!may_read && !ended) {
+    track.clock_gap = 1;
+    return -1;
+  }
   uint64_t clock_ns = ~uint64_t{0};
   if (!ended) support::read_thread_clock(track.tid, &clock_ns);
   // One gone since its slot was read has only its end reading (held_to_end of no reading).
   clock_ns = held_to_end(block, clock_ns, track.has_clock ? track.last_clock_ns : 0);
   if (clock_ns == ~uint64_t{0}) return -1;
-  const bool known = track.has_clock && clock_ns >= track.last_clock_ns;
+  const bool known = track.has_clock && !track.clock_gap && clock_ns >= track.last_clock_ns;
+  track.clock_gap = 0;
   const double used_ns = known ? static_cast<double>(clock_ns - track.last_clock_ns) : 0;
   track.last_clock_ns = clock_ns;
   track.has_clock = 1;
@@ -140,7 +147,7 @@ void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& blo
   track.last_sequence = sequence;
 }
 
-void carry_unplaced_runqueue(Window& window, support::MappedVector<Track>& tracks) {
+void carry_unplaced_time(Window& window, support::MappedVector<Track>& tracks) {
   for (uint32_t i = 0; i < window.thread_count(); ++i) {
     const WindowThread& w = window.thread_at(i);
     if (w.track == kNone) continue;
@@ -152,6 +159,10 @@ void carry_unplaced_runqueue(Window& window, support::MappedVector<Track>& track
     const uint64_t carry = unplaced > 0 ? static_cast<uint64_t>(unplaced) : 0;
     track.runqueue_carry_ns = carry < own ? carry : own;
     track.runqueue_carried_in_ns = 0;
+    const uint64_t cpu_own =
+        w.cpu_ns > track.cpu_carried_in_ns ? w.cpu_ns - track.cpu_carried_in_ns : 0;
+    track.cpu_carry_ns = std::min(static_cast<uint64_t>(w.cpu_unplaced_ns), cpu_own);
+    track.cpu_carried_in_ns = 0;
   }
 }
 

@@ -41,14 +41,22 @@ struct Track {
   // Its context at its last snapshot with no entry off for a trial (seen_below).
   uint32_t seen_context;
   uint32_t clock_fresh;  // last_clock_ns was read in this snapshot
+  // Active at a snapshot whose reads went to other threads (clock_share): its next reading
+  // spans intervals its samples did not time, and only starts the next one.
+  uint32_t clock_gap;
   // Run-queue time the last window measured but could not place: a wait under way when the
   // window closed reaches schedstat only when it ends, in the next window's reading, while
   // its samples were in this one. Given to the next window, once.
   uint64_t runqueue_carry_ns;
   uint64_t runqueue_carried_in_ns;  // of the window being measured: not carried again
-  uint32_t last_yields;             // its block's sched_yield calls at the last snapshot (wrapping)
-  uint32_t retiring;  // ended while a capture was being built: its slot is retired after
-  LifeCount life;     // how much of its life its samples have counted (ThreadSample::present)
+  // Processor time the last window measured and could not place (WindowThread::
+  // cpu_unplaced_ns), given to the next window, once: at most what that window measured of
+  // its own (a thread whose samples never take its time does not pile it up).
+  uint64_t cpu_carry_ns;
+  uint64_t cpu_carried_in_ns;
+  uint32_t last_yields;  // its block's sched_yield calls at the last snapshot (wrapping)
+  uint32_t retiring;     // ended while a capture was being built: its slot is retired after
+  LifeCount life;        // how much of its life its samples have counted (ThreadSample::present)
 };
 
 // A thread seen for the first time: its clocks count from where it joined the run, so a
@@ -64,9 +72,11 @@ QUARTZ_NOINSTR bool measure_cpu(Track& track, WindowThread& w, const rt::ThreadB
 
 // The share of this interval the thread ran, from its CPU clock (-1: unknown), by the
 // CPU-share rule (attribution.h). A thread that has ended is read from the clock it left in
-// its block.
+// its block. `may_read`: this snapshot has a clock read for it (Snapshots' clock turns);
+// without one its sample is untimed and takes its part of what the window's measurement
+// leaves (attribution.h).
 QUARTZ_NOINSTR float clock_share(Track& track, const rt::ThreadBlock& block, bool active,
-                                 bool ended, uint64_t duration_ns, Window& window);
+                                 bool ended, bool may_read, uint64_t duration_ns, Window& window);
 
 // The share of the interval (`start_ns`, `now`] the thread existed (LifeCount).
 QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, Track& track, uint64_t start_ns,
@@ -76,8 +86,9 @@ QUARTZ_NOINSTR float presence(const rt::Runtime& runtime, Track& track, uint64_t
 QUARTZ_NOINSTR void count_hook_events(Track& track, WindowThread& w, const rt::ThreadBlock& block);
 
 // After a window's attribution: each live thread's run-queue time its samples could not
-// take as ready goes to the next window (Track::runqueue_carry_ns), at most what this
-// window measured itself, so that nothing is carried twice.
-QUARTZ_NOINSTR void carry_unplaced_runqueue(Window& window, support::MappedVector<Track>& tracks);
+// take as ready, and its processor time they could not take, go to the next window
+// (Track::runqueue_carry_ns, cpu_carry_ns), at most what this window measured itself, so
+// that nothing is carried twice.
+QUARTZ_NOINSTR void carry_unplaced_time(Window& window, support::MappedVector<Track>& tracks);
 
 }  // namespace quartz::sampler
