@@ -240,11 +240,24 @@ void print_instrumentation(std::ostream& out, const Quality& q) {
 
 void print_quality(std::ostream& out, const ProfileView& v) {
   const Quality& q = v.quality;
-  out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s) << ", "
-      << q.thread_samples << " thread samples, " << format("%.3f%%", 100 * q.torn_rate)
+  out << "\nSampling: " << q.samples << " samples every " << seconds(q.period_s);
+  if (q.period_longest_s > q.period_s) {
+    out << " (lengthened up to " << seconds(q.period_longest_s) << " for many threads, "
+        << seconds(q.period_kept_s(v.elapsed_s)) << " on average)";
+  }
+  if (q.snapshots_lost || q.snapshots_late) {
+    out << ", of " << q.snapshots_due << " due " << q.snapshots_lost << " lost and "
+        << q.snapshots_late << " late";
+  }
+  out << ", " << q.thread_samples << " thread samples, " << format("%.3f%%", 100 * q.torn_rate)
       << " torn; CPU shares " << (q.cpu_measurement == "schedstat" ? "measured" : "modelled")
-      << "; sampler " << (q.reserved_core ? "on a reserved core" : "sharing the processors") << ", "
-      << seconds(q.sampler_cpu_s) << " CPU (" << percent(q.sampler_cpu_s, v.elapsed_s)
+      << "; sampler " << (q.reserved_core ? "on a reserved core" : "sharing the processors");
+  if (q.sampler_priority == capture::run_keys::kPriorityRealtime) {
+    out << " at real-time priority";
+  } else if (q.sampler_priority == capture::run_keys::kPriorityRefused) {
+    out << " at normal priority (real time not permitted)";
+  }
+  out << ", " << seconds(q.sampler_cpu_s) << " CPU (" << percent(q.sampler_cpu_s, v.elapsed_s)
       << " of elapsed); hook overhead removed " << seconds(q.dilation_removed_s) << " ("
       << format("%.1f", q.hook_pair_ns) << " ns per call)";
   if (q.other_cpu_s) {
@@ -324,6 +337,13 @@ void print_json_report(std::ostream& out, const ProfileView& v, const ReportOpti
       {"samples", q.samples},
       {"thread_samples", q.thread_samples},
       {"period_s", q.period_s},
+      {"period_kept_s", q.period_kept_s(v.elapsed_s)},
+      {"period_longest_s", q.period_longest_s},
+      {"snapshots_due", q.snapshots_due},
+      {"snapshots_late", q.snapshots_late},
+      {"snapshots_lost", q.snapshots_lost},
+      {"sampler_priority", q.sampler_priority},
+      {"walk_s", q.walk_s},
       {"torn_rate", q.torn_rate},
       {"dilation_removed_s", q.dilation_removed_s},
       {"hook_pair_ns", q.hook_pair_ns},

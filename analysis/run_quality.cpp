@@ -91,6 +91,12 @@ Quality quality_of(const Run& run) {
   q.samples = static_cast<uint64_t>(run.number(kSamples));
   q.thread_samples = static_cast<uint64_t>(run.number(kThreadSamples));
   q.period_s = run.number(kPeriodNs) * 1e-9;
+  q.period_longest_s = run.number(kPeriodLongestNs) * 1e-9;
+  q.snapshots_due = static_cast<uint64_t>(run.number(kSnapshotsDue));
+  q.snapshots_late = static_cast<uint64_t>(run.number(kSnapshotsLate));
+  q.snapshots_lost = static_cast<uint64_t>(run.number(kSnapshotsLost));
+  q.sampler_priority = run.text(kSamplerPriority);
+  q.walk_s = run.number(kSnapshotWalkNs) * 1e-9;
   q.torn_rate = run.torn_rate();
   q.dilation_removed_s = run.number(kDilationRemovedNs) * 1e-9;
   q.hook_pair_ns = run.number(kHookPairNs);

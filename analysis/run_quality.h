@@ -53,7 +53,17 @@ struct Baseline {
 struct Quality {
   uint64_t samples = 0;
   uint64_t thread_samples = 0;
-  double period_s = 0;
+  double period_s = 0;  // asked for
+  // The schedule the sampler kept (sampler/measure/period.h): the period it lengthened to
+  // at most, the snapshots due by it, taken late, lost; 0 due: a capture from before it.
+  double period_longest_s = 0;
+  uint64_t snapshots_due = 0, snapshots_late = 0, snapshots_lost = 0;
+  std::string sampler_priority;  // capture key "sampler_priority"; empty: not recorded
+  double walk_s = 0;             // the snapshots' walks over the threads, of sampler_cpu_s
+  // The period the schedule kept on average: the elapsed time over the snapshots due.
+  double period_kept_s(double elapsed_s) const {
+    return snapshots_due ? elapsed_s / static_cast<double>(snapshots_due) : period_s;
+  }
   double torn_rate = 0;           // torn stack copies per thread sample
   double dilation_removed_s = 0;  // processor time taken out as hook overhead
   double hook_pair_ns = 0;        // one call's cost: through a patched entry, or the hooks

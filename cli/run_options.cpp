@@ -35,8 +35,8 @@ constexpr NumberOption kNumberOptions[] = {
 };
 // The runtime's other options, each set by the flags below.
 constexpr const char* kOtherVariables[] = {
-    "QUARTZ_DISABLE", "QUARTZ_FOLLOW_EXEC",    "QUARTZ_TRACE",     "QUARTZ_PLACEMENT",
-    "QUARTZ_RESERVE", "QUARTZ_RESERVED_CORES", "QUARTZ_PROCEDURES"};
+    "QUARTZ_DISABLE", "QUARTZ_FOLLOW_EXEC",    "QUARTZ_TRACE",      "QUARTZ_PLACEMENT",
+    "QUARTZ_RESERVE", "QUARTZ_RESERVED_CORES", "QUARTZ_PROCEDURES", "QUARTZ_SAMPLER_PRIORITY"};
 
 bool is_runtime_option(const std::string& variable) {
   for (const NumberOption& n : kNumberOptions) {
@@ -129,6 +129,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     if (a.value("--reserved-cores", &text)) {
       o.env["QUARTZ_RESERVED_CORES"] = text;
       o.env["QUARTZ_RESERVE"] = "yes";
+      continue;
+    }
+    if (a.value("--sampler-priority", &text)) {
+      if (text != "realtime" && text != "normal") {
+        throw UsageError("run: --sampler-priority takes realtime or normal, not '" + text + "'");
+      }
+      o.env["QUARTZ_SAMPLER_PRIORITY"] = text;
       continue;
     }
     if (a.flag("--follow-exec")) {

@@ -222,6 +222,22 @@ inline constexpr const char* kPid = "pid";
 inline constexpr const char* kStartRealtimeNs = "start_realtime_ns";
 inline constexpr const char* kElapsedNs = "elapsed_ns";
 inline constexpr const char* kPeriodNs = "period_ns";
+// The schedule the sampler kept (sampler/measure/period.h): the longest period it
+// lengthened to (absent: before 2026-11-29), the snapshots due by it, those taken more than
+// half a period late and those lost (skipped after a wake-up more than a period late).
+inline constexpr const char* kPeriodLongestNs = "period_longest_ns";
+inline constexpr const char* kSnapshotsDue = "snapshots_due";
+inline constexpr const char* kSnapshotsLate = "snapshots_late";
+inline constexpr const char* kSnapshotsLost = "snapshots_lost";
+// The sampler's processor time in its snapshots' walks over the threads (their stacks and
+// clocks), not their windows' measurement and attribution nor publishing.
+inline constexpr const char* kSnapshotWalkNs = "snapshot_walk_ns";
+// The sampler thread's scheduling: "realtime" (SCHED_FIFO), "normal", or "normal, not
+// permitted" when it asked for real time and was refused.
+inline constexpr const char* kSamplerPriority = "sampler_priority";
+inline constexpr const char* kPriorityRealtime = "realtime";
+inline constexpr const char* kPriorityNormal = "normal";
+inline constexpr const char* kPriorityRefused = "normal, not permitted";
 inline constexpr const char* kWindowSnapshots = "window_snapshots";
 inline constexpr const char* kSamples = "samples";
 inline constexpr const char* kThreadSamples = "thread_samples";

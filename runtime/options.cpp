@@ -74,6 +74,13 @@ void read_options(Options& o) {
       warn("QUARTZ_RESERVE", reserve);
     }
   }
+  if (const char* priority = getenv("QUARTZ_SAMPLER_PRIORITY")) {
+    if (strcmp(priority, "normal") == 0) {
+      o.realtime_sampler = false;
+    } else if (strcmp(priority, "realtime") != 0) {
+      warn("QUARTZ_SAMPLER_PRIORITY", priority);
+    }
+  }
   if (const char* baseline = getenv("QUARTZ_BASELINE")) {
     char* comma = nullptr;
     const unsigned long long cpu = strtoull(baseline, &comma, 10);

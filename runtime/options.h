@@ -30,6 +30,9 @@ struct Options {
   uint32_t checkpoint_ms = 1000;  // QUARTZ_CHECKPOINT_MS: capture rewritten this often
   int reserve = -1;               // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
   char reserved_cores[128] = {};  // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
+  // QUARTZ_SAMPLER_PRIORITY: "realtime" (the default: asked for, kept when permitted) or
+  // "normal" (sampler/measure/sampler.cpp).
+  bool realtime_sampler = true;
   // QUARTZ_TRACE=1 (with QUARTZ_OUTPUT): record synchronization events for `quartz predict`
   // in <output>.trace; QUARTZ_TRACE_CAPACITY sets geometry.trace_capacity (events queued
   // per thread between two drains; default 16384).

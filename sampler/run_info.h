@@ -33,7 +33,13 @@ struct RunInfo {
   bool cpu_measured;
   uint64_t start_realtime_ns;
   uint64_t start_monotonic_ns;
-  uint64_t period_ns;
+  uint64_t period_ns;  // asked for
+  // What the schedule kept (measure/period.h): the longest period it lengthened to, the
+  // snapshots due, those taken late and those lost.
+  uint64_t period_longest_ns;
+  uint64_t snapshots_due, snapshots_late, snapshots_lost;
+  uint64_t walk_ns;              // the snapshots' walks over the threads, by the sampler's clock
+  const char* sampler_priority;  // run_keys::kSamplerPriority's values
   uint32_t window_snapshots;
   uint64_t torn_samples;
   uint64_t sampler_cpu_ns;

@@ -1,0 +1,50 @@
+// The sampler's schedule (docs/design.md "Sampler"): snapshots a period apart, the period
+// the one asked for until a snapshot's walk over the threads costs more than a twentieth of
+// it (many threads), then doubled as often as it takes, and halved back, never below the
+// one asked for, when the cost falls under an eightieth. Windows, publications and
+// amendments keep budgets of their own, which a longer period would not lower. Lengthened
+// too when more than one snapshot in eight is lost. And what the schedule kept: the snapshots due,
+// those taken late (more than half a period after they were due) and those lost (a wake-up more
+// than a period late skips the ones it missed: snapshots back to back would stand for nothing).
+// Pure arithmetic on the times it is given, on the sampler thread only.
+#pragma once
+
+#include <cstdint>
+
+#include "support/attributes.h"
+
+namespace quartz::sampler {
+
+class Schedule {
+ public:
+  // A snapshot's walk at most this share of the period: with windows (~1%), publications
+  // and amendments (2.5% each) the sampler stays under a tenth of a processor.
+  static constexpr double kCostShare = 0.05;
+  static constexpr uint32_t kMaxLengthening = 64;  // the period at most this times the asked one
+
+  QUARTZ_NOINSTR void start(uint64_t period_ns, uint64_t now);
+  // When the next snapshot is due.
+  QUARTZ_NOINSTR uint64_t due_ns() const { return due_ns_; }
+  // The snapshot due was taken at `taken_ns` and its walk cost the sampler `cost_ns` of its
+  // own processor time: counts it, adapts the period, schedules the next one (after `now`,
+  // when the sampler's work for it ended).
+  QUARTZ_NOINSTR void taken(uint64_t taken_ns, uint64_t cost_ns, uint64_t now);
+
+  QUARTZ_NOINSTR uint64_t period_ns() const { return period_ns_; }
+  QUARTZ_NOINSTR uint64_t longest_period_ns() const { return longest_ns_; }
+  QUARTZ_NOINSTR uint64_t due() const { return due_; }
+  QUARTZ_NOINSTR uint64_t late() const { return late_; }
+  QUARTZ_NOINSTR uint64_t lost() const { return lost_; }
+
+ private:
+  uint64_t asked_ns_ = 0;
+  uint64_t period_ns_ = 0;
+  uint64_t longest_ns_ = 0;
+  uint64_t due_ns_ = 0;
+  double cost_ns_ = -1;        // a moving average of the snapshots' cost (-1: none yet)
+  uint32_t since_change_ = 0;  // snapshots taken since the period last changed
+  uint32_t lost_since_change_ = 0;
+  uint64_t due_ = 0, late_ = 0, lost_ = 0;
+};
+
+}  // namespace quartz::sampler
