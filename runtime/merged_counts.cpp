@@ -15,10 +15,14 @@ ThreadTotals block_totals(const ThreadBlock& block) {
 }
 
 bool MergedCounts::reserve(const Runtime& runtime) {
+  // The table's slots and its claimed list, in slots.
+  const size_t unregistered_slots =
+      (ObjectCountTable::bytes_for(kUnregisteredLog2) + sizeof(ObjectCountSlot) - 1) /
+      sizeof(ObjectCountSlot);
   if (!threads_.reserve(ThreadHistory::kMaxThreads) ||
       !objects_.reserve(runtime.objects.max_records()) ||
-      !unregistered_slots_.reserve(size_t{1} << kUnregisteredLog2) ||
-      !unregistered_slots_.resize_at_least(size_t{1} << kUnregisteredLog2)) {
+      !unregistered_slots_.reserve(unregistered_slots) ||
+      !unregistered_slots_.resize_at_least(unregistered_slots)) {
     return false;
   }
   unregistered_.reset(unregistered_slots_.data(), kUnregisteredLog2);
@@ -40,22 +44,20 @@ void MergedCounts::gather(Runtime& runtime) {
       threads_[b->index] = GatheredThread{block_totals(*b), 1};
       open_stack_entries_ += threads_[b->index].totals.depth;
     }
-    for (uint32_t i = 0; i < b->objects.capacity(); ++i) {
-      const ObjectCountSlot& s = b->objects.slot(i);
+    b->objects.for_each_claimed([&](const ObjectCountSlot& s) {
       const uintptr_t address = s.address.load(std::memory_order_acquire);
-      if (!address) continue;
       const uint64_t acquisitions = s.acquisitions.load(std::memory_order_relaxed);
       const uint64_t contended = s.contended.load(std::memory_order_relaxed);
       const uint64_t wait_ticks = s.wait_ticks.load(std::memory_order_relaxed);
       if (const ObjectRecord* r = runtime.objects.find(address)) {
         // (One claimed since, or still being listed, is counted at the next gather.)
         const uint32_t order = runtime.objects.order_of(*r);
-        if (order >= objects_.size()) continue;
+        if (order >= objects_.size()) return;
         ObjectTotals& t = objects_[order];
         t.acquisitions += acquisitions;
         t.contended += contended;
         t.wait_ticks += wait_ticks;
-        continue;
+        return;
       }
       bool inserted;
       if (ObjectCountSlot* u = unregistered_.find(address, &inserted)) {
@@ -66,7 +68,7 @@ void MergedCounts::gather(Runtime& runtime) {
         u->wait_ticks.store(u->wait_ticks.load(std::memory_order_relaxed) + wait_ticks,
                             std::memory_order_relaxed);
       }
-    }
+    });
   });
 }
 

@@ -359,18 +359,17 @@ void fold_block(ThreadBlock& block) {
     rt.call_graph.add(s.caller.load(std::memory_order_relaxed),
                       s.callee.load(std::memory_order_relaxed), n);
   });
-  for (uint32_t i = 0; i < block.objects.capacity(); ++i) {
-    const ObjectCountSlot& s = block.objects.slot(i);
+  block.objects.for_each_claimed([&](const ObjectCountSlot& s) {
     const uint64_t acquisitions = s.acquisitions.load(std::memory_order_relaxed);
     const uint64_t contended = s.contended.load(std::memory_order_relaxed);
-    if (acquisitions == 0 && contended == 0) continue;
+    if (acquisitions == 0 && contended == 0) return;
     ObjectRecord* r = rt.objects.find(s.address.load(std::memory_order_relaxed));
-    if (!r) continue;
+    if (!r) return;
     r->acquisitions.fetch_add(acquisitions, std::memory_order_relaxed);
     r->contended.fetch_add(contended, std::memory_order_relaxed);
     r->wait_ticks.fetch_add(s.wait_ticks.load(std::memory_order_relaxed),
                             std::memory_order_relaxed);
-  }
+  });
   if (ThreadRecord* record = rt.history.at(block.index)) {
     const ThreadTotals totals = block_totals(block);
     record->calls.store(totals.calls, std::memory_order_relaxed);

@@ -15,7 +15,7 @@ constexpr size_t header_bytes() {
 size_t ThreadBlock::bytes_for(const BlockGeometry& g) {
   return header_bytes() + size_t{g.stack_capacity} * sizeof(StackEntry) +
          (size_t{1} << g.call_edges_log2) * sizeof(CallEdgeSlot) +
-         (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot) +
+         align_up(ObjectCountTable::bytes_for(g.objects_log2), alignof(StackEntry)) +
          (g.trace_capacity
               ? align_up(TraceQueue::bytes_for(g.trace_capacity), support::kCacheLine) +
                     support::kCacheLine
@@ -35,7 +35,7 @@ ThreadBlock* ThreadBlock::create_in(void* memory, const BlockGeometry& g) {
   block->edges.reset(edges, g.call_edges_log2);
   block->objects.reset(objects, g.objects_log2);
   if (g.trace_capacity) {
-    next += (size_t{1} << g.objects_log2) * sizeof(ObjectCountSlot);
+    next += ObjectCountTable::bytes_for(g.objects_log2);
     void* queue =
         reinterpret_cast<void*>(align_up(reinterpret_cast<uintptr_t>(next), support::kCacheLine));
     block->trace = TraceQueue::create_in(queue, g.trace_capacity);

@@ -39,6 +39,11 @@ void CallEdgeTable::clear() {
   for (uint32_t i = 0; i < n; ++i) claimed_slot(i).calls.store(0, std::memory_order_relaxed);
 }
 
+size_t ObjectCountTable::bytes_for(uint32_t capacity_log2) {
+  const size_t slots = size_t{1} << capacity_log2;
+  return slots * sizeof(ObjectCountSlot) + (slots + 1) * sizeof(uint32_t);
+}
+
 void ObjectCountTable::reset(ObjectCountSlot* slots, uint32_t capacity_log2) {
   slots_ = slots;
   mask_ = (uint32_t{1} << capacity_log2) - 1;
@@ -59,6 +64,10 @@ ObjectCountSlot* ObjectCountTable::find_slow(uintptr_t address, bool* inserted) 
       s.contended.store(0, std::memory_order_relaxed);
       s.wait_ticks.store(0, std::memory_order_relaxed);
       s.address.store(address, std::memory_order_release);
+      // Listed after its key: a reader that finds it in the list finds it whole.
+      const uint32_t n = claimed_count().load(std::memory_order_relaxed);
+      claimed_at(n).store((home + probe) & mask_, std::memory_order_relaxed);
+      claimed_count().store(n + 1, std::memory_order_release);
       *inserted = true;
       return &s;
     }
@@ -78,10 +87,11 @@ const ObjectCountSlot* ObjectCountTable::lookup(uintptr_t address) const {
   return nullptr;
 }
 
+// Keys stay, as the call edges' do.
 void ObjectCountTable::clear() {
-  for (uint32_t i = 0; i <= mask_; ++i) {
-    ObjectCountSlot& s = slots_[i];
-    if (s.address.load(std::memory_order_relaxed) == 0) continue;
+  const uint32_t n = claimed_count().load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i) {
+    ObjectCountSlot& s = slots_[claimed_at(i).load(std::memory_order_relaxed)];
     s.acquisitions.store(0, std::memory_order_relaxed);
     s.contended.store(0, std::memory_order_relaxed);
     s.wait_ticks.store(0, std::memory_order_relaxed);

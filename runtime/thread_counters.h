@@ -83,6 +83,9 @@ static_assert(sizeof(ObjectCountSlot) == 32);
 
 class ObjectCountTable {
  public:
+  // Memory for a table of 2^capacity_log2 slots: the slots, then the list of those claimed
+  // (a count and their positions, 32 bits each).
+  QUARTZ_NOINSTR static size_t bytes_for(uint32_t capacity_log2);
   QUARTZ_NOINSTR void reset(ObjectCountSlot* slots, uint32_t capacity_log2);
 
   // The slot for `address`, inserting it; null when the table has no room near its hash.
@@ -97,13 +100,27 @@ class ObjectCountTable {
   }
 
   QUARTZ_ALWAYS_INLINE uint32_t capacity() const { return mask_ + 1; }
-  QUARTZ_ALWAYS_INLINE const ObjectCountSlot& slot(uint32_t i) const { return slots_[i]; }
+  // Visits the slots claimed so far, in the order claimed: a reader's pass (each
+  // publication's, each thread's end) costs the objects the thread used, not the table's
+  // 2^N slots (a thousand threads' tables, 256 slots each, took most of a publication).
+  template <typename Visit>
+  QUARTZ_NOINSTR void for_each_claimed(Visit&& visit) const {
+    const uint32_t n = claimed_count().load(std::memory_order_acquire);
+    for (uint32_t i = 0; i < n; ++i) visit(slots_[claimed_at(i).load(std::memory_order_relaxed)]);
+  }
   // The slot for `address` if the table has one (a reader's lookup: never inserts).
   QUARTZ_NOINSTR const ObjectCountSlot* lookup(uintptr_t address) const;
   QUARTZ_NOINSTR void clear();
 
  private:
   QUARTZ_NOINSTR ObjectCountSlot* find_slow(uintptr_t address, bool* inserted);
+  // The claimed list, after the slots (zeroed with the block): its count, then positions.
+  QUARTZ_ALWAYS_INLINE std::atomic<uint32_t>& claimed_count() const {
+    return reinterpret_cast<std::atomic<uint32_t>*>(slots_ + mask_ + 1)[0];
+  }
+  QUARTZ_ALWAYS_INLINE std::atomic<uint32_t>& claimed_at(uint32_t i) const {
+    return reinterpret_cast<std::atomic<uint32_t>*>(slots_ + mask_ + 1)[1 + i];
+  }
 
   ObjectCountSlot* slots_ = nullptr;
   uint32_t mask_ = 0;

@@ -80,8 +80,14 @@ TEST(CallEdgeTable, ClearKeepsKeysAndZeroesCounts) {
   EXPECT_EQ(listed, 1u);
 }
 
+// Zeroed memory for a table of 2^log2 slots and its claimed list.
+std::vector<ObjectCountSlot> object_table_memory(uint32_t log2) {
+  return std::vector<ObjectCountSlot>(
+      (ObjectCountTable::bytes_for(log2) + sizeof(ObjectCountSlot) - 1) / sizeof(ObjectCountSlot));
+}
+
 TEST(ObjectCountTable, FindInsertsOnceThenFinds) {
-  std::vector<ObjectCountSlot> slots(1 << 4);
+  std::vector<ObjectCountSlot> slots = object_table_memory(4);
   ObjectCountTable table;
   table.reset(slots.data(), 4);
   bool inserted = false;
@@ -101,6 +107,32 @@ TEST(ObjectCountTable, FindInsertsOnceThenFinds) {
   }
   EXPECT_GT(nulls, 0);
   EXPECT_EQ(table.find(0x5000, &inserted), a);
+}
+
+// A reader visits the objects the thread used, each once, in the order it first used them,
+// and clear() zeroes their counts and keeps them listed.
+TEST(ObjectCountTable, ListsTheObjectsClaimedOnce) {
+  std::vector<ObjectCountSlot> slots = object_table_memory(8);
+  ObjectCountTable table;
+  table.reset(slots.data(), 8);
+  const std::vector<uintptr_t> used = {0x9000, 0x1000, 0x5040, 0x2000};
+  bool inserted;
+  for (int round = 0; round < 3; ++round) {
+    for (uintptr_t address : used) table.find(address, &inserted)->acquisitions++;
+  }
+  std::vector<uintptr_t> listed;
+  table.for_each_claimed([&](const ObjectCountSlot& s) {
+    listed.push_back(s.address.load());
+    EXPECT_EQ(s.acquisitions.load(), 3u);
+  });
+  EXPECT_EQ(listed, used);
+  table.clear();
+  listed.clear();
+  table.for_each_claimed([&](const ObjectCountSlot& s) {
+    listed.push_back(s.address.load());
+    EXPECT_EQ(s.acquisitions.load(), 0u);
+  });
+  EXPECT_EQ(listed, used);
 }
 
 }  // namespace
