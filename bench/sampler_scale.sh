@@ -5,7 +5,8 @@
 # the elapsed time, and the workers' processor time against their own CPU clocks.
 # tests/e2e/programs/many_threads.c: N threads released at once, each computing until its
 # own clock advanced CPU_US (about 3 s of processor time in all, at least 1 ms a thread).
-# Each cell is the median of REPEAT runs.
+# Then thread churn: 10,000 threads created and ended 1,000 at a time, against a plain run.
+# Each figure is the median of REPEAT runs.
 #   bench/sampler_scale.sh [BUILD_DIR]        (REPEAT=3, THREADS="1 16 64 256 1024 4096")
 set -euo pipefail
 build=${1:-build}
@@ -49,3 +50,17 @@ PY
     "$(printf '%s\n' "${taken[@]}" | median)" "$(printf '%s\n' "${sampler[@]}" | median)" \
     "$(printf '%s\n' "${error[@]}" | median)" "$(printf '%s\n' "${slow[@]}" | median)"
 done
+
+# Thread churn at scale: 10,000 threads of 1 ms of processor time each, created and ended
+# 1,000 at a time (tests/e2e/programs/thread_churn.c), against a plain run.
+churn=$build/tests/e2e/thread_churn
+slow=()
+for ((r = 0; r < repeat; r++)); do
+  plain=$("$churn" 10000 1000 1000 | sed -n 's/^wall_ns=//p')
+  profiled=$("$quartz" run -q --no-import -o "$work/c.qcap" -- "$churn" 10000 1000 1000 |
+    sed -n 's/^wall_ns=//p')
+  slow+=("$(echo "$profiled / $plain" | bc -l)")
+done
+echo
+printf 'Thread churn (10,000 threads of 1 ms, 1,000 alive at a time): elapsed x%.2f of plain\n' \
+  "$(printf '%s\n' "${slow[@]}" | median)"

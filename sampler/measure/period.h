@@ -1,11 +1,11 @@
 // The sampler's schedule (docs/design.md "Sampler"): snapshots a period apart, the period
-// the one asked for until a snapshot's walk over the threads costs more than a twentieth of
-// it (many threads), then doubled as often as it takes, and halved back, never below the
-// one asked for, when the cost falls under an eightieth. Windows, publications and
-// amendments keep budgets of their own, which a longer period would not lower. Lengthened
-// too when more than one snapshot in eight is lost. And what the schedule kept: the snapshots due,
-// those taken late (more than half a period after they were due) and those lost (a wake-up more
-// than a period late skips the ones it missed: snapshots back to back would stand for nothing).
+// the one asked for until a snapshot's walk over the threads costs more than 4% of it (many
+// threads), then doubled as far as it takes, and halved back, never below the one asked
+// for, when the walk falls under 1%. Windows, publications and amendments keep budgets of
+// their own, which a longer period would not lower. Lengthened too when more than one
+// snapshot in eight is lost. And what the schedule kept: the snapshots due, those taken
+// late (more than half a period after they were due) and those lost (a wake-up more than a
+// period late skips the ones it missed: snapshots back to back would stand for nothing).
 // Pure arithmetic on the times it is given, on the sampler thread only.
 #pragma once
 
@@ -17,9 +17,9 @@ namespace quartz::sampler {
 
 class Schedule {
  public:
-  // A snapshot's walk at most this share of the period: with windows (~1%), publications
-  // and amendments (2.5% each) the sampler stays under a tenth of a processor.
-  static constexpr double kCostShare = 0.05;
+  // A snapshot's walk at most this share of the period: with windows (~1.5%),
+  // publications (2.5%) and amendments (1.6%) the sampler stays near a tenth of a processor.
+  static constexpr double kCostShare = 0.04;
   static constexpr uint32_t kMaxLengthening = 64;  // the period at most this times the asked one
 
   QUARTZ_NOINSTR void start(uint64_t period_ns, uint64_t now);
@@ -44,6 +44,7 @@ class Schedule {
   double cost_ns_ = -1;        // a moving average of the snapshots' cost (-1: none yet)
   uint32_t since_change_ = 0;  // snapshots taken since the period last changed
   uint32_t lost_since_change_ = 0;
+  uint32_t since_loss_ = 0;  // snapshots taken since one was lost
   uint64_t due_ = 0, late_ = 0, lost_ = 0;
 };
 

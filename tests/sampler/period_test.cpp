@@ -39,8 +39,7 @@ TEST(Schedule, AFewThreadsKeepThePeriodAskedFor) {
 TEST(Schedule, AWalkOverAThousandThreadsLengthensThePeriodUntilItFits) {
   Schedule schedule;
   schedule.start(kAsked, 0);
-  // 1,024 threads at 0.3 us: 307 us, a twentieth of 6.1 ms: the first doubling past it is
-  // 8 ms.
+  // 1,024 threads at 0.3 us: 307 us, 4% of 7.7 ms: the first doubling past it is 8 ms.
   run_on_time(schedule, 400, 307 * kUs);
   EXPECT_EQ(schedule.period_ns(), 8 * kMs);
   EXPECT_EQ(schedule.lost(), 0u);
@@ -82,28 +81,27 @@ TEST(Schedule, ALateWakeUpIsCountedAndOneMissingPeriodsLosesTheirSnapshots) {
   EXPECT_EQ(schedule.due_ns(), 13 * kMs);
 }
 
-// A sampler that gets a processor one wake-up in four (normal priority among a thousand
-// runnable threads) loses snapshots: the period doubles until it is woken in time.
+// A sampler woken 7 ms late whenever its period is under 8 ms (normal priority among many
+// runnable threads) loses snapshots: the period doubles until it is woken in time, and is
+// tried shorter again only now and then; woken in time, it comes back.
 TEST(Schedule, SnapshotsLostLengthenThePeriod) {
   Schedule schedule;
   schedule.start(kAsked, 0);
-  uint64_t now = 0;
-  for (int i = 0; i < 200; ++i) {
-    const uint64_t due = schedule.due_ns();
-    // Woken 7 ms after it is due while the period is under 8 ms: the ones in between lost.
-    const uint64_t woken = schedule.period_ns() < 8 * kMs ? due + 7 * kMs : due;
-    schedule.taken(woken, 24 * kUs, woken + 24 * kUs);
-    now = woken;
-  }
-  EXPECT_EQ(schedule.period_ns(), 8 * kMs);
-  const uint64_t lost = schedule.lost();
-  const uint64_t due = schedule.due();
-  for (int i = 0; i < 100; ++i) {
-    now = schedule.due_ns();
-    schedule.taken(now, 24 * kUs, now + 24 * kUs);
-  }
-  EXPECT_EQ(schedule.lost(), lost) << "none lost once woken in time";
-  EXPECT_EQ(schedule.due(), due + 100);
+  auto run = [&](int count, bool late) {
+    for (int i = 0; i < count; ++i) {
+      const uint64_t due = schedule.due_ns();
+      const uint64_t woken = late && schedule.period_ns() < 8 * kMs ? due + 7 * kMs : due;
+      schedule.taken(woken, 24 * kUs, woken + 24 * kUs);
+    }
+  };
+  run(100, true);
+  EXPECT_EQ(schedule.longest_period_ns(), 8 * kMs);
+  const uint64_t lost = schedule.lost(), due = schedule.due();
+  run(800, true);
+  EXPECT_LT(8 * (schedule.lost() - lost), schedule.due() - due)
+      << "at most one snapshot in eight lost once lengthened";
+  run(200, false);
+  EXPECT_EQ(schedule.period_ns(), kAsked) << "woken in time, the period asked for";
 }
 
 }  // namespace
