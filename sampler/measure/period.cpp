@@ -3,11 +3,6 @@
 namespace quartz::sampler {
 namespace {
 
-// The cost's moving average weighs the last snapshot this much: one walk slowed by a
-// preemption or a burst of new threads does not double the period.
-constexpr double kCostWeight = 1.0 / 8;
-// Snapshots between two changes of the period, so that the average has seen the new one.
-constexpr uint32_t kSnapshotsPerChange = 8;
 // More than one snapshot lost in this many taken lengthens the period too: the sampler does
 // not get a processor that often (refused real time among many runnable threads).
 constexpr uint32_t kLossesPerDue = 8;
@@ -26,22 +21,32 @@ void Schedule::taken(uint64_t taken_ns, uint64_t cost_ns, uint64_t now) {
   ++due_;
   ++since_loss_;
   if (taken_ns > due_ns_ + period_ns_ / 2) ++late_;
-  const double cost = static_cast<double>(cost_ns);
-  cost_ns_ = cost_ns_ < 0 ? cost : cost_ns_ + kCostWeight * (cost - cost_ns_);
-  const double period = static_cast<double>(period_ns_);
-  if (++since_change_ >= kSnapshotsPerChange) {
+  costs_[since_change_ % kCosts] = cost_ns;
+  if (++since_change_ >= kCosts) {
+    // The walk's steady cost is the least of the last few: the first walks touch new pages
+    // and intern new contexts, and any walk may be preempted; a spike must not lengthen
+    // the period for seconds. It is short again when even the most costly is cheap.
+    uint64_t least = costs_[0], most = costs_[0];
+    for (uint64_t c : costs_) {
+      least = c < least ? c : least;
+      most = c > most ? c : most;
+    }
+    const double period = static_cast<double>(period_ns_);
     const bool losing = lost_since_change_ * kLossesPerDue > since_change_;
     const uint64_t longest = asked_ns_ * kMaxLengthening;
-    if ((cost_ns_ > kCostShare * period || losing) && period_ns_ < longest) {
-      // As far as the cost asks at once: a run's first second is when its threads start.
+    if ((static_cast<double>(least) > kCostShare * period || losing) && period_ns_ < longest) {
       do {
         period_ns_ *= 2;
-      } while (cost_ns_ > kCostShare * static_cast<double>(period_ns_) && period_ns_ < longest);
+      } while (static_cast<double>(least) > kCostShare * static_cast<double>(period_ns_) &&
+               period_ns_ < longest);
       since_change_ = lost_since_change_ = 0;
-    } else if (cost_ns_ < kCostShare / 4 * period && since_loss_ >= kQuietToShorten &&
-               period_ns_ > asked_ns_) {
+    } else if (static_cast<double>(most) < kCostShare / 4 * period &&
+               since_loss_ >= kQuietToShorten && period_ns_ > asked_ns_) {
       period_ns_ /= 2;
+      since_change_ = lost_since_change_ = 0;
+    } else {
       since_change_ = 0;
+      lost_since_change_ = 0;
     }
     if (period_ns_ > longest_ns_) longest_ns_ = period_ns_;
   }

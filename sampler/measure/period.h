@@ -1,8 +1,8 @@
 // The sampler's schedule (docs/design.md "Sampler"): snapshots a period apart, the period
-// the one asked for until a snapshot's walk over the threads costs more than 4% of it (many
-// threads), then doubled as far as it takes, and halved back, never below the one asked
-// for, when the walk falls under 1%. Windows, publications and amendments keep budgets of
-// their own, which a longer period would not lower. Lengthened too when more than one
+// the one asked for until the walks over the threads cost more than 4% of it, the least of
+// eight (many threads), then doubled as far as it takes, and halved back, never below the
+// one asked for, when the most of eight falls under 1%. Windows, publications and amendments keep
+// budgets of their own, which a longer period would not lower. Lengthened too when more than one
 // snapshot in eight is lost. And what the schedule kept: the snapshots due, those taken
 // late (more than half a period after they were due) and those lost (a wake-up more than a
 // period late skips the ones it missed: snapshots back to back would stand for nothing).
@@ -41,8 +41,9 @@ class Schedule {
   uint64_t period_ns_ = 0;
   uint64_t longest_ns_ = 0;
   uint64_t due_ns_ = 0;
-  double cost_ns_ = -1;        // a moving average of the snapshots' cost (-1: none yet)
-  uint32_t since_change_ = 0;  // snapshots taken since the period last changed
+  static constexpr uint32_t kCosts = 8;  // walks a decision looks at
+  uint64_t costs_[kCosts] = {};
+  uint32_t since_change_ = 0;  // snapshots taken since the last decision
   uint32_t lost_since_change_ = 0;
   uint32_t since_loss_ = 0;  // snapshots taken since one was lost
   uint64_t due_ = 0, late_ = 0, lost_ = 0;
