@@ -28,8 +28,8 @@ struct Options {
   // 1 ms on a reserved core, 2 ms when sharing the processors (docs/performance.md).
   uint32_t period_us = 0;
   uint32_t checkpoint_ms = 1000;  // QUARTZ_CHECKPOINT_MS: capture rewritten this often
-  int reserve = -1;               // QUARTZ_RESERVE: -1 auto (>= 8 processors), 0 no, 1 yes
-  char reserved_cores[128] = {};  // QUARTZ_RESERVED_CORES: e.g. "7" or "6,7" (default: last)
+  int reserve = -1;               // QUARTZ_RESERVE: -1 auto (>= 8 cores), 0 no, 1 yes
+  char reserved_cores[128] = {};  // QUARTZ_RESERVED_CORES: e.g. "7" or "7,71" (default: last core)
   // QUARTZ_SAMPLER_PRIORITY: "realtime" (the default: asked for, kept when permitted) or
   // "normal" (sampler/measure/sampler.cpp).
   bool realtime_sampler = true;

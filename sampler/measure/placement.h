@@ -1,7 +1,7 @@
-// Where the sampler and the program run (DESIGN.md §3 "Sampler"), decided with hwloc on
-// the sampler thread at start-up: with a reserved core (--reserve, or 8 or more
-// processors) the program is moved off it and the sampler bound to it; otherwise the
-// sampler shares the processors, bound to one at a time, each in turn.
+// Where the sampler and the program run (DESIGN.md §3 "Sampler"), applied with hwloc on
+// the sampler thread at start-up as placement_plan.h decides: with a reserved core
+// (--reserve, or 8 or more cores) the program is moved off it and the sampler bound to it;
+// otherwise the sampler shares the processors, bound to one at a time, each in turn.
 #pragma once
 
 #include <cstdint>
