@@ -6,6 +6,7 @@
 // thread is placed when it starts and again when it is named.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -20,5 +21,9 @@ namespace quartz::rt {
 QUARTZ_NOINSTR bool configure_placement(const char* spec);
 // Pins thread `tid` (0: the caller) as its index and name say, if a group names it.
 QUARTZ_NOINSTR void place_thread(pid_t tid, uint32_t index, const char* name);
+// The processors the program could use before a placement pinned its threads, into `*out`;
+// false when no placement is active. The sampler counts P from these: its own thread, made
+// by a pinned main thread, inherits the pin.
+QUARTZ_NOINSTR bool processors_before_placement(cpu_set_t* out);
 
 }  // namespace quartz::rt

@@ -1,9 +1,11 @@
 #include "sampler/measure/placement.h"
 
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include <sched.h>
 #include <stdio.h>
 
+#include "runtime/placement.h"
 #include "sampler/measure/placement_plan.h"
 #include "support/safe_file.h"
 
@@ -75,7 +77,10 @@ uint32_t place_sampler(const rt::Options& options, RunInfo& info, SharedProcesso
   uint32_t processors = 1;
   hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
   if (allowed && hwloc_topology_load(topology) == 0) {
-    if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0) {
+    cpu_set_t before;
+    if (rt::processors_before_placement(&before)) {
+      hwloc_cpuset_from_glibc_sched_affinity(topology, allowed, &before, sizeof before);
+    } else if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0) {
       hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
     }
     processors = place(topology, allowed, options, info, turns);

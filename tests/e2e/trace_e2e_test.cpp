@@ -598,6 +598,13 @@ TEST_F(TraceE2E, PlacementPinsThreadsAsTheGroupingSays) {
   EXPECT_EQ(cpus["w1"], "0") << r.out;  // thread index 2
   EXPECT_EQ(cpus["main"], "1") << r.out;
   EXPECT_EQ(cpus["w0"], "1") << r.out;
+  // P is the processors the program may use, not those its main thread was pinned to (the
+  // sampler, created by it, inherits its pin; it read P = 1).
+  cpu_set_t own;
+  ASSERT_EQ(sched_getaffinity(0, sizeof own, &own), 0);
+  const CommandResult report = run_command({kQuartz, "report", "--store", store, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(json::parse(report.out)["processors"].get<int>(), CPU_COUNT(&own));
 }
 
 // Recorded beside CPU-bound processes of the test's own (issue 15 item 3): the predictions
