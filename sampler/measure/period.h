@@ -44,8 +44,8 @@ class Schedule {
   static constexpr uint32_t kCosts = 8;  // walks a decision looks at
   uint64_t costs_[kCosts] = {};
   uint32_t since_change_ = 0;  // snapshots taken since the last decision
-  uint32_t lost_since_change_ = 0;
-  uint32_t since_loss_ = 0;  // snapshots taken since one was lost
+  uint32_t late_since_change_ = 0;
+  uint32_t since_late_ = 0;  // snapshots taken since one was woken late
   uint64_t due_ = 0, late_ = 0, lost_ = 0;
 };
 

@@ -14,8 +14,10 @@ constexpr uint64_t kTraceFlushNs = 100'000'000;  // the trace appended to its fi
 // by the sampler's own clock: a small capture goes out at every snapshot, a bigger one less
 // often.
 constexpr uint64_t kPublishCostShare = 40;
-// Amendments in between at most 1.6%: a 125,000-object capture's (~44 us) still at every
-// snapshot; one of a thousand threads (its open window attributed, ~5 ms) every 300 ms.
+// Amendments in between at every snapshot while one costs at most a quarter of a period (a
+// 125,000-object capture's, 100-200 us: an abrupt end loses at most a period), else at
+// most 1.6% of a processor (a thousand threads' open window, ~5 ms: every 300 ms).
+constexpr uint64_t kAmendCheapShare = 4;
 constexpr uint64_t kAmendCostShare = 64;
 
 }  // namespace
@@ -241,8 +243,9 @@ void Publisher::after_snapshot(uint64_t now, uint64_t snapshot, uint64_t checkpo
     publish(now, snapshot);
   }
   // Half a period of slack, as for publications.
+  const bool cheap = kAmendCheapShare * amend_cost_ns_ <= info_->period_ns;
   if (amending_ && covered_snapshot_ != snapshot &&
-      now + info_->period_ns / 2 >= last_amend_ns_ + kAmendCostShare * amend_cost_ns_) {
+      (cheap || now + info_->period_ns / 2 >= last_amend_ns_ + kAmendCostShare * amend_cost_ns_)) {
     const uint64_t start = support::read_own_clock();
     amend();
     amend_cost_ns_ = support::read_own_clock() - start;
