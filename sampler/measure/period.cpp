@@ -27,7 +27,7 @@ void Schedule::taken(uint64_t taken_ns, uint64_t cost_ns, uint64_t now) {
     ++late_since_change_;
     since_late_ = 0;
   }
-  costs_[since_change_ % kCosts] = cost_ns;
+  costs_[since_change_] = cost_ns;
   if (++since_change_ >= kCosts) {
     // The walk's steady cost is the least of the last few: the first walks touch new pages
     // and intern new contexts, and any walk may be preempted; a spike must not lengthen
@@ -45,14 +45,11 @@ void Schedule::taken(uint64_t taken_ns, uint64_t cost_ns, uint64_t now) {
         period_ns_ *= 2;
       } while (static_cast<double>(least) > kCostShare * static_cast<double>(period_ns_) &&
                period_ns_ < longest);
-      since_change_ = late_since_change_ = 0;
     } else if (static_cast<double>(most) < kCostShare / 4 * period &&
                since_late_ >= kQuietToShorten && period_ns_ > asked_ns_) {
       period_ns_ /= 2;
-      since_change_ = late_since_change_ = 0;
-    } else {
-      since_change_ = late_since_change_ = 0;
     }
+    since_change_ = late_since_change_ = 0;
     if (period_ns_ > longest_ns_) longest_ns_ = period_ns_;
   }
   due_ns_ += period_ns_;

@@ -1,10 +1,10 @@
 // The sampler's schedule (docs/design.md "Sampler"): snapshots a period apart, the period
-// the one asked for until the walks over the threads cost more than 4% of it, the least of
-// eight (many threads), then doubled as far as it takes, and halved back, never below the
-// one asked for, when the most of eight falls under 1%. Windows, publications and amendments keep
-// budgets of their own, which a longer period would not lower. Lengthened too when more than one
-// snapshot in eight is lost. And what the schedule kept: the snapshots due, those taken
-// late (more than half a period after they were due) and those lost (a wake-up more than a
+// the one asked for until the least of eight walks over the threads costs more than 4% of
+// it (many threads), or two wake-ups in eight are late; then doubled as far as it takes, and
+// halved back, never below the one asked for, when the most of eight falls under 1%.
+// Windows, publications and amendments keep budgets of their own, which a longer period
+// would not lower. And what the schedule kept: the snapshots due, those taken late (more
+// than half a period after they were due) and those lost (a wake-up or work more than a
 // period late skips the ones it missed: snapshots back to back would stand for nothing).
 // Pure arithmetic on the times it is given, on the sampler thread only.
 #pragma once
@@ -43,7 +43,7 @@ class Schedule {
   uint64_t due_ns_ = 0;
   static constexpr uint32_t kCosts = 8;  // walks a decision looks at
   uint64_t costs_[kCosts] = {};
-  uint32_t since_change_ = 0;  // snapshots taken since the last decision
+  uint32_t since_change_ = 0;  // snapshots taken since the last decision (< kCosts)
   uint32_t late_since_change_ = 0;
   uint32_t since_late_ = 0;  // snapshots taken since one was woken late
   uint64_t due_ = 0, late_ = 0, lost_ = 0;

@@ -85,9 +85,10 @@ QUARTZ_NOINSTR void read_program(RunInfo& info) {
 
 // Snapshots on time among many runnable threads: at real-time priority (the lowest,
 // SCHED_FIFO 1) a wake-up runs at once, where a fair share of 1,000 threads' run queue took
-// one snapshot in 16. Safe because a snapshot's cost is held to a tenth of the period
-// (period.h); the final capture, which can take long, is written at normal priority
-// (lower_priority). Refused without CAP_SYS_NICE or RLIMIT_RTPRIO: said in the run.
+// one snapshot in 16. Safe because a snapshot's walk is held to 4% of the period and the
+// other work to budgets of its own (period.h); the final capture, which can take long, is written
+// at normal priority (lower_priority). Refused without CAP_SYS_NICE or RLIMIT_RTPRIO: said in the
+// run.
 QUARTZ_NOINSTR const char* raise_priority(const rt::Options& options) {
   if (!options.realtime_sampler) return capture::run_keys::kPriorityNormal;
   sched_param param{};

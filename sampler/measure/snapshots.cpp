@@ -1,7 +1,6 @@
 #include "sampler/measure/snapshots.h"
 
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 
@@ -24,22 +23,6 @@ QUARTZ_NOINSTR bool polled(Track& track, const rt::ThreadBlock& block) {
 // Clock reads take at most this share of the period asked for: all of 25-130 threads'
 // (1.5 us to 0.3 us a read), beyond that a rotating part of them (clock_turn).
 constexpr double kClockReadShare = 0.02;
-
-// What reading a thread's CPU clock costs the sampler, by its own clock (the least of a few
-// rounds of reads of its own, as it reads the program's threads).
-QUARTZ_NOINSTR double calibrate_clock_read_ns() {
-  const pid_t self = gettid();
-  double best = 1e9;
-  for (int round = 0; round < 4; ++round) {
-    constexpr int kReads = 32;
-    const uint64_t begin = support::read_own_clock();
-    uint64_t ns;
-    for (int i = 0; i < kReads; ++i) support::read_thread_clock(self, &ns);
-    const uint64_t end = support::read_own_clock();
-    if (end > begin) best = std::min(best, static_cast<double>(end - begin) / (kReads + 1));
-  }
-  return best;
-}
 
 constexpr uint64_t kMinWindowNs = 10'000'000;           // CPU measurement at most every 10 ms
 constexpr uint64_t kCpuReadBudgetNs = 1'100'000;        // window per thread: ~1% of a core
@@ -77,7 +60,10 @@ bool Snapshots::init(rt::Runtime& runtime, RunInfo& info, OverheadControl& overh
   overhead_ = &overhead;
   trace_ = &trace;
   window_ns_ = kMinWindowNs;
-  clock_read_ns_ = calibrate_clock_read_ns();
+  // A CPU-clock read, as the overhead control calibrates it (0 without one: a read then
+  // counts as 1 us).
+  clock_read_ns_ = overhead.calibrate_cpu_read_ns();
+  if (!(clock_read_ns_ > 0)) clock_read_ns_ = 1000;
   info.window_snapshots = static_cast<uint32_t>(kMinWindowNs / info.period_ns + 1);
   return init_tables(processors) && window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
          reader_.init(runtime.options.geometry.stack_capacity, kMaxSlots) &&

@@ -21,11 +21,7 @@ QUARTZ_NOINSTR void amend_run(EntryOut& out, const RunInfo& info, const Attribut
   key_number(out, &n, keys::kSamples, totals.snapshots);
   key_number(out, &n, keys::kThreadSamples, totals.thread_samples);
   key_number(out, &n, keys::kTornSamples, info.torn_samples);
-  key_number(out, &n, keys::kPeriodLongestNs, info.period_longest_ns);
-  key_number(out, &n, keys::kSnapshotsDue, info.snapshots_due);
-  key_number(out, &n, keys::kSnapshotsLate, info.snapshots_late);
-  key_number(out, &n, keys::kSnapshotsLost, info.snapshots_lost);
-  key_number(out, &n, keys::kSnapshotWalkNs, info.walk_ns);
+  schedule_keys(out, &n, info);
   key_number(out, &n, keys::kSamplerCpuNs, info.sampler_cpu_ns);
   key_number(out, &n, keys::kDilationRemovedNs, ns(totals.dilation_removed_s));
   key_number(out, &n, keys::kObjectsDropped, runtime.objects.dropped() + tables.dropped_entities());

@@ -13,6 +13,7 @@
 #include "format/capture_format.h"
 #include "runtime/thread_history.h"
 #include "sampler/attribution.h"
+#include "sampler/run_info.h"
 #include "sampler/tables.h"
 #include "support/attributes.h"
 
@@ -176,6 +177,17 @@ QUARTZ_NOINSTR void starvation_keys(Out& out, uint32_t* count, const Starvation&
     key_number(out, count, keys::kFirstFullNs, ns(starved.first_full_s));
     key_number(out, count, keys::kLastFullNs, ns(starved.last_full_s));
   }
+}
+
+// The run keys of the schedule the sampler kept (measure/period.h), as of the last snapshot.
+template <typename Out>
+QUARTZ_NOINSTR void schedule_keys(Out& out, uint32_t* count, const RunInfo& info) {
+  namespace keys = capture::run_keys;
+  key_number(out, count, keys::kPeriodLongestNs, info.period_longest_ns);
+  key_number(out, count, keys::kSnapshotsDue, info.snapshots_due);
+  key_number(out, count, keys::kSnapshotsLate, info.snapshots_late);
+  key_number(out, count, keys::kSnapshotsLost, info.snapshots_lost);
+  key_number(out, count, keys::kSnapshotWalkNs, info.walk_ns);
 }
 
 }  // namespace quartz::sampler

@@ -43,11 +43,7 @@ QUARTZ_NOINSTR void write_run(Out& out, const RunInfo& info, const AttributionTo
   key_number(out, &n, run_keys::kStartRealtimeNs, info.start_realtime_ns);
   key_number(out, &n, run_keys::kElapsedNs, static_cast<uint64_t>(totals.elapsed_s * 1e9 + 0.5));
   key_number(out, &n, run_keys::kPeriodNs, info.period_ns);
-  key_number(out, &n, run_keys::kPeriodLongestNs, info.period_longest_ns);
-  key_number(out, &n, run_keys::kSnapshotsDue, info.snapshots_due);
-  key_number(out, &n, run_keys::kSnapshotsLate, info.snapshots_late);
-  key_number(out, &n, run_keys::kSnapshotsLost, info.snapshots_lost);
-  key_number(out, &n, run_keys::kSnapshotWalkNs, info.walk_ns);
+  schedule_keys(out, &n, info);
   if (info.sampler_priority) key_text(out, &n, run_keys::kSamplerPriority, info.sampler_priority);
   key_number(out, &n, run_keys::kWindowSnapshots, info.window_snapshots);
   key_number(out, &n, run_keys::kSamples, totals.snapshots);
