@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness.h"
 
@@ -79,8 +81,22 @@ TEST_F(FollowExec, AKilledProgramOfTheTreeIsStored) {
   const json last = report(4);
   ASSERT_FALSE(last.is_discarded()) << r.err;
   EXPECT_EQ(last["parent_run"], 1);
-  const double wall_s = std::stod(printed_values(r.out)["wall_ms"]) * 1e-3;
-  EXPECT_NEAR(last["elapsed_s"].get<double>(), wall_s, last["sampling"]["period_s"].get<double>());
+  // Its elapsed time runs from before main (the runtime starts first) to its last snapshot,
+  // due at most one period (the longest the sampler's schedule took) before the kill, and
+  // on time until half a period late (period.h): a period and a half.
+  auto printed = printed_values(r.out);
+  const double elapsed_s = last["elapsed_s"].get<double>();
+  const double since_main_s = std::stod(printed["wall_ms"]) * 1e-3;
+  EXPECT_LE(since_main_s - elapsed_s, 1.5 * last["sampling"]["period_longest_s"].get<double>());
+  // Nor more than since the program before it ended (each prints end_realtime_ns); 1 ms for
+  // a snapshot between its last line and the kill.
+  std::vector<double> ends_s;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("end_realtime_ns=")) ends_s.push_back(std::stod(line.substr(16)) * 1e-9);
+  }
+  ASSERT_EQ(ends_s.size(), 3u) << r.out;
+  EXPECT_LE(elapsed_s, ends_s[2] - ends_s[1] + 1e-3);
 }
 
 // Without --follow-exec only the script is profiled: one run, no other capture.

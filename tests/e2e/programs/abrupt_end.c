@@ -13,8 +13,9 @@
  * With OBJECTS, main first takes that many mutexes once each: a capture too big to publish
  * every period (125,000: 13 MB), so the last phase must reach the stored run as amendments.
  *
- * Prints "wall_ms=X" (since main started) and "phase_cpu_ms=Y" (main's processor time in
- * work_until, its last phase, by its own clock) just before it ends.
+ * Prints "wall_ms=X" (since main started), "phase_cpu_ms=Y" (main's processor time in
+ * work_until, its last phase, by its own clock) and "end_realtime_ns=Z" (CLOCK_REALTIME,
+ * to compare with a time taken outside, before the program began) just before it ends.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
   work_until(now_ms() + atoi(argv[2]));
   printf("phase_cpu_ms=%.3f\n", clock_ms(CLOCK_THREAD_CPUTIME_ID) - phase_cpu);
   printf("wall_ms=%.3f\n", now_ms() - start_ms);
+  struct timespec end;
+  clock_gettime(CLOCK_REALTIME, &end);
+  printf("end_realtime_ns=%lld\n", (long long)end.tv_sec * 1000000000LL + end.tv_nsec);
   fflush(stdout);
   if (strcmp(mode, "_exit") == 0) _exit(0);
   if (strcmp(mode, "quick_exit") == 0) quick_exit(0);
