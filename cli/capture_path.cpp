@@ -15,7 +15,8 @@ namespace quartz::cli {
 namespace {
 
 std::filesystem::path capture_directory(const RunOptions& o) {
-  const std::filesystem::path store(o.store);
+  // A server's runs are captured here first, as a store in this directory's would be.
+  const std::filesystem::path store(profile::Store::is_server_uri(o.store) ? "quartz.db" : o.store);
   const auto beside_store =
       (store.has_parent_path() ? store.parent_path() : std::filesystem::path(".")) /
       "quartz-captures";

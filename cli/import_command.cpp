@@ -89,8 +89,8 @@ int import_command(const std::vector<std::string>& args) {
     } catch (const profile::DuplicateCaptureError& e) {
       // The others are still imported: a directory's captures imported again add the new.
       std::cerr << "quartz: import: " << capture << " is already run " << e.existing_run << " of "
-                << store_path << " (see 'quartz report " << e.existing_run
-                << "'); not stored again\n";
+                << profile::Store::display_name(store_path) << " (see 'quartz report "
+                << e.existing_run << "'); not stored again\n";
       status = 1;
     }
   }

@@ -16,9 +16,8 @@ int list_command(const std::vector<std::string>& args) {
     if (a.value("--store", &store_path)) continue;
     a.unknown();
   }
-  std::error_code error;
-  if (!std::filesystem::exists(store_path, error)) {
-    throw UsageError("list: no store at " + store_path);
+  if (!profile::Store::exists(store_path)) {
+    throw UsageError("list: no store at " + profile::Store::display_name(store_path));
   }
   const profile::Store store(store_path, profile::StoreAccess::read_only);
   std::cout << "  run  started              elapsed  P  samples  program\n";

@@ -23,12 +23,15 @@
 namespace quartz::cli {
 namespace {
 
-// Before the program, not after: a bad store is known now.
+// Before the program, not after: a bad store is known now. A server out of reach may be back
+// by the program's end; if not, its capture is kept to be stored later.
 void check_store(const RunOptions& o) {
   try {
     profile::Store check(o.store);
   } catch (const profile::ReadOnlyStoreError& e) {
     throw UsageError(std::string("run: ") + e.what() + ": give another --store, or --no-import");
+  } catch (const profile::UnreachableStoreError& e) {
+    std::cerr << "quartz: run: " << e.what() << "; profiling all the same\n";
   }
 }
 
@@ -76,8 +79,8 @@ void store_captures(const RunOptions& o) {
     const int64_t id = import_capture(o.output, o.store, options);
     stored[o.output] = id;
     if (!o.quiet) {
-      std::cerr << "quartz: run " << id << " stored in " << o.store << " (capture " << o.output
-                << "); see 'quartz report " << id << "'\n";
+      std::cerr << "quartz: run " << id << " stored in " << profile::Store::display_name(o.store)
+                << " (capture " << o.output << "); see 'quartz report " << id << "'\n";
     }
   } catch (const std::exception& e) {
     std::cerr << "quartz: run: the capture " << o.output << " was kept but not stored: " << e.what()

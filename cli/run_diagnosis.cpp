@@ -10,6 +10,7 @@
 
 #include "format/capture_format.h"
 #include "profile/capture.h"
+#include "profile/store.h"
 
 namespace quartz::cli {
 namespace {
@@ -108,7 +109,7 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
 }
 
 std::string import_hint(const RunOptions& o) {
-  return "quartz import --store " + o.store + " " + o.output;
+  return "quartz import --store " + profile::Store::display_name(o.store) + " " + o.output;
 }
 
 }  // namespace quartz::cli

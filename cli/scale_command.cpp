@@ -175,7 +175,7 @@ int scale_command(const std::vector<std::string>& args) {
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << "Scaling of " << name << ": runs " << runs.front() << ".." << runs.back() << " ("
-              << store_path << ")\n";
+              << profile::Store::display_name(store_path) << ")\n";
     analysis::print_scaling(std::cout, scaling, available, top);
   }
   return 0;

@@ -27,8 +27,9 @@ OpenedRun find_run(const std::string& which, const std::string& store_path) {
       (!which.empty() && which != "latest" && !numbered)) {
     throw OpenRunError("'" + which + "' is neither a run number nor a capture file");
   }
-  if (!std::filesystem::exists(store_path, error)) {
-    throw OpenRunError("no store at " + store_path + " (run 'quartz run' first, or give --store)");
+  if (!Store::exists(store_path)) {
+    throw OpenRunError("no store at " + Store::display_name(store_path) +
+                       " (run 'quartz run' first, or give --store)");
   }
   Store store(store_path, StoreAccess::read_only);
   int64_t id = 0;
@@ -36,14 +37,14 @@ OpenedRun find_run(const std::string& which, const std::string& store_path) {
     try {
       id = std::stoll(which);
     } catch (const std::out_of_range&) {
-      throw OpenRunError(store_path + ": no run " + which);
+      throw OpenRunError(store.name() + ": no run " + which);
     }
   } else {
     const auto latest = store.latest();
-    if (!latest) throw OpenRunError(store_path + " holds no runs");
+    if (!latest) throw OpenRunError(store.name() + " holds no runs");
     id = *latest;
   }
-  opened.label = "run " + std::to_string(id) + " (" + store_path + ")";
+  opened.label = "run " + std::to_string(id) + " (" + store.name() + ")";
   opened.id = id;
   return opened;
 }

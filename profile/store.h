@@ -1,11 +1,13 @@
-// The experiment store (DESIGN.md §3): one SQLite file holding many runs, each with its
-// capture exactly as read, its symbols, summary columns, and metrics the analysis library
-// computed, so that cross-run questions (scaling with core count, before/after a change) are
-// SQL queries. SQLite stays out of this header: users link it through quartz_profile.
+// The experiment store (DESIGN.md §3): a database holding many runs, each with its capture
+// exactly as read, its symbols, summary columns, and metrics the analysis library computed,
+// so that cross-run questions (scaling with core count, before/after a change) are SQL
+// queries. The database is an SQLite file (a path: one person, one machine) or a PostgreSQL
+// server (a libpq URI, postgresql://...: a team's runs in one place), with one schema.
+// Neither library is in this header: users link them through quartz_profile.
 // The implementation: store.cpp (opening), store_schema.cpp (the schema below and its
 // migrations), store_tables.h (each table's columns, from which the statements are made:
-// sqlite_rows.h), store_runs.cpp, store_traces.cpp (traces and predictions), store_links.cpp
-// (links and series of runs), over the SQLite wrapper of sqlite.h.
+// store_rows.h), store_runs.cpp, store_traces.cpp (traces and predictions), store_links.cpp
+// (links and series of runs), over database.h, which sqlite.h and postgres.h implement.
 //
 // Schema, version 1 (uint64 values are stored as their signed 64-bit bit pattern):
 //   meta       (key TEXT PRIMARY KEY, value)
@@ -30,6 +32,8 @@
 // Version 5 adds run_series (run_id PRIMARY KEY, series), the runs of one `quartz scale`,
 // and chunks (run_id, kind, seq, bytes): captures and traces in pieces (store_chunks.h),
 // runs.capture_bytes their size. Version 6 adds locks.object_id (ObjectInfo::id).
+// On a server, INTEGER is BIGINT, REAL DOUBLE PRECISION, BLOB BYTEA, meta.value TEXT, and
+// chunks and predictions have an identity column id where SQLite has its rowid.
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
 // run_id and by name. Example: the normalized time of procedure "solve" in every run:
 //   SELECT r.id, r.processors, p.normalized_s FROM procedures p JOIN runs r ON r.id = p.run_id
@@ -44,11 +48,10 @@
 #include <string>
 #include <vector>
 
+#include "profile/database.h"
 #include "profile/run.h"
 #include "profile/store_error.h"
 #include "profile/trace_reader.h"
-
-struct sqlite3;
 
 namespace quartz::profile {
 
@@ -93,20 +96,22 @@ struct StoredPrediction {
 // How a store is opened. Reading never creates, upgrades or locks out anything, and works
 // on a read-only file, directory or file system (where SQLite cannot make its shared-memory
 // file, the store is opened as immutable: nobody can be writing it).
-enum class StoreAccess { read_write, read_only };
+using StoreAccess = db::Access;
 
 // One open store. Every failure throws StoreError with a one-line message starting with the
-// store's path. Not thread-safe: use one Store per thread. Several processes may share the
-// file: a writer waits for another's transaction (saying so once on stderr after a second:
-// "quartz: PATH is locked by another process; waiting for it"), up to 10 minutes.
+// store's name: its path, or its URI without the password. Not thread-safe: use one Store
+// per thread. Several processes may share the store, on one machine or many: a writer waits
+// for another's transaction (on a file, saying so once on stderr after a second: "quartz:
+// PATH is locked by another process; waiting for it", up to 10 minutes).
 class Store {
  public:
-  // Opens the store at `path`. For writing, creates it (and its schema) if needed and
-  // upgrades an older schema; throws ReadOnlyStoreError when it can only be read. Throws
-  // StoreError ("PATH: not a Quartz store", "PATH: cannot open: ...", "PATH: store schema
-  // version N, this Quartz reads version M"). Another SQLite database is refused, never
-  // modified.
-  explicit Store(const std::string& path, StoreAccess access = StoreAccess::read_write);
+  // Opens the store at `location`: a path, or a libpq URI (is_server_uri). For writing,
+  // creates it (and its schema) if needed and upgrades an older schema; throws
+  // ReadOnlyStoreError when it can only be read (a read-only file, a role that may not
+  // write). Throws StoreError ("PATH: not a Quartz store", "PATH: cannot open: ...",
+  // "PATH: store schema version N, this Quartz reads version M"). Another database is
+  // refused, never modified.
+  explicit Store(const std::string& location, StoreAccess access = StoreAccess::read_write);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -152,12 +157,17 @@ class Store {
   // True when the file is an SQLite database (header "SQLite format 3\0"); it may still be
   // some other program's database.
   static bool looks_like_store(const std::string& path);
+  // True when `location` names a server: postgresql:// or postgres://.
+  static bool is_server_uri(const std::string& location);
+  // False when `location` is a file that does not exist; a server is asked when opened.
+  static bool exists(const std::string& location);
+  // `location` as messages show it: a server's URI without its password (credentials come
+  // from libpq's usual places, never from what Quartz prints or stores).
+  static std::string display_name(const std::string& location);
+  // The store as messages name it (a URI without its password).
+  const std::string& name() const { return path_; }
 
  private:
-  struct Close {
-    void operator()(sqlite3* db) const;
-  };
-  void open(StoreAccess access);
   // The capture's bytes, from its chunks or, stored before version 5, from runs.capture.
   std::vector<unsigned char> stored_capture(int64_t run_id, const std::string& what) const;
   // The capture stored whole, before version 5 (none: it is in chunks).
@@ -166,17 +176,9 @@ class Store {
   // The run whose capture is `capture_bytes` (of CRC-32 `crc`), if any.
   std::optional<int64_t> run_with_capture(std::span<const unsigned char> capture_bytes,
                                           int64_t crc) const;
-  // Opens the connection (`name`: the path or a file: URI) with its error codes and busy
-  // handler; throws "PATH: cannot open: ...".
-  void connect(const std::string& name, int flags);
-  // SQLite's busy handler: waits for another process's lock, saying so once.
-  static int wait_for_lock(void* store, int attempt);
 
-  std::string path_;
-  std::unique_ptr<sqlite3, Close> db_;  // closed even when the constructor throws
-  int64_t waiting_since_ms_ = 0;        // steady clock, when the current wait began
-  bool said_waiting_ = false;
-  bool immutable_ = false;  // read as a file nobody changes (see StoreAccess)
+  std::unique_ptr<db::Connection> db_;
+  std::string path_;  // db_->name()
 };
 
 }  // namespace quartz::profile

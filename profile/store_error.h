@@ -20,6 +20,13 @@ class ReadOnlyStoreError : public StoreError {
   using StoreError::StoreError;
 };
 
+// A server that cannot be reached, or that refused the connection: "NAME: cannot open: ...".
+// What was to be stored can be stored later.
+class UnreachableStoreError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 // A capture already stored, byte for byte, as run `existing_run`.
 class DuplicateCaptureError : public StoreError {
  public:

@@ -5,20 +5,19 @@
 #include "profile/capture.h"
 #include "profile/compiler_copies.h"
 #include "profile/mapped_file.h"
-#include "profile/sqlite.h"
-#include "profile/sqlite_rows.h"
 #include "profile/store.h"
 #include "profile/store_chunks.h"
+#include "profile/store_rows.h"
 #include "profile/store_schema.h"
 #include "profile/store_tables.h"
 
 namespace quartz::profile {
 
-using sqlite::read_row;
-using sqlite::RowInsert;
-using sqlite::select_sql;
-using sqlite::Statement;
-using sqlite::Transaction;
+using db::Statement;
+using db::Transaction;
+using rows::read_row;
+using rows::RowInsert;
+using rows::select_sql;
 
 namespace {
 
@@ -58,7 +57,7 @@ tables::RunRow run_row(const Run& run) {
 }
 
 // The summary of the row a select_sql() of runs stands on.
-RunSummary read_summary(Statement& rows) {
+RunSummary read_summary(const Statement& rows) {
   tables::RunRow row;
   read_row<tables::kRuns>(rows, row);
   row.started = local_time(row.start_realtime_ns);
@@ -70,7 +69,7 @@ RunSummary read_summary(Statement& rows) {
 int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& run,
                        const std::string& capture_path, const std::string& options,
                        const std::function<void(size_t)>& release) {
-  sqlite3* db = db_.get();
+  db::Connection& db = *db_;
   const std::string what = "cannot add a run";
   tables::RunRow row = run_row(run);
   row.capture_path = capture_path;
@@ -78,18 +77,16 @@ int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& 
   row.capture_crc32 = capture_crc32(capture_bytes, release);
   row.capture_bytes = static_cast<int64_t>(capture_bytes.size());
 
-  Transaction transaction(db, path_, what);
+  Transaction transaction(db, what);
   // Inside the transaction: two imports of one capture at once store it once.
   if (const auto existing = run_with_capture(capture_bytes, row.capture_crc32)) {
     throw DuplicateCaptureError(path_ + ": this capture is already " + run_name(*existing),
                                 *existing);
   }
-  RowInsert<tables::kRuns>(db, path_, what).add(row);
-  const int64_t run_id = sqlite3_last_insert_rowid(db);
-  chunks::write(db, path_, run_id, chunks::kCapture, capture_bytes, what, chunks::kChunkBytes,
-                release);
+  const int64_t run_id = RowInsert<tables::kRuns>(db, what, rows::OnConflict::fail, "id").add(row);
+  chunks::write(db, run_id, chunks::kCapture, capture_bytes, what, 0, release);
 
-  RowInsert<tables::kSymbols> symbols(db, path_, what);
+  RowInsert<tables::kSymbols> symbols(db, what);
   for (const auto& [address, symbol] : run.symbols) symbols.add(symbol, run_id, address);
   transaction.commit();
   return run_id;
@@ -98,34 +95,34 @@ int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& 
 std::optional<std::vector<unsigned char>> Store::whole_capture(int64_t run_id,
                                                                const std::string& what) const {
   // Before version 5 (a store opened read only is not upgraded) every capture was whole.
-  const bool chunked = sqlite::has_table(db_.get(), path_, "chunks");
-  Statement row(db_.get(), path_,
-                chunked ? "SELECT capture_bytes IS NULL, capture FROM runs WHERE id = ?"
-                        : "SELECT 1, capture FROM runs WHERE id = ?",
-                what);
-  row.bind(1, run_id);
-  if (row.step() && row.integer(0)) return row.blob(1);
+  const bool chunked = db_->has_table("chunks");
+  auto row = db_->prepare(chunked ? "SELECT capture_bytes IS NULL, capture FROM runs WHERE id = ?"
+                                  : "SELECT 1, capture FROM runs WHERE id = ?",
+                          what);
+  row->bind(1, run_id);
+  if (row->step() && row->integer(0)) return row->blob(1);
   return std::nullopt;
 }
 
 std::vector<unsigned char> Store::stored_capture(int64_t run_id, const std::string& what) const {
   std::optional<std::vector<unsigned char>> whole = whole_capture(run_id, what);
-  return whole ? std::move(*whole)
-               : chunks::read_all(db_.get(), path_, run_id, chunks::kCapture, what);
+  return whole ? std::move(*whole) : chunks::read_all(*db_, run_id, chunks::kCapture, what);
 }
 
 std::optional<int64_t> Store::run_with_capture(std::span<const unsigned char> capture_bytes,
                                                int64_t crc) const {
-  Statement same(db_.get(), path_,
-                 "SELECT id FROM runs WHERE capture_crc32 = ? AND "
-                 "coalesce(capture_bytes, length(capture)) = ?",
-                 "cannot add a run");
-  same.bind(1, crc);
-  same.bind(2, static_cast<int64_t>(capture_bytes.size()));
-  while (same.step()) {
-    const std::vector<unsigned char> stored = stored_capture(same.integer(0), "cannot add a run");
+  auto same = db_->prepare(
+      "SELECT id FROM runs WHERE capture_crc32 = ? AND "
+      "coalesce(capture_bytes, length(capture)) = ?",
+      "cannot add a run");
+  same->bind(1, crc);
+  same->bind(2, static_cast<int64_t>(capture_bytes.size()));
+  std::vector<int64_t> candidates;
+  while (same->step()) candidates.push_back(same->integer(0));
+  for (const int64_t run_id : candidates) {
+    const std::vector<unsigned char> stored = stored_capture(run_id, "cannot add a run");
     if (std::equal(stored.begin(), stored.end(), capture_bytes.begin(), capture_bytes.end())) {
-      return same.integer(0);
+      return run_id;
     }
   }
   return std::nullopt;
@@ -134,62 +131,61 @@ std::optional<int64_t> Store::run_with_capture(std::span<const unsigned char> ca
 void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& procedures,
                         const std::vector<LockMetric>& locks,
                         const std::vector<ThreadMetric>& threads) {
-  sqlite3* db = db_.get();
+  db::Connection& db = *db_;
   const std::string what = "cannot add metrics of " + run_name(run_id);
-  Transaction transaction(db, path_, what);
+  Transaction transaction(db, what);
   {
-    Statement exists(db, path_, "SELECT 1 FROM runs WHERE id = ?", what);
-    exists.bind(1, run_id);
-    if (!exists.step()) throw StoreError(path_ + ": no " + run_name(run_id));
+    auto exists = db.prepare("SELECT 1 FROM runs WHERE id = ?", what);
+    exists->bind(1, run_id);
+    if (!exists->step()) throw StoreError(path_ + ": no " + run_name(run_id));
   }
   // Metrics are replaced as a whole: a new analysis of a run supersedes the old one.
   for (const char* sql :
        {"DELETE FROM procedures WHERE run_id = ?", "DELETE FROM locks WHERE run_id = ?",
         "DELETE FROM threads WHERE run_id = ?"}) {
-    Statement remove(db, path_, sql, what);
-    remove.bind(1, run_id);
-    remove.step();
+    auto remove = db.prepare(sql, what);
+    remove->bind(1, run_id);
+    remove->step();
   }
 
-  RowInsert<tables::kProcedures> procedure(db, path_, what);
+  RowInsert<tables::kProcedures> procedure(db, what);
   for (const ProcedureMetric& p : procedures) procedure.add(p, run_id);
-  RowInsert<tables::kLocks> lock(db, path_, what);
+  RowInsert<tables::kLocks> lock(db, what);
   for (const LockMetric& l : locks) lock.add(l, run_id);
-  RowInsert<tables::kThreads> thread(db, path_, what);
+  RowInsert<tables::kThreads> thread(db, what);
   for (const ThreadMetric& t : threads) thread.add(t, run_id);
   transaction.commit();
 }
 
 std::vector<RunSummary> Store::list() const {
-  Statement rows(db_.get(), path_, select_sql(tables::kRuns, "ORDER BY id").c_str(),
-                 "cannot list the runs");
+  auto rows = db_->prepare(select_sql(tables::kRuns, "ORDER BY id"), "cannot list the runs");
   std::vector<RunSummary> runs;
-  while (rows.step()) runs.push_back(read_summary(rows));
+  while (rows->step()) runs.push_back(read_summary(*rows));
   return runs;
 }
 
 std::optional<RunSummary> Store::summary(int64_t run_id) const {
-  Statement row(db_.get(), path_, select_sql(tables::kRuns, "WHERE id = ?").c_str(),
-                "cannot read " + run_name(run_id));
-  row.bind(1, run_id);
-  if (!row.step()) return std::nullopt;
-  return read_summary(row);
+  auto row =
+      db_->prepare(select_sql(tables::kRuns, "WHERE id = ?"), "cannot read " + run_name(run_id));
+  row->bind(1, run_id);
+  if (!row->step()) return std::nullopt;
+  return read_summary(*row);
 }
 
 std::optional<int64_t> Store::latest() const {
-  Statement row(db_.get(), path_, "SELECT max(id) FROM runs", "cannot list the runs");
-  if (!row.step() || row.is_null(0)) return std::nullopt;
-  return row.integer(0);
+  auto row = db_->prepare("SELECT max(id) FROM runs", "cannot list the runs");
+  if (!row->step() || row->is_null(0)) return std::nullopt;
+  return row->integer(0);
 }
 
 Run Store::load(int64_t run_id) const {
-  sqlite3* db = db_.get();
+  db::Connection& db = *db_;
   const std::string what = "cannot load " + run_name(run_id);
   Run run;
   {
-    Statement row(db, path_, "SELECT 1 FROM runs WHERE id = ?", what);
-    row.bind(1, run_id);
-    if (!row.step()) throw StoreError(path_ + ": no " + run_name(run_id));
+    auto row = db.prepare("SELECT 1 FROM runs WHERE id = ?", what);
+    row->bind(1, run_id);
+    if (!row->step()) throw StoreError(path_ + ": no " + run_name(run_id));
   }
   try {
     if (std::optional<std::vector<unsigned char>> whole = whole_capture(run_id, what)) {
@@ -198,18 +194,17 @@ Run Store::load(int64_t run_id) const {
       // Into memory of its own, dropped as the parser is done with it: the capture of a run
       // of millions of contexts is not resident whole beside the run (a peak of 2.2 times
       // the capture's size).
-      OwnedCaptureBytes bytes(chunks::size_of(db, path_, run_id, chunks::kCapture, what));
-      chunks::read_into(db, path_, run_id, chunks::kCapture, what, bytes.bytes());
+      OwnedCaptureBytes bytes(chunks::size_of(db, run_id, chunks::kCapture, what));
+      chunks::read_into(db, run_id, chunks::kCapture, what, bytes.bytes());
       run = parse_capture(bytes.bytes(), "capture", bytes.dropping());
     }
   } catch (const CaptureError& e) {
     throw StoreError(path_ + ": " + run_name(run_id) + ": " + e.what());
   }
-  Statement symbols(db, path_, select_sql(tables::kSymbols, "WHERE run_id = ?", "address").c_str(),
-                    what);
-  symbols.bind(1, run_id);
-  while (symbols.step())
-    read_row<tables::kSymbols>(symbols, run.symbols[symbols.unsigned_integer(0)], 1);
+  auto symbols = db.prepare(select_sql(tables::kSymbols, "WHERE run_id = ?", "address"), what);
+  symbols->bind(1, run_id);
+  while (symbols->step())
+    read_row<tables::kSymbols>(*symbols, run.symbols[symbols->unsigned_integer(0)], 1);
   merge_compiler_copies(run);
   return run;
 }

@@ -1,9 +1,6 @@
-// The store's schema (its tables are described in profile/store.h) and its migrations,
-// how its files name runs and read stored timestamps, and how long their connections wait
-// for another's lock.
+// The store's schema (its tables are described in profile/store.h) and its migrations, in
+// either database, and how the store names runs and reads stored timestamps.
 #pragma once
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <functional>
@@ -14,15 +11,12 @@
 
 namespace quartz::profile {
 
-// How long a connection waits for another process's transaction before giving up: an
-// import of a large capture holds the store for tens of seconds.
-inline constexpr int64_t kLockWaitLimitMs = 10 * 60 * 1000;
-
 // For writing: creates the schema in an empty database, upgrades an older store to the
 // current version. For reading: changes nothing, and reads the versions whose tables the
 // readers need (2 and later). Refuses anything else: StoreError "PATH: not a Quartz store",
-// "PATH: store schema version N, this Quartz reads version M".
-void open_schema(sqlite3* db, const std::string& path, StoreAccess access);
+// "PATH: store schema version N, this Quartz reads version M". A server's store is made at
+// the current version, with the types SQLite's columns take there (postgres_schema).
+void open_schema(db::Connection& db, StoreAccess access);
 
 // The CRC-32 that identifies a capture's bytes in runs.capture_crc32 (format/'s CRC).
 // `release`, if any, is told as it goes the offset before which it has read the bytes.

@@ -25,7 +25,7 @@ export DEBIAN_FRONTEND=noninteractive
 # expected to depend on: downloaded ahead by --prepare-root, installed only when their turn
 # comes (so a Depends the package forgot is still missed on the fresh root).
 tools="g++ make cmake pkgconf python3"
-expected_libraries="libhwloc15 libunwind8 libsqlite3-0 libdw1 zlib1g libqt6widgets6"
+expected_libraries="libhwloc15 libunwind8 libsqlite3-0 libpq5 libdw1 zlib1g libqt6widgets6"
 expected_libraries="$expected_libraries libqt6charts6 libqt6svg6 libqt6opengl6 libgl1"
 
 command -v debootstrap >/dev/null || apt-get install -y -qq --no-install-recommends debootstrap

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -118,6 +119,50 @@ std::optional<Capture> read_capture_file(const std::string& path) {
     ADD_FAILURE() << e.what();
     return std::nullopt;
   }
+}
+
+namespace {
+
+const std::string kPgServer = std::string(QUARTZ_SCRIPTS_DIR) + "/pg-server.sh";
+
+// A server of this process's own, where ctest started none.
+struct OwnServer {
+  std::string dir;
+  ~OwnServer() {
+    if (!dir.empty()) {
+      run_command({kPgServer, "stop", dir});
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }
+};
+
+std::string server_directory() {
+  if (const char* dir = std::getenv("QUARTZ_TEST_PG_DIR")) return dir;
+  static OwnServer own;
+  if (own.dir.empty()) {
+    char name[] = "/tmp/quartz-pg-XXXXXX";
+    if (mkdtemp(name) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
+    own.dir = name;
+    const CommandResult started = run_command({kPgServer, "start", own.dir});
+    EXPECT_EQ(started.exit_code, 0) << started.err;
+  }
+  return own.dir;
+}
+
+}  // namespace
+
+ServerDatabase server_database() {
+  static int made = 0;
+  const std::string name = "t" + std::to_string(getpid()) + "_" + std::to_string(++made);
+  const CommandResult r = run_command({kPgServer, "database", server_directory(), name});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ServerDatabase database;
+  database.writer = r.out.substr(0, r.out.find('\n'));
+  database.reader = database.writer;
+  const auto at = database.reader.find("writer@");
+  if (at != std::string::npos) database.reader.replace(at, 6, "reader");
+  return database;
 }
 
 std::map<std::string, std::string> printed_values(const std::string& out) {

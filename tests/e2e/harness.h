@@ -140,4 +140,12 @@ class ScratchTest : public ::testing::Test {
 // Values the program printed as "key=value" lines on stdout.
 std::map<std::string, std::string> printed_values(const std::string& out);
 
+// A new, empty database on the tests' PostgreSQL server (scripts/pg-server.sh): the one
+// ctest started for them (QUARTZ_TEST_PG_DIR), else one this process starts, and stops at
+// its exit. The URIs of its writer (who owns it) and of a role that may only read.
+struct ServerDatabase {
+  std::string writer, reader;
+};
+ServerDatabase server_database();
+
 }  // namespace quartz::test

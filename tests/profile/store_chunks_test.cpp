@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "profile/sqlite.h"
 #include "profile/store.h"
 #include "tests/testing/store_fixture.h"
 
@@ -23,21 +24,21 @@ std::vector<unsigned char> pattern(size_t n) {
 
 TEST_F(StoreTest, ChunksComeBackWhole) {
   { Store store(path_); }  // creates the tables
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  auto connection = sqlite::open(path_, db::Access::read_write, [](db::Connection&) {});
+  db::Connection& db = *connection;
+  db.exec("PRAGMA foreign_keys = OFF", "test");  // chunks of runs 7 and 8, never stored
   const std::vector<unsigned char> bytes = pattern(10'500);
   for (uint64_t chunk : {1'000u, 10'500u, 64'000u}) {
     SCOPED_TRACE(chunk);
-    chunks::write(db, path_, 7, chunks::kCapture, bytes, "test", chunk);
-    EXPECT_EQ(chunks::rowids(db, path_, 7, chunks::kCapture, "test").size(),
+    chunks::write(db, 7, chunks::kCapture, bytes, "test", chunk);
+    EXPECT_EQ(chunks::ids(db, 7, chunks::kCapture, "test").size(),
               (bytes.size() + chunk - 1) / chunk);
-    EXPECT_EQ(chunks::read_all(db, path_, 7, chunks::kCapture, "test"), bytes);
+    EXPECT_EQ(chunks::read_all(db, 7, chunks::kCapture, "test"), bytes);
     std::istringstream in(std::string(bytes.begin(), bytes.end()));
-    chunks::write(db, path_, 7, chunks::kTrace, in, bytes.size(), "test", chunk);
-    EXPECT_EQ(chunks::read_all(db, path_, 7, chunks::kTrace, "test"), bytes);
+    chunks::write(db, 7, chunks::kTrace, in, bytes.size(), "test", chunk);
+    EXPECT_EQ(chunks::read_all(db, 7, chunks::kTrace, "test"), bytes);
   }
-  EXPECT_TRUE(chunks::read_all(db, path_, 8, chunks::kCapture, "test").empty());
-  sqlite3_close(db);
+  EXPECT_TRUE(chunks::read_all(db, 8, chunks::kCapture, "test").empty());
 }
 
 }  // namespace

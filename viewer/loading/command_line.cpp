@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "profile/open_run.h"
+#include "profile/store.h"
 #include "viewer/loading/run_data.h"
 #include "viewer/loading/run_export.h"
 
@@ -110,30 +111,29 @@ ViewerOptions parse_command_line(const std::vector<std::string>& args) {
 }
 
 std::vector<profile::RunSummary> list_runs(const std::string& store_path) {
-  std::error_code error;
-  if (!std::filesystem::exists(store_path, error)) throw LoadError(store_path + ": no such file");
+  if (!profile::Store::exists(store_path)) throw LoadError(store_path + ": no such file");
   std::vector<profile::RunSummary> runs;
   try {
     runs = profile::Store(store_path, profile::StoreAccess::read_only).list();
   } catch (const std::exception& e) {
     throw LoadError(one_line(e.what()));
   }
-  if (runs.empty()) throw LoadError(store_path + " holds no runs");
+  if (runs.empty()) throw LoadError(profile::Store::display_name(store_path) + " holds no runs");
   return runs;
 }
 
 OpenRequest resolve_request(const ViewerOptions& options, const std::string& default_store) {
   OpenRequest request;
   if (!options.target.empty() &&
-      (!options.store.empty() || !profile::Store::looks_like_store(options.target))) {
+      (!options.store.empty() || !(profile::Store::looks_like_store(options.target) ||
+                                   profile::Store::is_server_uri(options.target)))) {
     request.kind = OpenRequest::kRun;
     request.which = options.target;
     request.store = options.store.empty() ? default_store : options.store;
     return request;
   }
   const std::string named = !options.target.empty() ? options.target : options.store;
-  std::error_code error;
-  if (named.empty() && !std::filesystem::exists(default_store, error)) {
+  if (named.empty() && !profile::Store::exists(default_store)) {
     request.no_store = "no store at " + default_store +
                        " (profile a program with 'quartz run -- PROGRAM', or open a capture or "
                        "store)";

@@ -4,6 +4,7 @@
 
 #include "analysis/prediction_json.h"
 #include "profile/open_run.h"
+#include "profile/store.h"
 
 namespace quartz::viewer {
 
@@ -60,7 +61,10 @@ std::shared_ptr<const RunData> load_run(const std::string& which, const std::str
     throw LoadError(which + ": no such file");
   }
   auto data = std::make_shared<RunData>();
-  if (progress) progress("reading " + (run_number || which.empty() ? store_path : which));
+  if (progress) {
+    progress("reading " +
+             (run_number || which.empty() ? profile::Store::display_name(store_path) : which));
+  }
   try {
     static_cast<profile::OpenedRun&>(*data) = profile::open_run(which, store_path);
     data->source = data->id ? store_path : which;

@@ -1,27 +1,33 @@
-// SQLite statements made from a table's columns (store_tables.h): the INSERT of its rows and
+// The statements made from a table's columns (store_tables.h): the INSERT of its rows and
 // the SELECT of its columns, each value bound or read by the type of its member (chosen at
-// compile time: the tables are constants).
+// compile time: the tables are constants), in SQL every database.h backend takes.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
-#include "profile/sqlite.h"
+#include "profile/database.h"
 #include "profile/store_tables.h"
 
-namespace quartz::profile::sqlite {
+namespace quartz::profile::rows {
 
-// What an INSERT does with a row whose primary key a stored row has.
+// What an INSERT does with a row whose primary key, the table's first key, a stored row has.
 enum class OnConflict { fail, replace };
 
-// "INSERT INTO t (keys..., columns...) VALUES (?, ...)", of the columns written.
+// "INSERT INTO t (keys..., columns...) VALUES (?, ...)", of the columns written; replacing:
+// "... ON CONFLICT (first key) DO UPDATE SET other = excluded.other, ...".
 template <typename Row>
 std::string insert_sql(const tables::Table<Row>& table, OnConflict on_conflict) {
-  std::string names, values;
+  std::string names, values, updates;
   auto add = [&](const char* name) {
+    if (!table.keys.empty() && name != table.keys.front()) {
+      updates += updates.empty() ? "" : ", ";
+      updates += std::string(name) + " = excluded." + name;
+    }
     names += names.empty() ? "" : ", ";
     names += name;
     values += values.empty() ? "?" : ", ?";
@@ -30,8 +36,12 @@ std::string insert_sql(const tables::Table<Row>& table, OnConflict on_conflict) 
   for (const tables::Column<Row>& column : table.columns) {
     if (column.in != tables::In::select) add(column.name);
   }
-  return std::string(on_conflict == OnConflict::replace ? "INSERT OR REPLACE" : "INSERT") +
-         " INTO " + table.name + " (" + names + ") VALUES (" + values + ")";
+  std::string sql =
+      std::string("INSERT INTO ") + table.name + " (" + names + ") VALUES (" + values + ")";
+  if (on_conflict == OnConflict::replace) {
+    sql += std::string(" ON CONFLICT (") + table.keys.front() + ") DO UPDATE SET " + updates;
+  }
+  return sql;
 }
 
 // "SELECT leading, columns... FROM t rest", of the columns read: read_row() reads them from
@@ -71,36 +81,45 @@ class RowInsert {
  public:
   using Row = typename std::remove_cvref_t<decltype(table)>::Row;
 
-  RowInsert(sqlite3* db, const std::string& path, std::string what,
-            OnConflict on_conflict = OnConflict::fail)
-      : statement_(db, path, insert_sql(table, on_conflict).c_str(), std::move(what)) {}
+  RowInsert(db::Connection& db, std::string what, OnConflict on_conflict = OnConflict::fail,
+            const std::string& returning = "")
+      : statement_(db.prepare(
+            insert_sql(table, on_conflict) + (returning.empty() ? "" : " RETURNING " + returning),
+            std::move(what))) {}
 
   // One row: the values of the table's keys, in order, then the row's.
+  // Returns the first column RETURNING gives, if asked, else 0.
   template <typename... Keys>
-  void add(const Row& row, Keys... keys) {
+  int64_t add(const Row& row, Keys... keys) {
     static_assert(sizeof...(Keys) == table.keys.size(), "a value for each key");
     int i = 1;
-    (statement_.bind(i++, keys), ...);
+    (statement_->bind(i++, keys), ...);
     for_each_field<table>(row, [&](const tables::Column<Row>& column, const auto& value) {
       if (column.in == tables::In::select) return;
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, tables::Blob>) {
-        statement_.bind_blob(i++, value);
+        statement_->bind_blob(i++, value);
       } else {
-        statement_.bind(i++, value);
+        statement_->bind(i++, value);
       }
     });
-    statement_.step();
-    statement_.reset();
+    int64_t returned = 0;
+    if (statement_->step()) {  // a row RETURNING gave: step on to the statement's end
+      returned = statement_->integer(0);
+      while (statement_->step()) {
+      }
+    }
+    statement_->reset();
+    return returned;
   }
 
  private:
-  Statement statement_;
+  std::unique_ptr<db::Statement> statement_;
 };
 
 // The columns of `table` that select_sql() reads, from the row `row` stands on, into `out`;
 // `first`: the number of columns before them.
 template <const auto& table, typename Row>
-void read_row(Statement& row, Row& out, int first = 0) {
+void read_row(const db::Statement& row, Row& out, int first = 0) {
   int i = first;
   for_each_field<table>(out, [&](const tables::Column<Row>& column, auto& value) {
     if (column.in == tables::In::insert) return;
@@ -122,4 +141,4 @@ void read_row(Statement& row, Row& out, int first = 0) {
   });
 }
 
-}  // namespace quartz::profile::sqlite
+}  // namespace quartz::profile::rows
