@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -30,6 +31,25 @@ bool Arguments::value(const std::string& flag, std::string* out) {
     return true;
   }
   return false;
+}
+
+bool Arguments::label(const std::string& flag, Labels* out) {
+  std::string text;
+  if (!value(flag, &text)) return false;
+  const size_t eq = text.find('=');
+  const std::string key = text.substr(0, eq);
+  if (eq == std::string::npos || key.empty() ||
+      key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos) {
+    throw UsageError(command_ + ": " + flag +
+                     " takes key=value (a key of letters, digits, '.', "
+                     "'_' and '-'), not '" +
+                     text + "'");
+  }
+  std::erase_if(*out, [&](const auto& label) { return label.first == key; });
+  out->emplace_back(key, text.substr(eq + 1));
+  std::sort(out->begin(), out->end());
+  return true;
 }
 
 bool Arguments::number(const std::string& flag, uint64_t lo, uint64_t hi, uint64_t* out) {

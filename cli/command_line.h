@@ -24,6 +24,9 @@ class UsageError : public std::runtime_error {
 class HelpRequested {};
 
 // Walks a command's arguments: flags first, then operands.
+// A run's labels, key=value (keys of letters, digits, '.', '_' and '-'), by key.
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
 class Arguments {
  public:
   Arguments(std::vector<std::string> args, std::string command)
@@ -37,6 +40,8 @@ class Arguments {
   // The value after `flag` if the next argument is `flag` (or "flag=value").
   bool value(const std::string& flag, std::string* out);
   bool number(const std::string& flag, uint64_t lo, uint64_t hi, uint64_t* out);
+  // A `flag key=value` label, added to `out` (a later value of a key replaces the earlier).
+  bool label(const std::string& flag, Labels* out);
   // The next argument is no flag of the command: throws HelpRequested for --help and -h,
   // else UsageError.
   [[noreturn]] void unknown() const;

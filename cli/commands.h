@@ -6,6 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
+
+namespace quartz::profile {
+class Store;
+struct Run;
+}  // namespace quartz::profile
+
 namespace quartz::cli {
 
 int run_command(const std::vector<std::string>& args);
@@ -17,11 +24,14 @@ int diagnose_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int scale_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
+int push_command(const std::vector<std::string>& args);
 std::string command_help(const std::string& command);
 
-// Reads a capture, names its addresses, stores it with its metrics (and its trace, if it
-// has one next to it); returns the run id.
+// Reads a capture, names its addresses, stores it with its metrics, its trace (if it has one
+// next to it), its program's build and `labels`, all at once; returns the run id.
 int64_t import_capture(const std::string& capture_path, const std::string& store_path,
-                       const std::string& options);
+                       const std::string& options, const Labels& labels = {});
+// Stores the metrics of `run`, stored as `id`, for queries across runs (replacing any).
+void store_metrics(profile::Store& store, int64_t id, const profile::Run& run);
 
 }  // namespace quartz::cli

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "analysis/comparison.h"
@@ -12,6 +13,7 @@
 #include "analysis/text_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "format/capture_format.h"
 
 namespace quartz::cli {
 namespace {
@@ -44,7 +46,29 @@ void print_changes(std::ostream& out, const std::string& title, const std::vecto
 struct Side {
   std::string label;
   std::vector<analysis::ProfileView> views;
+  std::set<std::string> machines;  // "HOST (N processors)" of its runs
 };
+
+// "A on h1 (2 processors), B on h2 (4 processors)" when the sides ran on different machines,
+// and whether their processors differ (a change is then the machines' as much as the
+// program's); "" on one machine.
+std::string machines_line(const Side& a, const Side& b, bool* processors_differ) {
+  *processors_differ = false;
+  if (a.machines == b.machines) return "";
+  const auto processors = [](const Side& s) {
+    std::set<std::string> p;
+    for (const std::string& m : s.machines) p.insert(m.substr(m.rfind(" (")));
+    return p;
+  };
+  *processors_differ = processors(a) != processors(b);
+  const auto join = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const std::string& m : s) out += (out.empty() ? "" : ", ") + m;
+    return out;
+  };
+  return "A on " + join(a.machines) + ", B on " + join(b.machines) +
+         (*processors_differ ? ": their processors differ, and so may the figures" : "");
+}
 
 Side open_side(const std::string& list, const std::string& store_path) {
   Side side;
@@ -56,6 +80,9 @@ Side open_side(const std::string& list, const std::string& store_path) {
     if (which.empty()) throw UsageError("compare: empty run in '" + list + "'");
     profile::OpenedRun run = open_named_run("compare", which, store_path);
     labels.push_back(run.label);
+    side.machines.insert(run.run.text(capture::run_keys::kHost) + " (" +
+                         std::to_string(run.run.processors) +
+                         (run.run.processors == 1 ? " processor)" : " processors)"));
     side.views.push_back(analysis::analyze_taking_contexts(run.run));
     start = comma + 1;
   }
@@ -109,6 +136,12 @@ int compare_command(const std::vector<std::string>& args) {
     nlohmann::json out;
     out["a"] = a.label;
     out["b"] = b.label;
+    bool processors_differ = false;
+    if (!machines_line(a, b, &processors_differ).empty()) {
+      out["machines_a"] = a.machines;
+      out["machines_b"] = b.machines;
+      out["processors_differ"] = processors_differ;
+    }
     out["runs_a"] = c.runs_a;
     out["runs_b"] = c.runs_b;
     out["noise_includes_run_to_run"] = c.run_to_run;
@@ -124,8 +157,12 @@ int compare_command(const std::vector<std::string>& args) {
     const std::string& program_a = a.views.front().program;
     const std::string& program_b = b.views.front().program;
     text << "Comparison of A, " << a.label << ", and B, " << b.label << "\n"
-         << "  program   " << program_b << (program_a == program_b ? "" : " (A: " + program_a + ")")
-         << "\n  noise     "
+         << "  program   " << program_b
+         << (program_a == program_b ? "" : " (A: " + program_a + ")");
+    bool processors_differ = false;
+    const std::string machines = machines_line(a, b, &processors_differ);
+    if (!machines.empty()) text << "\n  machines  " << machines;
+    text << "\n  noise     "
          << (c.run_to_run ? "sampling and the runs' spread (99.9%)"
                           : "sampling only: give several runs a side (A1,A2,A3) to "
                             "include run-to-run variation")

@@ -15,6 +15,7 @@ std::string command_help(const std::string& command) {
            "  -o, --output FILE       capture file (default: quartz-captures/ next to the store)\n"
            "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --no-import             write the capture only\n"
+           "  --label KEY=VALUE       label the run (repeatable; e.g. branch=main, ci=1234)\n"
            "  -q, --quiet             no messages from quartz\n"
            "  --baseline              first run PROGRAM once without profiling (its input and\n"
            "                          output /dev/null) and record its processor and elapsed\n"
@@ -123,9 +124,11 @@ std::string command_help(const std::string& command) {
            "  --store FILE the store (default: ./quartz.db or $QUARTZ_STORE)\n";
   }
   if (command == "import") {
-    return "usage: quartz import CAPTURE... [--store FILE]\n"
+    return "usage: quartz import CAPTURE... [--label KEY=VALUE]... [--store FILE]\n"
            "  Stores capture files (and CAPTURE.trace next to one) as runs. A capture already\n"
-           "  stored is not stored again: its run is named, and the status is 1.\n";
+           "  stored is not stored again: its run is named, and the status is 1.\n"
+           "  --label KEY=VALUE       label the runs (e.g. branch=main), to find them with\n"
+           "                          'quartz list --label'\n";
   }
   if (command == "predict") {
     return "usage: quartz predict [RUN] [questions] [--json] [--store FILE]\n"
@@ -162,8 +165,21 @@ std::string command_help(const std::string& command) {
            "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n";
   }
   if (command == "list") {
-    return "usage: quartz list [--store FILE]\n"
-           "  The runs in the store, one a line. Reads a read-only store too.\n";
+    return "usage: quartz list [--label KEY=VALUE]... [--host HOST] [--store FILE]\n"
+           "  The runs in the store, one a line, with their labels (and hosts, when they are\n"
+           "  several). Reads a read-only store too.\n"
+           "  --label KEY=VALUE       only the runs with this label (all of those given)\n"
+           "  --host HOST             only the runs made on HOST\n";
+  }
+  if (command == "push") {
+    return "usage: quartz push --to STORE [RUNS...] [--store FILE]\n"
+           "       quartz push --from STORE [RUNS...] [--store FILE]\n"
+           "  Copies runs (all, or the run numbers given) of the store (--store, default\n"
+           "  ./quartz.db or $QUARTZ_STORE) to STORE, or of STORE into it: each with its\n"
+           "  capture, trace, predictions, labels, build and the links between the runs\n"
+           "  copied. A run already there (the same capture) is named and not copied again.\n"
+           "  STORE is a file or a server (postgresql://USER@HOST/DATABASE; the password from\n"
+           "  PGPASSWORD or ~/.pgpass).\n";
   }
   throw UsageError("help: unknown command '" + command + "'");
 }

@@ -15,9 +15,9 @@
 #include "profile/symbolize_run.h"
 
 namespace quartz::cli {
-namespace {
 
-void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileView& view) {
+void store_metrics(profile::Store& store, int64_t id, const profile::Run& run) {
+  const analysis::ProfileView view = analysis::analyze(run, {.contexts = false, .children = false});
   std::vector<profile::ProcedureMetric> procedures;
   for (const auto& p : view.procedures) {
     procedures.push_back({p.name, p.location, p.totals.normalized_s, p.totals.normalized_self_s,
@@ -36,10 +36,8 @@ void store_metrics(profile::Store& store, int64_t id, const analysis::ProfileVie
   store.add_metrics(id, procedures, locks, threads);
 }
 
-}  // namespace
-
 int64_t import_capture(const std::string& capture_path, const std::string& store_path,
-                       const std::string& options) {
+                       const std::string& options, const Labels& labels) {
   Progress progress("import");
   std::error_code error;
   const auto size = std::filesystem::file_size(capture_path, error);
@@ -57,17 +55,20 @@ int64_t import_capture(const std::string& capture_path, const std::string& store
   progress.step("naming addresses");
   profile::symbolize_run(run);
   progress.step("storing the capture");
+  profile::Store::Together together(store);  // the run, its metrics and its trace at once
   const int64_t id = store.add_run(capture->bytes(), run, stored_path, options, give_back.release);
   capture.reset();
-  progress.step("analysing");
-  const analysis::ProfileView view = analysis::analyze(run, {.contexts = false, .children = false});
-  progress.step("storing the metrics");
-  store_metrics(store, id, view);
+  // The executable is the first module the runtime wrote (dl_iterate_phdr's first).
+  if (!run.modules.empty()) store.set_build(id, profile::read_program_build(run.modules[0].path));
+  if (!labels.empty()) store.add_labels(id, labels);
+  progress.step("analysing and storing the metrics");
+  store_metrics(store, id, run);
   const std::string trace = capture_path + ".trace";
   if (std::filesystem::exists(trace, error)) {
     progress.step("storing the trace");
     store.add_trace(id, trace);
   }
+  together.commit();
   return id;
 }
 
@@ -75,8 +76,10 @@ int import_command(const std::vector<std::string>& args) {
   Arguments a(args, "import");
   std::string store_path = default_store();
   std::vector<std::string> captures;
+  Labels labels;
   while (!a.done()) {
     if (a.value("--store", &store_path)) continue;
+    if (a.label("--label", &labels)) continue;
     if (a.peek().rfind("-", 0) == 0) a.unknown();
     captures.push_back(a.next());
   }
@@ -84,7 +87,7 @@ int import_command(const std::vector<std::string>& args) {
   int status = 0;
   for (const std::string& capture : captures) {
     try {
-      const int64_t id = import_capture(capture, store_path, "");
+      const int64_t id = import_capture(capture, store_path, "", labels);
       std::cout << "run " << id << ": " << capture << "\n";
     } catch (const profile::DuplicateCaptureError& e) {
       // The others are still imported: a directory's captures imported again add the new.

@@ -28,6 +28,7 @@ const char kUsage[] =
     "  scale [options] -- PROGRAM [ARGS...] run PROGRAM on 1..P processors: how it scales\n"
     "  predict [RUN] [questions]            what-if predictions from a run made with --trace\n"
     "  check [RUN]                          figures the run cannot have: 'ok', or one a line\n"
+    "  push --to URI [RUNS...]              copy runs to another store (--from: from it)\n"
     "  help [COMMAND]                       show this, or a command's options\n"
     "\n"
     "'quartz COMMAND --help' shows a command's options; 'quartz --version' the version.\n"
@@ -44,6 +45,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "compare") return compare_command(args);
   if (command == "scale") return scale_command(args);
   if (command == "check") return check_command(args);
+  if (command == "push") return push_command(args);
   if (command == "help" || command == "--help" || command == "-h") {
     const bool about_help = !args.empty() && (args.front() == "--help" || args.front() == "-h" ||
                                               args.front() == "help");

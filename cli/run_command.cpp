@@ -63,9 +63,11 @@ void remove_stale_captures(const std::string& output) {
   }
 }
 
-// Stores the capture and those of the programs it started (--follow-exec), or says how.
-void store_captures(const RunOptions& o) {
+// Stores the capture, if `written`, and those of the programs it started (--follow-exec), or
+// says how. A program that exec'd another before its first sample wrote none of its own.
+void store_captures(const RunOptions& o, bool written) {
   if (!o.import) {
+    if (!written) return;
     if (!o.quiet) {
       std::cerr << "quartz: capture written to " << o.output << "; store it with '"
                 << import_hint(o) << "'\n";
@@ -76,17 +78,19 @@ void store_captures(const RunOptions& o) {
   for (const auto& [k, v] : o.env) options += (options.empty() ? "" : " ") + k + "=" + v;
   std::map<std::string, int64_t> stored;
   try {
-    const int64_t id = import_capture(o.output, o.store, options);
-    stored[o.output] = id;
-    if (!o.quiet) {
-      std::cerr << "quartz: run " << id << " stored in " << profile::Store::display_name(o.store)
-                << " (capture " << o.output << "); see 'quartz report " << id << "'\n";
+    if (written) {
+      const int64_t id = import_capture(o.output, o.store, options, o.labels);
+      stored[o.output] = id;
+      if (!o.quiet) {
+        std::cerr << "quartz: run " << id << " stored in " << profile::Store::display_name(o.store)
+                  << " (capture " << o.output << "); see 'quartz report " << id << "'\n";
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "quartz: run: the capture " << o.output << " was kept but not stored: " << e.what()
               << "; store it with '" << import_hint(o) << "'\n";
   }
-  store_followed_captures(followed_captures(o.output), o.store, options, o.quiet, stored);
+  store_followed_captures(followed_captures(o.output), o.store, options, o.labels, o.quiet, stored);
 }
 
 }  // namespace
@@ -131,9 +135,7 @@ int run_command(const std::vector<std::string>& args) {
 
   if (o.profile) {
     write_unfinished_followed_capture(o.output, *rescue);
-    if (explain_capture(o, end.status, end.end_realtime_ns, *status_file, *rescue)) {
-      store_captures(o);
-    }
+    store_captures(o, explain_capture(o, end.status, end.end_realtime_ns, *status_file, *rescue));
   }
   claim.reset();
   status_file.reset();

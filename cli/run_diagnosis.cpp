@@ -109,7 +109,9 @@ bool explain_capture(const RunOptions& o, int status, uint64_t end_realtime_ns,
 }
 
 std::string import_hint(const RunOptions& o) {
-  return "quartz import --store " + profile::Store::display_name(o.store) + " " + o.output;
+  std::string hint = "quartz import --store " + profile::Store::display_name(o.store);
+  for (const auto& [key, value] : o.labels) hint += " --label " + key + "=" + value;
+  return hint + " " + o.output;
 }
 
 }  // namespace quartz::cli

@@ -49,14 +49,14 @@ std::vector<std::string> followed_captures(const std::string& root_capture) {
 }
 
 bool store_followed_captures(const std::vector<std::string>& captures, const std::string& store,
-                             const std::string& options, bool quiet,
+                             const std::string& options, const Labels& labels, bool quiet,
                              std::map<std::string, int64_t>& stored) {
   bool all = true;
   for (const std::string& path : captures) {
     try {
       const std::string parent =
           profile::read_capture(path).text(capture::run_keys::kParentCapture);
-      const int64_t id = import_capture(path, store, options);
+      const int64_t id = import_capture(path, store, options, labels);
       stored[path] = id;
       const auto parent_run = stored.find(parent);
       if (parent_run != stored.end()) profile::Store(store).link_run(id, parent_run->second);

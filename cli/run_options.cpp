@@ -96,6 +96,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     if (a.flag("--")) break;
     if (a.value("--output", &o.output) || a.value("-o", &o.output)) continue;
     if (a.value("--store", &o.store)) continue;
+    if (a.label("--label", &o.labels)) continue;
     if (a.flag("--no-import")) {
       o.import = false;
       continue;

@@ -21,6 +21,7 @@ struct RunOptions {
   // the note that says so.
   std::vector<std::string> inherited;
   std::vector<std::string> program;
+  Labels labels;  // --label key=value, stored with the run
 };
 
 // Throws UsageError for a bad command line or a bad runtime variable.

@@ -114,23 +114,28 @@ class Connection {
   explicit Connection(std::string name) : name_(std::move(name)) {}
 
  private:
+  friend class Transaction;
   std::string name_;
+  int transactions_ = 0;  // open Transaction objects, the outermost the database's
 };
 
-// begin_write() ... commit(), rolled back unless committed.
+// begin_write() ... commit(), rolled back unless committed. One inside another is part of
+// it: only the outermost begins, commits or rolls back (a run stored with its metrics and
+// trace, each of which is a transaction alone).
 class Transaction {
  public:
   Transaction(Connection& db, std::string what) : db_(db), what_(std::move(what)) {
-    db_.begin_write(what_);
+    if (db_.transactions_ == 0) db_.begin_write(what_);
+    ++db_.transactions_;
   }
   ~Transaction() {
-    if (!committed_) db_.rollback();
+    if (--db_.transactions_ == 0 && !committed_) db_.rollback();
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
   void commit() {
-    db_.commit(what_);
+    if (db_.transactions_ == 1) db_.commit(what_);
     committed_ = true;
   }
 

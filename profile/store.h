@@ -31,7 +31,9 @@
 // the program that started each program (a store of version 3 read only has no links).
 // Version 5 adds run_series (run_id PRIMARY KEY, series), the runs of one `quartz scale`,
 // and chunks (run_id, kind, seq, bytes): captures and traces in pieces (store_chunks.h),
-// runs.capture_bytes their size. Version 6 adds locks.object_id (ObjectInfo::id).
+// runs.capture_bytes their size. Version 6 adds locks.object_id (ObjectInfo::id). Version 7
+// adds labels (run_id, key, value), PRIMARY KEY (run_id, key), and run_builds (run_id
+// PRIMARY KEY, compiler, build_id): where a run comes from, to find it among a team's.
 // On a server, INTEGER is BIGINT, REAL DOUBLE PRECISION, BLOB BYTEA, meta.value TEXT, and
 // chunks and predictions have an identity column id where SQLite has its rowid.
 // Every run_id references runs(id) ON DELETE CASCADE; the metric tables are indexed by
@@ -49,6 +51,7 @@
 #include <vector>
 
 #include "profile/database.h"
+#include "profile/program_build.h"
 #include "profile/run.h"
 #include "profile/store_error.h"
 #include "profile/trace_reader.h"
@@ -66,6 +69,8 @@ struct RunSummary {
   bool reserved_core = false, final = true;
   std::string capture_path;  // where the capture file was when imported
   std::string options;       // free text: the options the run was made with
+  ProgramBuild build;        // of its program, as imported (schema version 7)
+  std::vector<std::pair<std::string, std::string>> labels;  // by key
 };
 
 // Metrics computed by the analysis library for cross-run queries (the store does not compute
@@ -91,6 +96,7 @@ struct StoredPrediction {
   std::string made;      // local time "YYYY-MM-DD HH:MM:SS"
   std::string question;  // the command line's question, e.g. "--cores 1"
   std::string json;      // analysis/prediction_json.h
+  int64_t made_realtime_ns = 0;
 };
 
 // How a store is opened. Reading never creates, upgrades or locks out anything, and works
@@ -132,6 +138,10 @@ class Store {
   std::optional<RunSummary> summary(int64_t run_id) const;
   std::optional<int64_t> latest() const;  // highest id, if any
 
+  // Labels a run: replaces the values of `labels`' keys, adds the others.
+  void add_labels(int64_t run_id, const std::vector<std::pair<std::string, std::string>>& labels);
+  void set_build(int64_t run_id, const ProgramBuild& build);
+
   // Links the run of a program to the run of the program that started it (--follow-exec).
   void link_run(int64_t run_id, int64_t parent_run);
   std::optional<int64_t> parent_run(int64_t run_id) const;
@@ -140,6 +150,8 @@ class Store {
   void add_to_series(int64_t run_id, int64_t series);
   std::optional<int64_t> series_of(int64_t run_id) const;
   std::vector<int64_t> series_runs(int64_t series) const;  // by id
+  // The capture's bytes as stored. Throws "PATH: no run N" when absent.
+  std::vector<unsigned char> capture(int64_t run_id) const;
   // The run as stored: parse_capture() of the stored bytes, with Run::symbols restored.
   // Throws "PATH: no run N" when absent; a corrupt stored capture gives the CaptureError
   // message prefixed with "PATH: run N: ".
@@ -147,12 +159,27 @@ class Store {
 
   // Stores a run's trace file (streamed: it need not fit in memory), replacing any.
   void add_trace(int64_t run_id, const std::string& trace_path);
+  // The same from another store's (open_trace), read to its end.
+  void add_trace(int64_t run_id, TraceSource& trace);
   bool has_trace(int64_t run_id) const;
   // Reads a stored trace in pieces; throws "PATH: run N has no trace".
   std::unique_ptr<TraceSource> open_trace(int64_t run_id) const;
 
-  void add_prediction(int64_t run_id, const std::string& question, const std::string& json);
+  // Made now, or at `made_realtime_ns` (a prediction copied from another store).
+  void add_prediction(int64_t run_id, const std::string& question, const std::string& json,
+                      int64_t made_realtime_ns = 0);
   std::vector<StoredPrediction> predictions(int64_t run_id) const;  // oldest first
+
+  // Writes made until commit() are stored together or not at all: a run is never listed
+  // without its metrics and trace. Uncommitted, they are rolled back.
+  class Together {
+   public:
+    explicit Together(Store& store) : transaction_(*store.db_, "cannot store a run") {}
+    void commit() { transaction_.commit(); }
+
+   private:
+    db::Transaction transaction_;
+  };
 
   // True when the file is an SQLite database (header "SQLite format 3\0"); it may still be
   // some other program's database.

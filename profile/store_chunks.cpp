@@ -61,6 +61,21 @@ void write(db::Connection& db, int64_t run_id, const char* kind,
                });
 }
 
+void write(db::Connection& db, int64_t run_id, const char* kind, TraceSource& trace,
+           const std::string& what, uint64_t chunk_bytes) {
+  remove(db, run_id, kind, what);
+  if (chunk_bytes == 0) chunk_bytes = std::min<uint64_t>(db.chunk_bytes(), uint64_t{16} << 20);
+  std::vector<unsigned char> buffer(chunk_bytes);
+  for (int64_t seq = 0;; ++seq) {
+    const size_t n = trace.read(buffer.data(), buffer.size());
+    if (n == 0) break;
+    std::unique_ptr<db::BlobWriter> chunk = db.add_chunk(run_id, kind, seq, n, what);
+    chunk->write(buffer.data(), n, 0);
+    chunk->close();
+    if (n < buffer.size()) break;  // its end
+  }
+}
+
 std::vector<int64_t> ids(db::Connection& db, int64_t run_id, const char* kind,
                          const std::string& what) {
   auto rows = db.prepare(std::string("SELECT ") + db.row_id() +

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "profile/database.h"
+#include "profile/trace_reader.h"
 
 namespace quartz::profile::chunks {
 
@@ -26,6 +27,11 @@ void write(db::Connection& db, int64_t run_id, const char* kind, std::istream& i
 void write(db::Connection& db, int64_t run_id, const char* kind,
            std::span<const unsigned char> bytes, const std::string& what, uint64_t chunk_bytes = 0,
            const std::function<void(size_t)>& release = {});
+
+// The same from `trace` read to its end, of a size not known ahead, in chunks of at most
+// `chunk_bytes` (0: the database's, or 16 MB: each is gathered in memory).
+void write(db::Connection& db, int64_t run_id, const char* kind, TraceSource& trace,
+           const std::string& what, uint64_t chunk_bytes = 0);
 
 // The ids (db::Connection::row_id) of the run's chunks of `kind`, in order (none: it has no
 // such blob in chunks).

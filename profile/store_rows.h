@@ -15,19 +15,20 @@
 
 namespace quartz::profile::rows {
 
-// What an INSERT does with a row whose primary key, the table's first key, a stored row has.
+// What an INSERT does with a row whose primary key (Table::primary_keys) a stored row has.
 enum class OnConflict { fail, replace };
 
 // "INSERT INTO t (keys..., columns...) VALUES (?, ...)", of the columns written; replacing:
-// "... ON CONFLICT (first key) DO UPDATE SET other = excluded.other, ...".
+// "... ON CONFLICT (primary keys) DO UPDATE SET other = excluded.other, ...".
 template <typename Row>
 std::string insert_sql(const tables::Table<Row>& table, OnConflict on_conflict) {
-  std::string names, values, updates;
+  std::string names, values, primary, updates;
+  size_t column = 0;
   auto add = [&](const char* name) {
-    if (!table.keys.empty() && name != table.keys.front()) {
-      updates += updates.empty() ? "" : ", ";
-      updates += std::string(name) + " = excluded." + name;
-    }
+    std::string& list =
+        column++ < table.primary_keys && column <= table.keys.size() ? primary : updates;
+    list += list.empty() ? "" : ", ";
+    list += &list == &primary ? std::string(name) : std::string(name) + " = excluded." + name;
     names += names.empty() ? "" : ", ";
     names += name;
     values += values.empty() ? "?" : ", ?";
@@ -39,7 +40,7 @@ std::string insert_sql(const tables::Table<Row>& table, OnConflict on_conflict) 
   std::string sql =
       std::string("INSERT INTO ") + table.name + " (" + names + ") VALUES (" + values + ")";
   if (on_conflict == OnConflict::replace) {
-    sql += std::string(" ON CONFLICT (") + table.keys.front() + ") DO UPDATE SET " + updates;
+    sql += " ON CONFLICT (" + primary + ") DO UPDATE SET " + updates;
   }
   return sql;
 }

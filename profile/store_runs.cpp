@@ -64,6 +64,34 @@ RunSummary read_summary(const Statement& rows) {
   return row;
 }
 
+// The labels and builds of `runs` (by id; of the run `only`, if given), where the store has
+// them (schema version 7).
+void read_origins(db::Connection& db, std::vector<RunSummary>& runs,
+                  std::optional<int64_t> only = std::nullopt) {
+  if (runs.empty() || !db.has_table("labels")) return;
+  const auto find = [&](int64_t id) -> RunSummary* {
+    const auto at = std::lower_bound(runs.begin(), runs.end(), id,
+                                     [](const RunSummary& r, int64_t id) { return r.id < id; });
+    return at != runs.end() && at->id == id ? &*at : nullptr;
+  };
+  const std::string where = only ? "WHERE run_id = ? " : "";
+  auto labels =
+      db.prepare(select_sql(tables::kLabels, where + "ORDER BY run_id, key", "run_id, key"),
+                 "cannot read the labels");
+  if (only) labels->bind(1, *only);
+  while (labels->step()) {
+    if (RunSummary* run = find(labels->integer(0))) {
+      run->labels.emplace_back(labels->text(1), labels->text(2));
+    }
+  }
+  auto builds = db.prepare(select_sql(tables::kBuilds, where, "run_id"), "cannot read the builds");
+  if (only) builds->bind(1, *only);
+  while (builds->step()) {
+    if (RunSummary* run = find(builds->integer(0)))
+      read_row<tables::kBuilds>(*builds, run->build, 1);
+  }
+}
+
 }  // namespace
 
 int64_t Store::add_run(std::span<const unsigned char> capture_bytes, const Run& run,
@@ -107,6 +135,14 @@ std::optional<std::vector<unsigned char>> Store::whole_capture(int64_t run_id,
 std::vector<unsigned char> Store::stored_capture(int64_t run_id, const std::string& what) const {
   std::optional<std::vector<unsigned char>> whole = whole_capture(run_id, what);
   return whole ? std::move(*whole) : chunks::read_all(*db_, run_id, chunks::kCapture, what);
+}
+
+std::vector<unsigned char> Store::capture(int64_t run_id) const {
+  const std::string what = "cannot read " + run_name(run_id);
+  auto row = db_->prepare("SELECT 1 FROM runs WHERE id = ?", what);
+  row->bind(1, run_id);
+  if (!row->step()) throw StoreError(path_ + ": no " + run_name(run_id));
+  return stored_capture(run_id, what);
 }
 
 std::optional<int64_t> Store::run_with_capture(std::span<const unsigned char> capture_bytes,
@@ -161,6 +197,7 @@ std::vector<RunSummary> Store::list() const {
   auto rows = db_->prepare(select_sql(tables::kRuns, "ORDER BY id"), "cannot list the runs");
   std::vector<RunSummary> runs;
   while (rows->step()) runs.push_back(read_summary(*rows));
+  read_origins(*db_, runs);
   return runs;
 }
 
@@ -169,7 +206,24 @@ std::optional<RunSummary> Store::summary(int64_t run_id) const {
       db_->prepare(select_sql(tables::kRuns, "WHERE id = ?"), "cannot read " + run_name(run_id));
   row->bind(1, run_id);
   if (!row->step()) return std::nullopt;
-  return read_summary(*row);
+  std::vector<RunSummary> runs{read_summary(*row)};
+  read_origins(*db_, runs, run_id);
+  return runs.front();
+}
+
+void Store::add_labels(int64_t run_id,
+                       const std::vector<std::pair<std::string, std::string>>& labels) {
+  const std::string what = "cannot label " + run_name(run_id);
+  Transaction transaction(*db_, what);
+  RowInsert<tables::kLabels> insert(*db_, what, rows::OnConflict::replace);
+  for (const auto& [key, value] : labels) insert.add({value}, run_id, key);
+  transaction.commit();
+}
+
+void Store::set_build(int64_t run_id, const ProgramBuild& build) {
+  RowInsert<tables::kBuilds>(*db_, "cannot store the build of " + run_name(run_id),
+                             rows::OnConflict::replace)
+      .add(build, run_id);
 }
 
 std::optional<int64_t> Store::latest() const {

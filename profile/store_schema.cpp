@@ -14,7 +14,7 @@ using db::Transaction;
 
 namespace {
 
-constexpr int64_t kSchemaVersion = 6;
+constexpr int64_t kSchemaVersion = 7;
 constexpr int64_t kOldestReadableVersion = 2;  // has every table the readers use
 constexpr const char* kApplication = "quartz";
 
@@ -146,6 +146,24 @@ constexpr const char* kSchemaSql6 = R"sql(
 ALTER TABLE locks ADD COLUMN object_id INTEGER;
 )sql";
 
+// Version 7 says where a run comes from, to find it among a team's: labels given at `quartz
+// run --label key=value`, and the build of its program (program_build.h).
+constexpr const char* kSchemaSql7 = R"sql(
+CREATE TABLE labels (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+);
+CREATE INDEX labels_by_key ON labels(key, value);
+CREATE TABLE run_builds (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  compiler TEXT NOT NULL,
+  build_id TEXT NOT NULL
+);
+CREATE INDEX run_builds_by_build_id ON run_builds(build_id);
+)sql";
+
 // What SQLite gives every table, a row's own key in insertion order (rowid): an identity
 // column on a server, for the tables whose rows are found or ordered by it.
 constexpr const char* kServerRowIdsSql = R"sql(
@@ -164,7 +182,7 @@ std::string postgres_schema(const std::string& sql) {
       {std::regex(R"(\bREAL\b)"), "DOUBLE PRECISION"},
       {std::regex(R"(\bBLOB\b)"), "BYTEA"},
       {std::regex(R"(\) WITHOUT ROWID)"), ")"},
-      {std::regex(R"(value\))"), "value TEXT)"},
+      {std::regex(R"(\(key TEXT PRIMARY KEY, value\))"), "(key TEXT PRIMARY KEY, value TEXT)"},
   };
   std::string out = sql;
   for (const auto& [pattern, replacement] : kTypes)
@@ -207,7 +225,8 @@ void open_schema(db::Connection& db, StoreAccess access) {
     Transaction transaction(db, what);
     // Another process may have created it while we waited for the lock.
     if (db.table_count() == 0) {
-      for (const char* sql : {kSchemaSql, kSchemaSql2, kSchemaSql4, kSchemaSql5, kSchemaSql6}) {
+      for (const char* sql :
+           {kSchemaSql, kSchemaSql2, kSchemaSql4, kSchemaSql5, kSchemaSql6, kSchemaSql7}) {
         exec_schema(db, sql, what);
       }
       if (db.backend() == db::Backend::postgresql) db.exec(kServerRowIdsSql, what);
@@ -260,8 +279,9 @@ void open_schema(db::Connection& db, StoreAccess access) {
     throw StoreError(path + ": store schema version " + std::to_string(version) +
                      ": open it once for writing (quartz import) to upgrade it");
   }
-  // A server's store was made at version 6: the upgrades are SQLite's alone so far.
-  if (writable && version < kSchemaVersion && version >= 1 && db.backend() == db::Backend::sqlite) {
+  // A server's store was made at version 6 or later: the upgrades before are SQLite's alone.
+  const int64_t oldest_upgraded = db.backend() == db::Backend::sqlite ? 1 : 6;
+  if (writable && version < kSchemaVersion && version >= oldest_upgraded) {
     const std::string what = "cannot upgrade the store";
     Transaction transaction(db, what);
     version = *stored_version();
@@ -272,7 +292,14 @@ void open_schema(db::Connection& db, StoreAccess access) {
     if (version <= 3) db.exec(kSchemaSql4, what);
     if (version <= 4) db.exec(kSchemaSql5, what);
     if (version <= 5) db.exec(kSchemaSql6, what);
-    db.exec("UPDATE meta SET value = 6 WHERE key = 'schema_version'", what);
+    if (version <= 6) exec_schema(db, kSchemaSql7, what);
+    auto meta = db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'", what);
+    if (db.backend() == db::Backend::postgresql) {
+      meta->bind(1, std::to_string(kSchemaVersion));
+    } else {
+      meta->bind(1, kSchemaVersion);
+    }
+    meta->step();
     transaction.commit();
     version = kSchemaVersion;
   }

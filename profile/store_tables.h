@@ -44,6 +44,7 @@ struct Table {
   const char* name;
   std::span<const char* const> keys;
   std::span<const Column<Row>> columns;
+  size_t primary_keys = 1;  // the leading keys that make the primary key
 };
 
 inline constexpr const char* kByRun[] = {"run_id"};
@@ -132,6 +133,19 @@ inline constexpr Column<PredictionRow> kPredictionColumns[] = {
     {"json", &PredictionRow::json},
 };
 inline constexpr Table<PredictionRow> kPredictions{"predictions", kByRun, kPredictionColumns};
+
+// labels: a run's key=value labels; run_builds: its program's build.
+struct LabelRow {
+  std::string value;
+};
+inline constexpr const char* kLabelKeys[] = {"run_id", "key"};
+inline constexpr Column<LabelRow> kLabelColumns[] = {{"value", &LabelRow::value}};
+inline constexpr Table<LabelRow> kLabels{"labels", kLabelKeys, kLabelColumns, 2};
+inline constexpr Column<ProgramBuild> kBuildColumns[] = {
+    {"compiler", &ProgramBuild::compiler},
+    {"build_id", &ProgramBuild::build_id},
+};
+inline constexpr Table<ProgramBuild> kBuilds{"run_builds", kByRun, kBuildColumns};
 
 // Tables that relate runs, whose every column is a key: run_links, the run of the program
 // that started a run's (--follow-exec); run_series, the `quartz scale` series of a run (its

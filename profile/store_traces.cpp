@@ -32,6 +32,13 @@ void Store::add_trace(int64_t run_id, const std::string& trace_path) {
   transaction.commit();
 }
 
+void Store::add_trace(int64_t run_id, TraceSource& trace) {
+  const std::string what = "cannot add the trace of " + run_name(run_id);
+  Transaction transaction(*db_, what);
+  chunks::write(*db_, run_id, chunks::kTrace, trace, what);
+  transaction.commit();
+}
+
 namespace {
 
 // Where a run's trace is: the ids of its rows in `table`, in order. Before version 5 a
@@ -109,11 +116,14 @@ std::unique_ptr<TraceSource> Store::open_trace(int64_t run_id) const {
   return std::make_unique<StoredTrace>(db_->open_reader(), run_id, std::move(blobs));
 }
 
-void Store::add_prediction(int64_t run_id, const std::string& question, const std::string& json) {
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  const tables::PredictionRow row{static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec,
-                                  question, json};
+void Store::add_prediction(int64_t run_id, const std::string& question, const std::string& json,
+                           int64_t made_realtime_ns) {
+  if (made_realtime_ns == 0) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    made_realtime_ns = static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  }
+  const tables::PredictionRow row{made_realtime_ns, question, json};
   RowInsert<tables::kPredictions>(*db_, "cannot store a prediction for " + run_name(run_id))
       .add(row, run_id);
 }
@@ -127,7 +137,7 @@ std::vector<StoredPrediction> Store::predictions(int64_t run_id) const {
   tables::PredictionRow row;
   while (rows->step()) {
     read_row<tables::kPredictions>(*rows, row);
-    out.push_back({local_time(row.made_realtime_ns), row.question, row.json});
+    out.push_back({local_time(row.made_realtime_ns), row.question, row.json, row.made_realtime_ns});
   }
   return out;
 }

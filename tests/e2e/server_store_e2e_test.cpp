@@ -230,5 +230,98 @@ TEST_F(ServerStore, AServerOutOfReachIsSaidOnceAndTheRunKept) {
   EXPECT_EQ(lines(report.err), 1u) << report.err;
 }
 
+// `quartz push` copies runs whole, once: to the server and back, every report is the same.
+TEST_F(ServerStore, PushedRunsAreWholeAndStoredOnce) {
+  const std::string file = store;
+  ASSERT_EQ(run(file, "a", {sample("lock_contention")}).exit_code, 0);
+  ASSERT_EQ(run(file, "b", {sample("pairs")}, /*trace=*/true).exit_code, 0);
+  ASSERT_EQ(quartz({"predict", "--store", file, "2", "--cores", "1"}).exit_code, 0);
+  // Runs 3 and 4, linked: a shell that counts (and is sampled) before it execs the sample.
+  ASSERT_EQ(quartz({"run", "-q", "--store", file, "--label", "branch=main", "--follow-exec", "-o",
+                    capture("c"), "--", "/bin/sh", "-c",
+                    "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; exec " +
+                        sample("lock_contention") + " --hold-us 50"})
+                .exit_code,
+            0);
+  ASSERT_NE(quartz({"report", "--store", file, "4"}).out.find("started by run 3 (--follow-exec)"),
+            std::string::npos);
+  const CommandResult pushed = quartz({"push", "--store", file, "--to", server.writer});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.err;
+  EXPECT_EQ(lines(pushed.out), 4u) << pushed.out;
+  const CommandResult again = quartz({"push", "--store", file, "--to", server.writer});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(std::count(again.out.begin(), again.out.end(), 'y'), 4) << again.out;  // "already"
+  EXPECT_EQ(lines(quartz({"list", "--store", server.writer}).out), 5u);
+
+  const std::string back = (dir / "back.db").string();
+  ASSERT_EQ(quartz({"push", "--store", back, "--from", server.writer}).exit_code, 0);
+  for (const std::string id : {"1", "2", "3", "4"}) {
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"report", id}, {"report", "--json", id}}) {
+      std::vector<std::string> a = command, b = command, c = command;
+      a.insert(a.begin() + 1, {"--store", file});
+      b.insert(b.begin() + 1, {"--store", server.writer});
+      c.insert(c.begin() + 1, {"--store", back});
+      const std::string original = unnamed(quartz(a).out, file);
+      EXPECT_FALSE(original.empty());
+      EXPECT_EQ(unnamed(quartz(b).out, server.writer), original) << id;
+      EXPECT_EQ(unnamed(quartz(c).out, back), original) << id;
+    }
+  }
+  // The link came along; and the trace: predictions are asked of the copy.
+  EXPECT_NE(quartz({"report", "--store", server.writer, "4"})
+                .out.find("started by run 3 (--follow-exec)"),
+            std::string::npos);
+  EXPECT_EQ(quartz({"predict", "--store", server.writer, "2", "--zero", "ping_work"}).exit_code, 0);
+}
+
+// Labels and hosts find runs; each run knows its program's build as readelf reads it.
+TEST_F(ServerStore, RunsAreFoundByLabelHostAndBuild) {
+  ASSERT_EQ(quartz({"run", "-q", "--store", server.writer, "--label", "branch=main", "--label",
+                    "ci=17", "--", sample("lock_contention")})
+                .exit_code,
+            0);
+  ASSERT_EQ(quartz({"run", "-q", "--store", server.writer, "--label", "branch=dev", "--",
+                    sample("lock_contention")})
+                .exit_code,
+            0);
+  const CommandResult dev = quartz({"list", "--store", server.writer, "--label", "branch=dev"});
+  ASSERT_EQ(lines(dev.out), 2u) << dev.out;
+  EXPECT_NE(dev.out.find("    2 "), std::string::npos) << dev.out;
+  EXPECT_NE(dev.out.find("branch=dev"), std::string::npos) << dev.out;
+  const CommandResult both =
+      quartz({"list", "--store", server.writer, "--label", "ci=17", "--label", "branch=main"});
+  EXPECT_EQ(lines(both.out), 2u) << both.out;
+  EXPECT_EQ(lines(quartz({"list", "--store", server.writer, "--host", "elsewhere"}).out), 1u);
+  const CommandResult bad = quartz({"list", "--store", server.writer, "--label", "branch"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1u) << bad.err;
+
+  // The build id of the sample, by readelf; in the server's own table.
+  const CommandResult notes = run_command({"/usr/bin/readelf", "-n", sample("lock_contention")});
+  const size_t at = notes.out.find("Build ID: ");
+  ASSERT_NE(at, std::string::npos) << notes.out;
+  const std::string build_id = notes.out.substr(at + 10, notes.out.find('\n', at) - at - 10);
+  const CommandResult psql = run_command({"/usr/bin/psql", "-At", "-d", server.writer, "-c",
+                                          "SELECT build_id, compiler FROM run_builds"});
+  ASSERT_EQ(psql.exit_code, 0) << psql.err;
+  EXPECT_EQ(psql.out.substr(0, psql.out.find('|')), build_id) << psql.out;
+  EXPECT_NE(psql.out.find("GCC: ("), std::string::npos) << psql.out;  // the samples' compiler
+}
+
+// Runs on other processors are compared, and the comparison says so.
+TEST_F(ServerStore, ACompareAcrossMachinesSaysTheirProcessorsDiffer) {
+  // On one processor: quartz and the program it starts (taskset execs quartz).
+  const CommandResult one =
+      run_command({"/usr/bin/taskset", "-c", "0", kQuartz, "run", "-q", "--store", server.writer,
+                   "--", sample("lock_contention")});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(run(server.writer, "b", {sample("lock_contention")}).exit_code, 0);
+  const CommandResult c = quartz({"compare", "--store", server.writer, "1", "2"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find(" (1 processor), B on "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("(2 processors): their processors differ"), std::string::npos) << c.out;
+}
+
 }  // namespace
 }  // namespace quartz::test
