@@ -6,6 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <vector>
 
 namespace quartz::profile::postgres {
@@ -70,6 +74,7 @@ uint64_t big_endian(const char* bytes, int n) {
 
 class PgStatement : public db::Statement {
  public:
+  // Prepares `sql` on the server as `name`.
   PgStatement(PGconn* conn, const std::string& store, const std::string& name,
               const std::string& sql, std::string what)
       : conn_(conn), store_(store), name_(name), what_(std::move(what)) {
@@ -79,6 +84,14 @@ class PgStatement : public db::Statement {
     if (!succeeded(prepared.get())) fail(prepared.get());
     params_.resize(static_cast<size_t>(count));
   }
+  // The statement prepared before as `name`, of `parameters` parameters.
+  PgStatement(PGconn* conn, const std::string& store, const std::string& name, int parameters,
+              std::string what)
+      : conn_(conn), store_(store), name_(name), what_(std::move(what)) {
+    params_.resize(static_cast<size_t>(parameters));
+  }
+  const std::string& prepared_name() const { return name_; }
+  int parameters() const { return static_cast<int>(params_.size()); }
 
   void bind(int i, int64_t value) override { param(i).text = std::to_string(value); }
   void bind(int i, double value) override {
@@ -244,9 +257,54 @@ class BlobRow : public db::BlobReader {
   std::vector<unsigned char> bytes_;
 };
 
+// A server's connection and the statements prepared on it so far.
+// Statements are prepared once a session, by their text: a command asks the same questions
+// of many runs (quartz list: each run's links and series).
+struct Session {
+  PGconn* conn = nullptr;
+  std::map<std::string, std::pair<std::string, int>> prepared;  // SQL -> name, parameters
+  std::set<std::string> tables;                                 // known to be there
+};
+
+// The sessions of this process no store uses now, by URI, for the next store opened: a
+// connection costs 26 ms here (the server forks and warms a backend for it), about what
+// reading a small run from a file does, and one command opens the store up to three times.
+class IdleSessions {
+ public:
+  ~IdleSessions() {
+    for (auto& [uri, session] : idle_) PQfinish(session.conn);
+  }
+  std::optional<Session> take(const std::string& uri) {
+    std::lock_guard lock(mutex_);
+    const auto at = idle_.find(uri);
+    if (at == idle_.end()) return std::nullopt;
+    Session session = at->second;
+    idle_.erase(at);
+    return session;
+  }
+  void give(const std::string& uri, Session session) {
+    std::lock_guard lock(mutex_);
+    idle_.emplace(uri, session);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<std::string, Session> idle_;
+};
+
+IdleSessions& idle_sessions() {
+  static IdleSessions sessions;
+  return sessions;
+}
+
 class PgConnection : public db::Connection {
  public:
   explicit PgConnection(const std::string& uri) : Connection(public_name(uri)), uri_(uri) {
+    if (std::optional<Session> idle = idle_sessions().take(uri)) {
+      session_ = *idle;
+      conn_ = session_.conn;
+      return;
+    }
     conn_ = PQconnectdb(uri.c_str());
     if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
       const std::string why = conn_ ? first_line(PQerrorMessage(conn_)) : "out of memory";
@@ -256,13 +314,28 @@ class PgConnection : public db::Connection {
     // The server's notices ("relation ... already exists, skipping") are not the user's.
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
+    session_.conn = conn_;
   }
-  ~PgConnection() override { PQfinish(conn_); }
+  // Kept for the next store of this process when nothing is left open on it.
+  ~PgConnection() override {
+    if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) == PQTRANS_IDLE) {
+      idle_sessions().give(uri_, session_);
+    } else {
+      PQfinish(conn_);
+    }
+  }
 
   db::Backend backend() const override { return db::Backend::postgresql; }
   std::unique_ptr<db::Statement> prepare(const std::string& sql, std::string what) override {
-    return std::make_unique<PgStatement>(conn_, name(), "q" + std::to_string(++statements_), sql,
-                                         std::move(what));
+    const auto known = session_.prepared.find(sql);
+    if (known != session_.prepared.end()) {
+      return std::make_unique<PgStatement>(conn_, name(), known->second.first, known->second.second,
+                                           std::move(what));
+    }
+    auto statement = std::make_unique<PgStatement>(
+        conn_, name(), "q" + std::to_string(session_.prepared.size() + 1), sql, std::move(what));
+    session_.prepared[sql] = {statement->prepared_name(), statement->parameters()};
+    return statement;
   }
   void exec(const std::string& sql, const std::string& what) override {
     Result result(PQexec(conn_, sql.c_str()));
@@ -284,9 +357,12 @@ class PgConnection : public db::Connection {
     }
   }
   bool has_table(const std::string& table) override {
+    if (session_.tables.count(table)) return true;
     auto row = prepare("SELECT to_regclass(?) IS NOT NULL", "cannot read the store's tables");
     row->bind(1, table);
-    return row->step() && row->integer(0) != 0;
+    const bool there = row->step() && row->integer(0) != 0;
+    if (there) session_.tables.insert(table);
+    return there;
   }
   int64_t table_count() override {
     auto count =
@@ -329,7 +405,7 @@ class PgConnection : public db::Connection {
  private:
   std::string uri_;
   PGconn* conn_ = nullptr;
-  int statements_ = 0;  // prepared on this connection, each under its own name
+  Session session_;
 };
 
 }  // namespace

@@ -42,6 +42,10 @@ start)
   if [ -f "$dir/data/postmaster.pid" ]; then
     as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   fi
+  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$dir"; then
+    echo "pg-server.sh: the postgres user cannot reach $dir (a directory above it is private)" >&2
+    exit 1
+  fi
   [ "${3:-}" = fresh ] && rm -rf "$dir/data"
   new=
   if [ ! -d "$dir/data" ]; then

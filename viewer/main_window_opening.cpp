@@ -28,7 +28,9 @@ bool MainWindow::open_run(const QString& which, const QString& store) {
     report_error(QString::fromStdString(e.what()));
     return false;
   }
-  add_recent(run_->id ? store : which);
+  // A server is remembered without its password (libpq finds it again: PGPASSWORD, .pgpass).
+  add_recent(run_->id ? QString::fromStdString(profile::Store::display_name(store.toStdString()))
+                      : which);
   return true;
 }
 
@@ -43,7 +45,8 @@ bool MainWindow::reload() {
 }
 
 bool MainWindow::open_path(const QString& path) {
-  if (!profile::Store::looks_like_store(path.toStdString())) {
+  if (!profile::Store::looks_like_store(path.toStdString()) &&
+      !profile::Store::is_server_uri(path.toStdString())) {
     return open_run(path, QString::fromStdString(default_store()));
   }
   std::vector<profile::RunSummary> runs;
@@ -53,7 +56,8 @@ bool MainWindow::open_path(const QString& path) {
     report_error(QString::fromStdString(e.what()));
     return false;
   }
-  RunPicker picker(path, std::move(runs), this);
+  RunPicker picker(QString::fromStdString(profile::Store::display_name(path.toStdString())),
+                   std::move(runs), this);
   if (picker.exec() != QDialog::Accepted || !picker.chosen()) return false;
   return open_run(QString::number(*picker.chosen()), path);
 }

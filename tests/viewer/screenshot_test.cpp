@@ -5,6 +5,7 @@
 // else to the build tree.
 #include <sched.h>
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QImage>
 #include <QProcess>
@@ -116,6 +117,30 @@ class ScreenshotTest : public QObject {
     const QImage image(png);
     QCOMPARE(image.size(), QSize(1440, 900));
     for (const QColor& color : drawn)
+      QVERIFY2(count_color(image, color) > 300, qPrintable(color.name()));
+  }
+
+  // The runs pushed to a PostgreSQL server are opened from there as from the file.
+  void aServersRunIsShown() {
+    const QString server = qEnvironmentVariable("QUARTZ_TEST_PG_DIR");
+    QVERIFY2(!server.isEmpty(), "run by ctest, which starts the tests' server");
+    QProcess made;
+    made.start(
+        QUARTZ_SCRIPTS_DIR "/pg-server.sh",
+        {"database", server, "viewer_" + QString::number(QCoreApplication::applicationPid())});
+    QVERIFY(made.waitForFinished(60000));
+    QVERIFY2(made.exitCode() == 0, made.readAllStandardError().constData());
+    const QString uri = QString::fromUtf8(made.readAllStandardOutput()).trimmed();
+    QVERIFY(quartz({"push", "--store", store_, "--to", uri}));
+    const QString png = dir_.filePath("server-locks.png");
+    QProcess viewer;
+    viewer.start(QUARTZ_VIEW, {"--store", uri, "2", "--screenshot", png, "--view", "locks",
+                               "--select", "work_queue"});
+    QVERIFY(viewer.waitForFinished(60000));
+    QVERIFY2(viewer.exitCode() == 0, viewer.readAllStandardError().constData());
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1440, 900));
+    for (const QColor& color : {palette::kQueue, palette::kSelf})
       QVERIFY2(count_color(image, color) > 300, qPrintable(color.name()));
   }
 

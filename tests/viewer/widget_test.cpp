@@ -461,6 +461,42 @@ class WidgetTest : public QObject {
     QCOMPARE(window_->run()->view.elapsed_s, 0.861);
   }
 
+  // A team's store holds many runs: the picker narrows them by host or label.
+  void thePickerFiltersByHostAndLabel() {
+    const QString store = dir_.filePath("team.db");
+    profile::Run run = test::small_run();
+    for (const char* elapsed : {"800000000", "900000000", "950000000"}) {
+      run.info[capture::run_keys::kElapsedNs] = elapsed;
+      profile::Store(store.toStdString())
+          .add_run(profile::test_support::CaptureFile::of(run).bytes(), run, elapsed, "");
+    }
+    profile::Store(store.toStdString()).add_labels(1, {{"branch", "main"}, {"ci", "7"}});
+    profile::Store(store.toStdString()).add_labels(2, {{"branch", "dev"}});
+    std::optional<int64_t> unfiltered, main_branch, nothing;
+    int shown = -1;
+    QTimer answer;
+    connect(&answer, &QTimer::timeout, this, [&] {
+      auto* picker = qobject_cast<RunPicker*>(QApplication::activeModalWidget());
+      if (!picker) return;
+      answer.stop();
+      unfiltered = picker->chosen();
+      QTest::keyClicks(picker->filter(), "branch=main");
+      main_branch = picker->chosen();
+      shown = picker->table()->model()->rowCount();
+      picker->filter()->setText("elsewhere");
+      nothing = picker->chosen();
+      picker->filter()->setText("ci=7 branch");
+      QTest::keyClick(picker->table(), Qt::Key_Return);
+    });
+    answer.start(20);
+    QVERIFY(window_->open_path(store));
+    QCOMPARE(unfiltered, std::optional<int64_t>(3));
+    QCOMPARE(main_branch, std::optional<int64_t>(1));
+    QCOMPARE(shown, 1);
+    QCOMPARE(nothing, std::nullopt);
+    QCOMPARE(window_->run()->id, std::optional<int64_t>(1));
+  }
+
   void whatIfsShowTheStoredPredictions() {
     const std::string json = analysis::predictions_json(test::small_predictions());
     window_->set_run(test::with_what_ifs({{"2026-01-01 10:00:00", "--group 0,1|2", json},

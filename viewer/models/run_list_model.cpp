@@ -24,6 +24,16 @@ RunListModel::RunListModel(std::vector<profile::RunSummary> runs, QObject* paren
        [=](int row) {
          return r(row).final ? QStringLiteral("normally") : QStringLiteral("abnormally");
        }},
+      {"Host", "The machine the run was made on", Format::Text,
+       [=](int row) { return QString::fromStdString(r(row).host); }},
+      {"Labels", "quartz run --label key=value", Format::Text,
+       [=](int row) {
+         QStringList labels;
+         for (const auto& [key, value] : r(row).labels) {
+           labels << QString::fromStdString(key + "=" + value);
+         }
+         return labels.join(' ');
+       }},
   });
   set_key([=](int row) { return static_cast<qlonglong>(r(row).id); });
   reset_rows(static_cast<int>(runs_.size()));

@@ -155,7 +155,8 @@ void ComparisonView::choose_run() {
   } catch (const LoadError& e) {
     return show_message(QString::fromStdString(e.what()));
   }
-  RunPicker picker(QString::fromStdString(run_->source), std::move(runs), this);
+  RunPicker picker(QString::fromStdString(profile::Store::display_name(run_->source)),
+                   std::move(runs), this);
   picker.setWindowTitle(tr("Compare %1 with").arg(QString::fromStdString(run_->label)));
   if (picker.exec() == QDialog::Accepted && picker.chosen()) compare_with(*picker.chosen());
 }

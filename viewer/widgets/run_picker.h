@@ -1,4 +1,5 @@
-// Choosing a run of an experiment store: its runs, newest selected; Enter opens one.
+// Choosing a run of an experiment store: its runs, newest selected, narrowed by what is
+// typed in the filter (a host, a label: a team's store holds many); Enter opens one.
 #pragma once
 
 #include <QDialog>
@@ -8,6 +9,8 @@
 
 #include "profile/store.h"
 
+class QLineEdit;
+class QSortFilterProxyModel;
 class QTableView;
 
 namespace quartz::viewer {
@@ -23,9 +26,12 @@ class RunPicker : public QDialog {
 
   std::optional<int64_t> chosen() const;  // the selected run's number
   QTableView* table() const { return table_; }
+  QLineEdit* filter() const { return filter_; }
 
  private:
   RunListModel* model_;
+  QSortFilterProxyModel* shown_;  // the runs whose host or labels hold the filter's words
+  QLineEdit* filter_;
   QTableView* table_;
 };
 
