@@ -13,7 +13,8 @@ std::string command_help(const std::string& command) {
     return "usage: quartz run [options] -- PROGRAM [ARGS...]\n"
            "  Runs PROGRAM with libquartz preloaded, samples it, and stores the run.\n"
            "  -o, --output FILE       capture file (default: quartz-captures/ next to the store)\n"
-           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --store STORE           experiment store: a file or a postgresql:// URI\n"
+           "                          (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --no-import             write the capture only\n"
            "  --label KEY=VALUE       label the run (repeatable; e.g. branch=main, ci=1234)\n"
            "  -q, --quiet             no messages from quartz\n"
@@ -78,7 +79,8 @@ std::string command_help(const std::string& command) {
            "  same program (3,4,5): the elapsed time, each procedure's and lock's normalized\n"
            "  time (matched by name; those beyond noise), and the findings that appeared or\n"
            "  went away. Noise: the runs' sampling, and with several runs a side their spread.\n"
-           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --store STORE           experiment store: a file or a postgresql:// URI\n"
+           "                          (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --json                  JSON output\n"
            "  --fail-if-slower PCT    exit with status 1 when B is more than PCT% slower than A,\n"
            "                          beyond noise (a performance gate in CI)\n";
@@ -94,7 +96,8 @@ std::string command_help(const std::string& command) {
            "  --repeat N              runs per count, interleaved; the median counts (default 1)\n"
            "  --series RUN            report the stored series RUN belongs to; run nothing\n"
            "  --top N                 regions listed (default 10)\n"
-           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --store STORE           experiment store: a file or a postgresql:// URI\n"
+           "                          (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --json                  JSON output\n";
   }
   if (command == "diagnose") {
@@ -103,7 +106,8 @@ std::string command_help(const std::string& command) {
            "  contention, spin waste, load imbalance, oversubscription, blocking), each with\n"
            "  its severity (the share of the elapsed time it explains), its confidence, the\n"
            "  evidence and what to do. RUN: an id, 'latest' (default) or a capture file.\n"
-           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n"
+           "  --store STORE           experiment store: a file or a postgresql:// URI\n"
+           "                          (default: ./quartz.db or $QUARTZ_STORE)\n"
            "  --json                  JSON output\n"
            "  --min-severity PCT      leave out findings below PCT% of elapsed (default 1)\n"
            "  --all-frames            name system code (std::, the C library) in findings too,\n"
@@ -111,7 +115,7 @@ std::string command_help(const std::string& command) {
   }
   if (command == "report") {
     return "usage: quartz report [RUN] [--format F] [-o PATH] [--json] [--top N] [--all-frames]\n"
-           "                     [--store FILE]\n"
+           "                     [--store STORE]\n"
            "  RUN: a run number, 'latest' (the default), or a capture file.\n"
            "  --format F   text (default), json, pprof (gzipped profile.proto), collapsed\n"
            "               (flame graph stacks), chrome-trace (timeline of a --trace run),\n"
@@ -121,17 +125,18 @@ std::string command_help(const std::string& command) {
            "  --top N      rows per table (default 20)\n"
            "  --all-frames show system code (std::, the C library) as procedures of its own;\n"
            "               by default its time is the program's procedure that called it\n"
-           "  --store FILE the store (default: ./quartz.db or $QUARTZ_STORE)\n";
+           "  --store STORE the store: a file or a postgresql:// URI (default: ./quartz.db or\n"
+           "               $QUARTZ_STORE)\n";
   }
   if (command == "import") {
-    return "usage: quartz import CAPTURE... [--label KEY=VALUE]... [--store FILE]\n"
+    return "usage: quartz import CAPTURE... [--label KEY=VALUE]... [--store STORE]\n"
            "  Stores capture files (and CAPTURE.trace next to one) as runs. A capture already\n"
            "  stored is not stored again: its run is named, and the status is 1.\n"
            "  --label KEY=VALUE       label the runs (e.g. branch=main), to find them with\n"
            "                          'quartz list --label'\n";
   }
   if (command == "predict") {
-    return "usage: quartz predict [RUN] [questions] [--json] [--store FILE]\n"
+    return "usage: quartz predict [RUN] [questions] [--json] [--store STORE]\n"
            "  Predicts from a run recorded with 'quartz run --trace' (RUN: a run number,\n"
            "  'latest' (the default), or a capture file with CAPTURE.trace next to it).\n"
            "  Always: the recorded configuration replayed (the model's error) and the\n"
@@ -154,7 +159,7 @@ std::string command_help(const std::string& command) {
            "  --no-save               do not store the predictions with the run\n";
   }
   if (command == "check") {
-    return "usage: quartz check [RUN] [--store FILE]\n"
+    return "usage: quartz check [RUN] [--store STORE]\n"
            "  Checks the figures every run must have, whatever the program: none negative or\n"
            "  NaN; the parallelism bins add up to the elapsed time; normalized time at most\n"
            "  processor time; fewer threads waiting for an object than the run had; each\n"
@@ -162,18 +167,19 @@ std::string command_help(const std::string& command) {
            "  and processor time at most its lifetime. Prints 'ok', or each figure that cannot\n"
            "  be on a line of its own and exits with status 1. RUN: an id, 'latest' (default)\n"
            "  or a capture file.\n"
-           "  --store FILE            experiment store (default: ./quartz.db or $QUARTZ_STORE)\n";
+           "  --store STORE           experiment store: a file or a postgresql:// URI\n"
+           "                          (default: ./quartz.db or $QUARTZ_STORE)\n";
   }
   if (command == "list") {
-    return "usage: quartz list [--label KEY=VALUE]... [--host HOST] [--store FILE]\n"
+    return "usage: quartz list [--label KEY=VALUE]... [--host HOST] [--store STORE]\n"
            "  The runs in the store, one a line, with their labels (and hosts, when they are\n"
            "  several). Reads a read-only store too.\n"
            "  --label KEY=VALUE       only the runs with this label (all of those given)\n"
            "  --host HOST             only the runs made on HOST\n";
   }
   if (command == "push") {
-    return "usage: quartz push --to STORE [RUNS...] [--store FILE]\n"
-           "       quartz push --from STORE [RUNS...] [--store FILE]\n"
+    return "usage: quartz push --to STORE [RUNS...] [--store STORE]\n"
+           "       quartz push --from STORE [RUNS...] [--store STORE]\n"
            "  Copies runs (all, or the run numbers given) of the store (--store, default\n"
            "  ./quartz.db or $QUARTZ_STORE) to STORE, or of STORE into it: each with its\n"
            "  capture, trace, predictions, labels, build and the links between the runs\n"

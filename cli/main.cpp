@@ -32,7 +32,8 @@ const char kUsage[] =
     "  help [COMMAND]                       show this, or a command's options\n"
     "\n"
     "'quartz COMMAND --help' shows a command's options; 'quartz --version' the version.\n"
-    "The store is ./quartz.db unless --store FILE or QUARTZ_STORE says otherwise.\n";
+    "The store is ./quartz.db unless --store STORE or QUARTZ_STORE says otherwise: a\n"
+    "file, or a PostgreSQL server (postgresql://USER@HOST/DATABASE).\n";
 
 int dispatch(const std::string& command, const std::vector<std::string>& args) {
   using namespace quartz::cli;
