@@ -1,4 +1,5 @@
-// Finding the run a user names: a capture file, or a run of a store by number or "latest".
+// Finding the run a user names: a capture file, or a run of a store by number, "latest", or
+// "latest@KEY=VALUE..." (the latest run with those labels; host=NAME: made on NAME).
 // Shared by `quartz report` and `quartz-view`, so both accept the same names.
 #pragma once
 
@@ -25,7 +26,8 @@ struct OpenedRun {
   std::optional<int64_t> id;  // the store's run number, when it came from a store
 };
 
-// `which`: a capture file, a run number, "latest" or "" (the store's latest run).
+// `which`: a capture file, a run number, "latest" or "" (the store's latest run), or
+// "latest@branch=main@host=ci-3".
 // Throws OpenRunError for a name that is neither, a missing store, or an empty one;
 // CaptureError or StoreError for unreadable files.
 OpenedRun open_run(const std::string& which, const std::string& store_path);

@@ -296,6 +296,17 @@ TEST_F(ServerStore, RunsAreFoundByLabelHostAndBuild) {
   const CommandResult bad = quartz({"list", "--store", server.writer, "--label", "branch"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(lines(bad.err), 1u) << bad.err;
+  // The latest run of a branch, wherever a run is named: main's against dev's.
+  const CommandResult against = quartz({"compare", "--store", server.writer, "--json",
+                                        "latest@branch=main", "latest@branch=dev@ci=17"});
+  EXPECT_EQ(against.exit_code, 2) << "no run of dev has ci=17: " << against.out;
+  EXPECT_EQ(lines(against.err), 1u) << against.err;
+  const CommandResult compared =
+      quartz({"compare", "--store", server.writer, "--json", "latest@branch=main@ci=17", "latest"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  const json c = json::parse(compared.out, nullptr, false);
+  EXPECT_NE(c["a"].get<std::string>().find("run 1 ("), std::string::npos) << compared.out;
+  EXPECT_NE(c["b"].get<std::string>().find("run 2 ("), std::string::npos) << compared.out;
 
   // The build id of the sample, by readelf; in the server's own table.
   const CommandResult notes = run_command({"/usr/bin/readelf", "-n", sample("lock_contention")});

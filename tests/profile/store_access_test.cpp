@@ -64,7 +64,7 @@ TEST_F(StoreTest, UpgradeFromVersionTwoKnowsTheCapturesStoredBefore) {
   Store store(path_);
   EXPECT_THROW(store.add_run(run.bytes, run.run, "", ""), DuplicateCaptureError);
   Database db(path_);
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "7");
   EXPECT_EQ(db.value("SELECT count(*) FROM runs WHERE capture_crc32 IS NULL"), "0");
   EXPECT_EQ(db.value("SELECT count(*) FROM run_links"), "0");
   EXPECT_EQ(db.value("SELECT count(*) FROM run_series"), "0");
@@ -82,7 +82,9 @@ TEST_F(StoreTest, ReadingChangesNothing) {
   const std::string empty = dir_ + "/empty.qdb";
   write_file(empty, "");
   EXPECT_EQ(store_error([&] { Store store(empty, StoreAccess::read_only); }),
-            empty + ": not a Quartz store");
+            empty +
+                ": no Quartz store yet (the first 'quartz run' or 'quartz import' into it "
+                "makes one)");
   EXPECT_EQ(std::filesystem::file_size(empty), 0u);
 
   {

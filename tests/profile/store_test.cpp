@@ -32,7 +32,7 @@ TEST_F(StoreTest, NewStoreIsEmpty) {
   EXPECT_TRUE(Store::looks_like_store(path_));
   Database db(path_);
   EXPECT_EQ(db.value("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
+  EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'schema_version'"), "7");
   EXPECT_EQ(db.value("SELECT value FROM meta WHERE key = 'application'"), "quartz");
 }
 
@@ -295,12 +295,12 @@ TEST_F(StoreTest, RefusesANewerSchema) {
   { Store store(path_); }
   {
     Database db(path_);
-    db.exec("UPDATE meta SET value = 7 WHERE key = 'schema_version'");
+    db.exec("UPDATE meta SET value = 8 WHERE key = 'schema_version'");
   }
   EXPECT_EQ(store_error([&] { Store store(path_); }),
-            path_ + ": store schema version 7, this Quartz reads version 6");
+            path_ + ": store schema version 8, this Quartz reads version 7");
   EXPECT_EQ(store_error([&] { Store store(path_, StoreAccess::read_only); }),
-            path_ + ": store schema version 7, this Quartz reads version 6");
+            path_ + ": store schema version 8, this Quartz reads version 7");
 }
 
 TEST_F(StoreTest, UpgradesAVersionOneStore) {
@@ -324,7 +324,7 @@ TEST_F(StoreTest, UpgradesAVersionOneStore) {
   EXPECT_EQ(store.load(id).threads.size(), run.run.threads.size());
   Database db(path_);
   EXPECT_EQ(db.rows("SELECT value FROM meta WHERE key = 'schema_version'"),
-            (std::vector<std::vector<std::string>>{{"6"}}));
+            (std::vector<std::vector<std::string>>{{"7"}}));
 }
 
 TEST_F(StoreTest, TracesAreStreamedInAndOutExactly) {

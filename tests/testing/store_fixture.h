@@ -71,8 +71,9 @@ class Database {
     return result.empty() || result[0].empty() ? "" : result[0][0];
   }
   // The store as versions before 5 kept it: each capture whole in runs.capture, no chunks
-  // (no trace stored), no series; and no lock ids (version 6).
+  // (no trace stored), no series; and no lock ids (version 6), labels or builds (version 7).
   void as_before_version_5() {
+    exec("DROP TABLE labels; DROP TABLE run_builds");
     exec(
         "UPDATE runs SET capture = (SELECT bytes FROM chunks WHERE chunks.run_id = runs.id "
         "AND kind = 'capture' AND seq = 0)");
