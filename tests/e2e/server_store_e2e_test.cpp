@@ -317,7 +317,13 @@ TEST_F(ServerStore, RunsAreFoundByLabelHostAndBuild) {
                                           "SELECT build_id, compiler FROM run_builds"});
   ASSERT_EQ(psql.exit_code, 0) << psql.err;
   EXPECT_EQ(psql.out.substr(0, psql.out.find('|')), build_id) << psql.out;
-  EXPECT_NE(psql.out.find("GCC: ("), std::string::npos) << psql.out;  // the samples' compiler
+  // Its compiler, one of the strings of its .comment section (gcc's or clang's build).
+  const std::string compiler =
+      psql.out.substr(psql.out.find('|') + 1, psql.out.find('\n') - psql.out.find('|') - 1);
+  const CommandResult comments =
+      run_command({"/usr/bin/readelf", "-p", ".comment", sample("lock_contention")});
+  EXPECT_FALSE(compiler.empty()) << psql.out;
+  EXPECT_NE(comments.out.find(compiler), std::string::npos) << compiler << "\n" << comments.out;
 }
 
 // Runs on other processors are compared, and the comparison says so.
