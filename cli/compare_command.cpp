@@ -47,6 +47,7 @@ struct Side {
   std::string label;
   std::vector<analysis::ProfileView> views;
   std::set<std::string> machines;  // "HOST (N processors)" of its runs
+  std::set<uint32_t> processors;   // of its runs
 };
 
 // "A on h1 (2 processors), B on h2 (4 processors)" when the sides ran on different machines,
@@ -55,12 +56,7 @@ struct Side {
 std::string machines_line(const Side& a, const Side& b, bool* processors_differ) {
   *processors_differ = false;
   if (a.machines == b.machines) return "";
-  const auto processors = [](const Side& s) {
-    std::set<std::string> p;
-    for (const std::string& m : s.machines) p.insert(m.substr(m.rfind(" (")));
-    return p;
-  };
-  *processors_differ = processors(a) != processors(b);
+  *processors_differ = a.processors != b.processors;
   const auto join = [](const std::set<std::string>& s) {
     std::string out;
     for (const std::string& m : s) out += (out.empty() ? "" : ", ") + m;
@@ -80,6 +76,7 @@ Side open_side(const std::string& list, const std::string& store_path) {
     if (which.empty()) throw UsageError("compare: empty run in '" + list + "'");
     profile::OpenedRun run = open_named_run("compare", which, store_path);
     labels.push_back(run.label);
+    side.processors.insert(run.run.processors);
     side.machines.insert(run.run.text(capture::run_keys::kHost) + " (" +
                          std::to_string(run.run.processors) +
                          (run.run.processors == 1 ? " processor)" : " processors)"));

@@ -195,6 +195,8 @@ class Store {
   const std::string& name() const { return path_; }
 
  private:
+  // Throws "PATH: no run N" when the store has no run `run_id`.
+  void require_run(int64_t run_id, const std::string& what) const;
   // The capture's bytes, from its chunks or, stored before version 5, from runs.capture.
   std::vector<unsigned char> stored_capture(int64_t run_id, const std::string& what) const;
   // The capture stored whole, before version 5 (none: it is in chunks).

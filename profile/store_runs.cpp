@@ -137,11 +137,15 @@ std::vector<unsigned char> Store::stored_capture(int64_t run_id, const std::stri
   return whole ? std::move(*whole) : chunks::read_all(*db_, run_id, chunks::kCapture, what);
 }
 
-std::vector<unsigned char> Store::capture(int64_t run_id) const {
-  const std::string what = "cannot read " + run_name(run_id);
+void Store::require_run(int64_t run_id, const std::string& what) const {
   auto row = db_->prepare("SELECT 1 FROM runs WHERE id = ?", what);
   row->bind(1, run_id);
   if (!row->step()) throw StoreError(path_ + ": no " + run_name(run_id));
+}
+
+std::vector<unsigned char> Store::capture(int64_t run_id) const {
+  const std::string what = "cannot read " + run_name(run_id);
+  require_run(run_id, what);
   return stored_capture(run_id, what);
 }
 
@@ -170,11 +174,7 @@ void Store::add_metrics(int64_t run_id, const std::vector<ProcedureMetric>& proc
   db::Connection& db = *db_;
   const std::string what = "cannot add metrics of " + run_name(run_id);
   Transaction transaction(db, what);
-  {
-    auto exists = db.prepare("SELECT 1 FROM runs WHERE id = ?", what);
-    exists->bind(1, run_id);
-    if (!exists->step()) throw StoreError(path_ + ": no " + run_name(run_id));
-  }
+  require_run(run_id, what);
   // Metrics are replaced as a whole: a new analysis of a run supersedes the old one.
   for (const char* sql :
        {"DELETE FROM procedures WHERE run_id = ?", "DELETE FROM locks WHERE run_id = ?",
@@ -236,11 +236,7 @@ Run Store::load(int64_t run_id) const {
   db::Connection& db = *db_;
   const std::string what = "cannot load " + run_name(run_id);
   Run run;
-  {
-    auto row = db.prepare("SELECT 1 FROM runs WHERE id = ?", what);
-    row->bind(1, run_id);
-    if (!row->step()) throw StoreError(path_ + ": no " + run_name(run_id));
-  }
+  require_run(run_id, what);
   try {
     if (std::optional<std::vector<unsigned char>> whole = whole_capture(run_id, what)) {
       run = parse_capture(*whole, "capture");

@@ -190,6 +190,15 @@ std::string postgres_schema(const std::string& sql) {
   return out;
 }
 
+// The schema's version as meta.value holds it: an integer in SQLite, text on a server.
+void bind_version(db::Connection& db, db::Statement& meta, int parameter) {
+  if (db.backend() == db::Backend::postgresql) {
+    meta.bind(parameter, std::to_string(kSchemaVersion));
+  } else {
+    meta.bind(parameter, kSchemaVersion);
+  }
+}
+
 // Runs a schema statement in the connection's database.
 void exec_schema(db::Connection& db, const char* sql, const std::string& what) {
   db.exec(db.backend() == db::Backend::postgresql ? postgres_schema(sql) : std::string(sql), what);
@@ -234,11 +243,7 @@ void open_schema(db::Connection& db, StoreAccess access) {
       meta->bind(1, std::string("application"));
       meta->bind(2, std::string(kApplication));
       meta->bind(3, std::string("schema_version"));
-      if (db.backend() == db::Backend::postgresql) {
-        meta->bind(4, std::to_string(kSchemaVersion));  // meta.value is text there
-      } else {
-        meta->bind(4, kSchemaVersion);
-      }
+      bind_version(db, *meta, 4);
       meta->step();
     }
     transaction.commit();
@@ -294,11 +299,7 @@ void open_schema(db::Connection& db, StoreAccess access) {
     if (version <= 5) db.exec(kSchemaSql6, what);
     if (version <= 6) exec_schema(db, kSchemaSql7, what);
     auto meta = db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'", what);
-    if (db.backend() == db::Backend::postgresql) {
-      meta->bind(1, std::to_string(kSchemaVersion));
-    } else {
-      meta->bind(1, kSchemaVersion);
-    }
+    bind_version(db, *meta, 1);
     meta->step();
     transaction.commit();
     version = kSchemaVersion;
