@@ -25,17 +25,20 @@ const std::string kPgServer = std::string(QUARTZ_SCRIPTS_DIR) + "/pg-server.sh";
 // `text` with every `name` replaced by "STORE", and without the predictor's own timing
 // ("predicted in 34.50 ms (0.53 M records/s), at most 24745 steps held"), which no two
 // predictions share.
+// The text with the store's name replaced and its words alone compared: a heading
+// wraps where a longer name pushes it, so line breaks and widths are not the store's.
 std::string unnamed(const std::string& text, const std::string& name) {
-  std::string out;
+  std::string words;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (line.find("predicted in ") != std::string::npos) continue;
     for (size_t at = 0; (at = line.find(name, at)) != std::string::npos;) {
       line.replace(at, name.size(), "STORE");
     }
-    out += line + "\n";
+    std::istringstream line_words(line);
+    for (std::string word; line_words >> word;) words += word + " ";
   }
-  return out;
+  return words;
 }
 
 size_t lines(const std::string& text) {
