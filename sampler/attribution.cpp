@@ -458,7 +458,8 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
     // wait for an object: when every thread is seen in one (a barrier's last arrival, a
     // lock handed over), one of them is releasing it or being handed it. So for a lock
     // none holds: one of its waiters is being handed it (a rwlock of 4 threads read "4
-    // waiting" while a fifth thread ran).
+    // waiting" while a fifth thread ran). A barrier's parties released but not yet run
+    // still look waiting: at most all its parties but one wait (3 of 3 read waiting).
     const uint32_t can_wait = snap.count > 1 ? snap.count - 1 : 1;
     for (uint32_t i = snap.first; i < snap.first + snap.count; ++i) {
       const ThreadSample& s = window.sample(i);
@@ -469,6 +470,7 @@ void attribute_window(Window& window, ProfileTables& tables, const AttributionCo
         if (o.snapshot != snapshot_id) continue;
         uint32_t waiters = std::min(o.waiters, can_wait);
         if (waiters > 1 && o.holders == 0 && capture::is_lock(o.kind)) --waiters;
+        if (o.kind == capture::kBarrier && o.parties) waiters = std::min(waiters, o.parties - 1);
         tables.object_queue(node.entity)[std::min(waiters, kQueueBins - 1)] += delta;
         o.snapshot = ~uint64_t{0};  // counted once per snapshot
       }

@@ -69,9 +69,9 @@ struct ProcedureEntry {
 struct ObjectEntry {
   uint64_t address;
   uint32_t kind;
-  uint32_t waiters;  // threads waiting for it in the current snapshot
-  uint32_t holders;  // threads holding it in the current snapshot (0 or more)
-  uint32_t unused;
+  uint32_t waiters;        // threads waiting for it in the current snapshot
+  uint32_t holders;        // threads holding it in the current snapshot (0 or more)
+  uint32_t parties;        // a barrier's count (0: not known yet): at most parties - 1 wait
   uint64_t stamp;          // as ProcedureEntry::stamp
   uint64_t snapshot;       // last snapshot in which it was in use
   double wait_spinning_s;  // thread-seconds

@@ -66,7 +66,7 @@ bool Snapshots::init(rt::Runtime& runtime, RunInfo& info, OverheadControl& overh
   if (!(clock_read_ns_ > 0)) clock_read_ns_ = 1000;
   info.window_snapshots = static_cast<uint32_t>(kMinWindowNs / info.period_ns + 1);
   return init_tables(processors) && window.init(kMaxSnapshots, kMaxSnapshots * 64, kMaxSlots) &&
-         reader_.init(runtime.options.geometry.stack_capacity, kMaxSlots) &&
+         reader_.init(runtime.options.geometry.stack_capacity, kMaxSlots, &runtime.objects) &&
          tracks_.reserve(kMaxSlots) && tracks_.resize_at_least(kMaxSlots) &&
          retire_later_.reserve(kMaxSlots);
 }

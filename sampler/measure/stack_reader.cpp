@@ -22,7 +22,9 @@ QUARTZ_NOINSTR void idle_past_region_end(EntryValue& top) {
 }
 }  // namespace
 
-bool StackReader::init(uint32_t stack_capacity, uint32_t max_slots) {
+bool StackReader::init(uint32_t stack_capacity, uint32_t max_slots,
+                       const rt::ObjectRegistry* objects) {
+  objects_ = objects;
   capacity_ = stack_capacity;
   return remembered_.reserve(max_slots) && remembered_.resize_at_least(max_slots) &&
          entries_.reserve(size_t{max_slots} * stack_capacity) &&
@@ -30,6 +32,17 @@ bool StackReader::init(uint32_t stack_capacity, uint32_t max_slots) {
          contexts_.reserve(size_t{max_slots} * stack_capacity) &&
          contexts_.resize_at_least(size_t{max_slots} * stack_capacity) &&
          scratch_.reserve(stack_capacity) && scratch_.resize_at_least(stack_capacity);
+}
+
+// A barrier's count, from its pthread_barrier_init: its parties released by the last
+// arrival stay in the call until they run again, and look waiting beside the next round's.
+void StackReader::note_parties(ProfileTables& tables, uint32_t context, uintptr_t address) {
+  if (context == kNone || !objects_) return;
+  ObjectEntry& o = tables.object_entry(tables.context_node(context).entity);
+  if (o.parties) return;
+  if (const rt::ObjectRecord* r = objects_->find(address)) {
+    o.parties = r->trace_parameter.load(std::memory_order_relaxed);
+  }
 }
 
 StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
@@ -62,6 +75,9 @@ StackRead StackReader::read(ProfileTables& tables, uint32_t ordinal, bool fresh,
                             static_cast<uint32_t>(rt::tag_kind(scratch_[i].tag)));
     ids[i] = parent;
     previous[i] = scratch_[i];
+    if (rt::tag_kind(scratch_[i].tag) == EntryKind::barrier) {
+      note_parties(tables, parent, scratch_[i].address);
+    }
   }
   memory.depth = depth;
   memory.leaf = depth ? ids[depth - 1] : kNone;

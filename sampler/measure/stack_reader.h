@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "runtime/object_registry.h"
 #include "runtime/profile_stack.h"
 #include "runtime/thread_block.h"
 #include "sampler/attribution.h"
@@ -26,7 +27,9 @@ struct StackRead {
 
 class StackReader {
  public:
-  QUARTZ_NOINSTR bool init(uint32_t stack_capacity, uint32_t max_slots);
+  // `objects`: where a barrier's count is read, the first time a stack shows it.
+  QUARTZ_NOINSTR bool init(uint32_t stack_capacity, uint32_t max_slots,
+                           const rt::ObjectRegistry* objects);
   // Reads the block in registry slot `ordinal`. `fresh` says the slot holds a thread not
   // seen in it before (its remembered stack is dropped).
   QUARTZ_NOINSTR StackRead read(ProfileTables& tables, uint32_t ordinal, bool fresh,
@@ -37,6 +40,9 @@ class StackReader {
     uint32_t depth;
     uint32_t leaf;
   };
+  QUARTZ_NOINSTR void note_parties(ProfileTables& tables, uint32_t context, uintptr_t address);
+
+  const rt::ObjectRegistry* objects_ = nullptr;
   uint32_t capacity_ = 0;
   support::MappedVector<Remembered> remembered_;   // per slot
   support::MappedVector<rt::EntryValue> entries_;  // per slot, capacity each

@@ -150,6 +150,40 @@ TEST_F(ProfileE2E, TheContendedLockRanksFirst) {
   EXPECT_GT(lock["mean_queue"].get<double>(), 0.5);
 }
 
+// No object shows more threads waiting for it than can: of an object's three users one
+// holds it, signals or posts it, or is the barrier's last arrival (a rwlock of 4 threads
+// read "4 waiting", issue 38; a barrier's released parties looked waiting beside the next
+// round's). Truth by construction: queue_bounds gives each kind of object three users,
+// beside other threads, so that each snapshot sees more threads than any object has.
+TEST_F(ProfileE2E, NoObjectQueuesMoreThreadsThanCanWaitForIt) {
+  const std::string capture = (dir / "queues.qcap").string();
+  const CommandResult run = run_command({kQuartz, "run", "--store", store, "-o", capture, "--",
+                                         std::string(QUARTZ_E2E_DIR) + "/queue_bounds"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  if (const std::optional<Capture> kept = read_capture_file(capture)) {
+    expect_possible_figures(kept->run);
+  }
+  const json r = report();
+  ASSERT_FALSE(r.is_discarded());
+  constexpr size_t kUsers = 3;
+  for (const char* name :
+       {"mutex_of_3", "spin_of_3", "rwlock_of_3", "cond_of_3", "barrier_of_3", "sem_of_3"}) {
+    SCOPED_TRACE(name);
+    const json* object = find(r["locks"], name);
+    ASSERT_NE(object, nullptr);
+    const std::vector<double> queue = (*object)["queue_s"].get<std::vector<double>>();
+    double waited_s = 0;
+    for (size_t waiting = 1; waiting < queue.size(); ++waiting) {
+      if (waiting < kUsers) {
+        waited_s += queue[waiting];
+      } else {
+        EXPECT_EQ(queue[waiting], 0) << waiting << " waiting: " << object->dump();
+      }
+    }
+    EXPECT_GT(waited_s, 0) << "never seen waited for: " << object->dump();
+  }
+}
+
 // A mutex released into a condition wait is not held while the thread waits, however many
 // of the program's procedures lie between them (pbzip2's own wrapper around
 // pthread_cond_timedwait had its mutex "held" 3.1 s of a 3.1 s run). Truth: the waiter's own
