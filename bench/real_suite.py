@@ -1,7 +1,11 @@
 """The real-program suite (issue 9 item 9), shared by bench/real_programs.py and
 bench/real_cost.py: open-source multithreaded programs from Debian's source tarballs
-(pinned by sha256), how each is built with a given compiler, the workloads generated from a
-fixed seed, timed runs and the check that an output is the plain build's.
+(pinned by sha256), or from a folder of a git repository at a pinned commit (a program
+Debian does not package), how each is built with a given compiler, the workloads generated
+from a fixed seed, timed runs and the check that an output is the plain build's.
+
+A git program's repository is cloned once into DIR/downloads/OWNER+NAME.git; without a
+network, put a clone there (git clone --bare).
 
 Downloads, builds and inputs live under one directory (BUILD/real-programs by default) and
 are reused; a build is redone when its command, compilers and environment included,
@@ -36,11 +40,15 @@ class Program:
     """One program of the suite: where its source is, how it is built, what it runs."""
 
     def __init__(self, name, language, pool_path, sha256, size, build, binary, args,
-                 decode=None, env=None, files=None, needs=()):
+                 decode=None, env=None, files=None, needs=(), git=None):
         self.name = name
         self.language = language
-        self.url = DEBIAN_POOL + pool_path
-        self.sha256, self.size = sha256, size  # from Checksums-Sha256 of bookworm's Sources
+        # From Debian's pool (sha256 from Checksums-Sha256 of bookworm's Sources), or, with
+        # `git` = (repository URL, commit, folder) and pool_path None, that folder of that
+        # commit (the commit is the pin).
+        self.url = git[0] if git else DEBIAN_POOL + pool_path
+        self.git = git
+        self.sha256, self.size = sha256, size
         # Shell commands, {cc} and {cxx} filled in, run in the source; or such commands by
         # compiler ("gcc", "clang").
         self.build = build
@@ -61,6 +69,8 @@ class Program:
 
     @property
     def tarball(self):
+        if self.git:
+            return "%s-%s.tar" % (self.name, self.git[1][:12])
         return self.url.rsplit("/", 1)[1]
 
 
@@ -176,6 +186,16 @@ PROGRAMS = [
             ["-r", "{fastq}", "-a", "{adapters}", "-n", "{threads}", "--stdout-reads",
              "--output-log", "/dev/null"],
             files={"src/tbb2020.h": TBB2020_H}, needs=("libseqan2-dev",)),
+    # Lock-heavy (issue 38): PARSEC's deduplicating compressor, a pipeline of stages with
+    # -t threads each, a mutex per chunk and per hash bucket (24,000-38,000 objects on the
+    # mix), spinlocks around its buffers, condition variables between stages. Its output
+    # goes to -o, here stdout. gcc 10+ needs -fcommon (its headers define globals).
+    Program("dedup", "C", None, None, 194_560,
+            "CFLAGS='-O2 -I. -fcommon' make version=pthreads CC={cc}", "dedup",
+            ["-c", "-p", "-t", "{threads}", "-i", "{mix}", "-o", "/dev/stdout"],
+            needs=("zlib1g-dev",),
+            git=("https://github.com/bamos/parsec-benchmark",
+                 "2e492f771c6749577fe4e7610d516a9e7f8ad580", "pkgs/kernels/dedup/src")),
 ]
 
 
@@ -195,6 +215,7 @@ def select_programs(only, smallest):
         if len(programs) != len(wanted):
             raise ValueError("known programs are %s" % ", ".join(p.name for p in PROGRAMS))
     if smallest:
+        programs = [p for p in programs if not p.git] or programs
         programs = [min([p for p in programs if not p.needs] or programs,
                         key=lambda p: p.size)]
     return programs
@@ -213,8 +234,39 @@ def sha256_of(path):
     return digest.hexdigest()
 
 
+def git_tarball(program, directory):
+    """A git program's folder at its commit as a tarball (top folder: its name), from a
+    clone of its repository made once."""
+    url, commit, folder = program.git
+    path = os.path.join(directory, program.tarball)
+    if os.path.exists(path):
+        return path
+    os.makedirs(directory, exist_ok=True)
+    owner, name = url.rstrip("/").split("/")[-2:]
+    clone = os.path.join(directory, "%s+%s.git" % (owner, name))
+    if not os.path.isdir(clone):
+        done = subprocess.run(["git", "clone", "-q", "--bare", url, clone],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise Failure("cannot clone %s (%s): put a clone at %s" % (
+                url, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "git",
+                clone))
+    partial = path + ".part"
+    with open(partial, "wb") as out:
+        done = subprocess.run(["git", "-C", clone, "archive", "--prefix=%s/" % program.name,
+                               "%s:%s" % (commit, folder)], stdout=out, stderr=subprocess.PIPE,
+                              text=False)
+    if done.returncode != 0:
+        raise Failure("%s: no %s at commit %s in %s" % (program.name, folder, commit, clone))
+    os.replace(partial, path)
+    return path
+
+
 def download(program, directory):
-    """The program's tarball, downloaded once and checked against its pinned sha256."""
+    """The program's tarball, downloaded once and checked against its pinned sha256 (a git
+    program's made from its pinned commit)."""
+    if program.git:
+        return git_tarball(program, directory)
     path = os.path.join(directory, program.tarball)
     if os.path.exists(path) and sha256_of(path) == program.sha256:
         return path
