@@ -27,9 +27,10 @@ struct StackRead {
 
 class StackReader {
  public:
-  // `objects`: where a barrier's count is read, the first time a stack shows it.
+  // `objects`: where a barrier's count is read, the first time a stack shows it (none:
+  // a barrier's queue is not capped by its count).
   QUARTZ_NOINSTR bool init(uint32_t stack_capacity, uint32_t max_slots,
-                           const rt::ObjectRegistry* objects);
+                           const rt::ObjectRegistry* objects = nullptr);
   // Reads the block in registry slot `ordinal`. `fresh` says the slot holds a thread not
   // seen in it before (its remembered stack is dropped).
   QUARTZ_NOINSTR StackRead read(ProfileTables& tables, uint32_t ordinal, bool fresh,
