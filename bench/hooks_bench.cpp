@@ -1,6 +1,7 @@
 // Microbenchmarks of the hot paths, called through function pointers so that every
 // variant pays the same call: Quartz's hooks against empty hooks, a call through a patched
-// entry against a plain call, and Quartz's mutex wrappers against glibc's mutex functions.
+// entry against a plain call, and Quartz's lock wrappers (mutex, spinlock, rwlock) against
+// the C library's own functions, in the same process.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -12,11 +13,39 @@ namespace {
 
 using Hook = void (*)(void*, void*);
 using MutexFn = int (*)(pthread_mutex_t*);
+using SpinFn = int (*)(pthread_spinlock_t*);
+using RwlockFn = int (*)(pthread_rwlock_t*);
+
+// A lock's functions, Quartz's wrappers or the C library's.
+struct LockFunctions {
+  MutexFn lock, unlock;
+  SpinFn spin_lock, spin_unlock;
+  RwlockFn read_lock, write_lock, rw_unlock;
+};
 
 struct Functions {
   Hook quartz_enter, quartz_exit, empty_enter, empty_exit;
-  MutexFn quartz_lock, quartz_unlock, libc_lock, libc_unlock;
+  LockFunctions quartz, libc;
 };
+
+// `from`'s lock functions (RTLD_DEFAULT: libquartz's, linked first).
+LockFunctions lock_functions(void* from, const char* whose) {
+  auto find = [&](const char* name) {
+    void* p = dlsym(from, name);
+    if (!p) {
+      std::fprintf(stderr, "hooks_bench: cannot find %s's %s: %s\n", whose, name, dlerror());
+      std::exit(2);
+    }
+    return p;
+  };
+  return {reinterpret_cast<MutexFn>(find("pthread_mutex_lock")),
+          reinterpret_cast<MutexFn>(find("pthread_mutex_unlock")),
+          reinterpret_cast<SpinFn>(find("pthread_spin_lock")),
+          reinterpret_cast<SpinFn>(find("pthread_spin_unlock")),
+          reinterpret_cast<RwlockFn>(find("pthread_rwlock_rdlock")),
+          reinterpret_cast<RwlockFn>(find("pthread_rwlock_wrlock")),
+          reinterpret_cast<RwlockFn>(find("pthread_rwlock_unlock"))};
+}
 
 void* must(void* p, const char* what) {
   if (!p) {
@@ -34,19 +63,13 @@ const Functions& functions() {
         must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter"), "quartz enter"));
     f.quartz_exit =
         reinterpret_cast<Hook>(must(dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit"), "quartz exit"));
-    f.quartz_lock =
-        reinterpret_cast<MutexFn>(must(dlsym(RTLD_DEFAULT, "pthread_mutex_lock"), "quartz lock"));
-    f.quartz_unlock = reinterpret_cast<MutexFn>(
-        must(dlsym(RTLD_DEFAULT, "pthread_mutex_unlock"), "quartz unlock"));
+    f.quartz = lock_functions(RTLD_DEFAULT, "quartz");
     void* empty = must(dlopen(QUARTZ_EMPTY_HOOKS, RTLD_NOW | RTLD_LOCAL), "empty hooks library");
     f.empty_enter =
         reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_enter"), "empty enter"));
     f.empty_exit =
         reinterpret_cast<Hook>(must(dlsym(empty, "__cyg_profile_func_exit"), "empty exit"));
-    void* libc = must(dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD), "libc");
-    f.libc_lock = reinterpret_cast<MutexFn>(must(dlsym(libc, "pthread_mutex_lock"), "libc lock"));
-    f.libc_unlock =
-        reinterpret_cast<MutexFn>(must(dlsym(libc, "pthread_mutex_unlock"), "libc unlock"));
+    f.libc = lock_functions(must(dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD), "libc"), "libc");
     return f;
   }();
   return f;
@@ -139,21 +162,95 @@ void mutex_pairs(benchmark::State& state, MutexFn lock, MutexFn unlock, bool sha
 }
 
 void BM_MutexPair_Libc(benchmark::State& state) {
-  mutex_pairs(state, functions().libc_lock, functions().libc_unlock, false);
+  mutex_pairs(state, functions().libc.lock, functions().libc.unlock, false);
 }
 void BM_MutexPair_Quartz(benchmark::State& state) {
-  mutex_pairs(state, functions().quartz_lock, functions().quartz_unlock, false);
+  mutex_pairs(state, functions().quartz.lock, functions().quartz.unlock, false);
 }
 void BM_MutexPairShared_Libc(benchmark::State& state) {
-  mutex_pairs(state, functions().libc_lock, functions().libc_unlock, true);
+  mutex_pairs(state, functions().libc.lock, functions().libc.unlock, true);
 }
 void BM_MutexPairShared_Quartz(benchmark::State& state) {
-  mutex_pairs(state, functions().quartz_lock, functions().quartz_unlock, true);
+  mutex_pairs(state, functions().quartz.lock, functions().quartz.unlock, true);
 }
 BENCHMARK(BM_MutexPair_Libc)->Threads(1)->Threads(2);
 BENCHMARK(BM_MutexPair_Quartz)->Threads(1)->Threads(2);
 BENCHMARK(BM_MutexPairShared_Libc)->Threads(2);
 BENCHMARK(BM_MutexPairShared_Quartz)->Threads(2);
+
+// A lock-heavy program's pattern (PARSEC's dedup: a mutex per chunk): each pair on the next
+// of 65,536 mutexes, more than a thread's table of objects counts before the process-wide
+// one (2^8 by default).
+void many_mutex_pairs(benchmark::State& state, const LockFunctions& f) {
+  constexpr size_t kMutexes = 65536;
+  static pthread_mutex_t* mutexes = [] {
+    auto* m = new pthread_mutex_t[kMutexes];
+    for (size_t i = 0; i < kMutexes; ++i) pthread_mutex_init(&m[i], nullptr);
+    return m;
+  }();
+  size_t i = 0;
+  for (auto _ : state) {
+    f.lock(&mutexes[i]);
+    benchmark::ClobberMemory();
+    f.unlock(&mutexes[i]);
+    i = (i + 1) % kMutexes;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_MutexPairMany_Libc(benchmark::State& state) {
+  many_mutex_pairs(state, functions().libc);
+}
+void BM_MutexPairMany_Quartz(benchmark::State& state) {
+  many_mutex_pairs(state, functions().quartz);
+}
+BENCHMARK(BM_MutexPairMany_Libc);
+BENCHMARK(BM_MutexPairMany_Quartz);
+
+void spin_pairs(benchmark::State& state, const LockFunctions& f) {
+  pthread_spinlock_t own;
+  pthread_spin_init(&own, PTHREAD_PROCESS_PRIVATE);
+  for (auto _ : state) {
+    f.spin_lock(&own);
+    benchmark::ClobberMemory();
+    f.spin_unlock(&own);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_SpinPair_Libc(benchmark::State& state) {
+  spin_pairs(state, functions().libc);
+}
+void BM_SpinPair_Quartz(benchmark::State& state) {
+  spin_pairs(state, functions().quartz);
+}
+BENCHMARK(BM_SpinPair_Libc);
+BENCHMARK(BM_SpinPair_Quartz);
+
+void rwlock_pairs(benchmark::State& state, const LockFunctions& f, bool write) {
+  pthread_rwlock_t own = PTHREAD_RWLOCK_INITIALIZER;
+  const RwlockFn lock = write ? f.write_lock : f.read_lock;
+  for (auto _ : state) {
+    lock(&own);
+    benchmark::ClobberMemory();
+    f.rw_unlock(&own);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_RwlockReadPair_Libc(benchmark::State& state) {
+  rwlock_pairs(state, functions().libc, false);
+}
+void BM_RwlockReadPair_Quartz(benchmark::State& state) {
+  rwlock_pairs(state, functions().quartz, false);
+}
+void BM_RwlockWritePair_Libc(benchmark::State& state) {
+  rwlock_pairs(state, functions().libc, true);
+}
+void BM_RwlockWritePair_Quartz(benchmark::State& state) {
+  rwlock_pairs(state, functions().quartz, true);
+}
+BENCHMARK(BM_RwlockReadPair_Libc);
+BENCHMARK(BM_RwlockReadPair_Quartz);
+BENCHMARK(BM_RwlockWritePair_Libc);
+BENCHMARK(BM_RwlockWritePair_Quartz);
 
 }  // namespace
 
