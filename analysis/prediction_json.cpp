@@ -1,6 +1,7 @@
 #include "analysis/prediction_json.h"
 
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "analysis/trust_warnings.h"
 
@@ -21,13 +22,21 @@ std::vector<NamedTime> named_from(const json& a) {
   return out;
 }
 
+// The models' names, in every range's by_model_s order.
+using ModelNames = std::span<const std::string>;
+
 // A range's fields, added to an answer's object: "low_s", "high_s", "width" (of the most
-// likely figure `likely_s`), "by_model_s".
-void add_range(json& j, double likely_s, const PredictionRange& r) {
+// likely figure `likely_s`), "by_model_s"; "low_model" and "high_model", which give its ends,
+// and "why" a range wider than kWideRange is (none: not wide).
+void add_range(json& j, double likely_s, const PredictionRange& r, ModelNames models) {
   j["low_s"] = r.low_s;
   j["high_s"] = r.high_s;
   j["width"] = relative_width(likely_s, r);
   j["by_model_s"] = r.by_model_s;
+  const RangeSpan span = range_span(likely_s, r, models);
+  j["low_model"] = span.low_model;
+  j["high_model"] = span.high_model;
+  j["why"] = span.why.empty() ? json(nullptr) : json(span.why);
 }
 
 // Stored before ranges: the single figure, as a range of one model.
@@ -47,9 +56,9 @@ ModelCheck model_from(const json& m) {
   return {m.at("name").get<std::string>(), m.at("recorded_s").get<double>()};
 }
 
-json loaded_json(const LoadedReplay& l) {
+json loaded_json(const LoadedReplay& l, ModelNames models) {
   json j{{"processors", l.processors}, {"predicted_s", l.predicted_s}};
-  add_range(j, l.predicted_s, l.range);
+  add_range(j, l.predicted_s, l.range, models);
   return j;
 }
 
@@ -79,9 +88,9 @@ CriticalPath critical_path_from(const json& cp) {
           named_from(cp.at("locks"))};
 }
 
-json grouping_json(const GroupingPrediction& g) {
+json grouping_json(const GroupingPrediction& g, ModelNames models) {
   json j{{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
-  add_range(j, g.predicted_s, g.range);
+  add_range(j, g.predicted_s, g.range, models);
   return j;
 }
 
@@ -97,12 +106,12 @@ json best_json(const BestGrouping& b) {
   return {{"best", b.best}, {"separated", b.tied.empty()}, {"tied", b.tied}};
 }
 
-json search_json(const GroupingSearch& s) {
+json search_json(const GroupingSearch& s, ModelNames models) {
   auto best = json::array();
-  for (const auto& g : s.best) best.push_back(grouping_json(g));
+  for (const auto& g : s.best) best.push_back(grouping_json(g, models));
   json search{{"cores", s.cores},   {"exhaustive", s.exhaustive}, {"candidates", s.candidates},
               {"rounds", s.rounds}, {"shared_s", s.shared_s},     {"best", best}};
-  add_range(search["shared_range"], s.shared_s, s.shared_range);
+  add_range(search["shared_range"], s.shared_s, s.shared_range, models);
   if (!s.best.empty()) search["verdict"] = best_json(best_grouping(s.best));
   return search;
 }
@@ -119,14 +128,14 @@ GroupingSearch search_from(const json& s) {
   return search;
 }
 
-json procedure_change_json(const ProcedurePrediction& c) {
+json procedure_change_json(const ProcedurePrediction& c, ModelNames models) {
   json change{{"change", c.change},
               {"procedure", c.procedure},
               {"percent", c.percent},
               {"predicted_s", c.predicted_s},
               {"unreceived_s", c.unreceived_s},
               {"turned_off_s", c.turned_off_s ? json(*c.turned_off_s) : json(nullptr)}};
-  add_range(change, c.predicted_s, c.range);
+  add_range(change, c.predicted_s, c.range, models);
   return change;
 }
 
@@ -194,21 +203,23 @@ std::string predictions_json(const Predictions& p) {
   j["observed_s"] = p.observed_s;
   if (p.profiled_s > 0) j["profiled_s"] = p.profiled_s;
   j["recorded_s"] = p.recorded_s;
-  add_range(j["recorded_range"], p.recorded_s, p.recorded_range);
+  std::vector<std::string> names;
+  for (const ModelCheck& m : p.models) names.push_back(m.name);
+  add_range(j["recorded_range"], p.recorded_s, p.recorded_range, names);
   auto& models = j["models"] = json::array();
   for (const ModelCheck& m : p.models) models.push_back(model_json(m));
   j["other_share"] = p.other_share ? json(*p.other_share) : json(nullptr);
-  j["loaded"] = p.loaded ? loaded_json(*p.loaded) : json(nullptr);
+  j["loaded"] = p.loaded ? loaded_json(*p.loaded, names) : json(nullptr);
   auto& trust = j["trust"] = json::array();
   for (const TrustWarning& w : trust_warnings(p)) trust.push_back(trust_json(w));
   j["critical_path"] = critical_path_json(p.critical_path);
   auto& groupings = j["groupings"] = json::array();
-  for (const auto& g : p.groupings) groupings.push_back(grouping_json(g));
+  for (const auto& g : p.groupings) groupings.push_back(grouping_json(g, names));
   if (p.groupings.size() > 1) j["groupings_best"] = best_json(best_grouping(p.groupings));
   auto& searches = j["searches"] = json::array();
-  for (const auto& s : p.searches) searches.push_back(search_json(s));
+  for (const auto& s : p.searches) searches.push_back(search_json(s, names));
   auto& procedures = j["procedures"] = json::array();
-  for (const auto& c : p.procedures) procedures.push_back(procedure_change_json(c));
+  for (const auto& c : p.procedures) procedures.push_back(procedure_change_json(c, names));
   j["trace"] = trace_json(p.quality, p.profiled_s > 0);
   // Names come from the program (thread names, symbols) and need not be UTF-8.
   return j.dump(2, ' ', false, json::error_handler_t::replace);

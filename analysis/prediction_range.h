@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace quartz::analysis {
@@ -27,6 +28,20 @@ PredictionRange range_over(std::span<const double> by_model_s);
 
 // (high − low) / the most likely figure: how far apart the models are; 0 without a figure.
 double relative_width(double likely_s, const PredictionRange& r);
+
+// A range wider than this (of its most likely figure) decides little: it says why.
+inline constexpr double kWideRange = 0.25;
+
+// What a range spans: the models that give its lowest and its highest figure (by name:
+// `models` in by_model_s's order), and when it is wider than kWideRange, why: the parts of
+// the scheduler those two differ in (scheduler_model.h model_differences).
+struct RangeSpan {
+  std::string low_model, high_model;
+  double low_model_s = 0, high_model_s = 0;  // their figures
+  std::string why;                           // empty unless wide
+};
+RangeSpan range_span(double likely_s, const PredictionRange& r,
+                     std::span<const std::string> models);
 
 // Ranges [low, high] of alternatives (groupings), ordered by their most likely figure.
 struct RangedFigure {

@@ -22,12 +22,23 @@ void print_list(std::ostream& out, const char* title, const std::vector<NamedTim
 }
 
 // "600.1-640.0 ms    6.5%   612.34 ms   -0.0%  WHAT": the range first, its width, then the
-// most likely model's figure and its change against the replay of the recording.
-std::string answer_line(double likely_s, const PredictionRange& r, double recorded_s,
+// most likely model's figure and its change against the replay of the recording. A range
+// too wide to decide says under a line of its own which models give its ends and why they
+// differ.
+std::string answer_line(const Predictions& p, double likely_s, const PredictionRange& r,
                         const std::string& what) {
-  return "  " + pad(text::seconds_range(r.low_s, r.high_s), 17) + "  " +
-         pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
-         pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, recorded_s), 7) + "  " + what;
+  std::string line = "  " + pad(text::seconds_range(r.low_s, r.high_s), 17) + "  " +
+                     pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
+                     pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, p.recorded_s), 7) +
+                     "  " + what;
+  std::vector<std::string> names;
+  for (const ModelCheck& m : p.models) names.push_back(m.name);
+  const RangeSpan span = range_span(likely_s, r, names);
+  if (!span.why.empty()) {
+    line += "\n      wide: " + span.low_model + " " + seconds(span.low_model_s) + " to " +
+            span.high_model + " " + seconds(span.high_model_s) + ", which differ in " + span.why;
+  }
+  return line;
 }
 
 constexpr const char* kAnswerColumns =
@@ -94,7 +105,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   if (!p.groupings.empty()) {
     out << "\nGroupings (each group shares one processor)\n" << kAnswerColumns << "grouping\n";
     for (const auto& g : p.groupings) {
-      out << answer_line(g.predicted_s, g.range, p.recorded_s, placement(g)) << "\n";
+      out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
     }
     print_verdict(out, p.groupings);
   }
@@ -105,11 +116,11 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
         << " under the most likely model; ranges of these)\n"
         << kAnswerColumns << "grouping\n";
     for (const auto& g : s.best) {
-      out << answer_line(g.predicted_s, g.range, p.recorded_s, placement(g)) << "\n";
+      out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
     }
     // On one processor, every thread sharing it is the one grouping listed above.
     if (s.cores > 1) {
-      out << answer_line(s.shared_s, s.shared_range, p.recorded_s,
+      out << answer_line(p, s.shared_s, s.shared_range,
                          "(all threads sharing the " + std::to_string(s.cores) + " processors)")
           << "\n";
     }
@@ -123,7 +134,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
                           : c.change == "zero"  ? "taking no time"
                                                 : "moved to the thread it wakes");
       if (c.unreceived_s > 0) what += " (" + seconds(c.unreceived_s) + " of it woke nobody)";
-      out << answer_line(c.predicted_s, c.range, p.recorded_s, what) << "\n";
+      out << answer_line(p, c.predicted_s, c.range, what) << "\n";
     }
   }
   const TraceQuality& q = p.quality;
@@ -152,7 +163,7 @@ void print_what_if(std::ostream& out, const std::string& made, const std::string
       << "); critical path " << seconds(p.critical_path.length_s) << "\n";
   for (const TrustWarning& w : trust_warnings(p)) out << "    caution: " << w.text << "\n";
   auto line = [&](const std::string& what, double s, const PredictionRange& r) {
-    out << "  " << answer_line(s, r, p.recorded_s, what) << "\n";
+    out << "  " << answer_line(p, s, r, what) << "\n";
   };
   for (const auto& g : p.groupings) line(g.names, g.predicted_s, g.range);
   for (const auto& s : p.searches) {

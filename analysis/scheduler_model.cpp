@@ -98,6 +98,20 @@ std::vector<SchedulerModel> scheduler_models_named(const std::string& names) {
   return out;
 }
 
+std::string model_differences(const SchedulerModel& a, const SchedulerModel& b) {
+  std::string out;
+  auto part = [&](bool differ, const char* name) {
+    if (differ) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  part(a.sharing != b.sharing || a.slice_ns != b.slice_ns || a.wake_preempts != b.wake_preempts,
+       "sharing a processor");
+  part(a.wake_latency != b.wake_latency, "wake-ups");
+  part(a.wake_to_idle != b.wake_to_idle, "placement in a pool");
+  part(a.pull_when_idle != b.pull_when_idle, "balancing");
+  part(a.recorded_lock_order != b.recorded_lock_order, "who gets a free mutex");
+  return out;
+}
+
 std::string scheduler_model_names_help() {
   std::string out;
   for (const Part& p : kSharing) out += std::string(p.name) + ": " + p.meaning + "\n";

@@ -47,6 +47,10 @@ std::vector<SchedulerModel> default_scheduler_models();
 // std::invalid_argument naming what it does not know.
 std::vector<SchedulerModel> scheduler_models_named(const std::string& names);
 
+// The parts of the scheduler in which two models differ, as docs/design.md "Scheduler
+// models" names them ("sharing a processor, who gets a free mutex"); empty when alike.
+std::string model_differences(const SchedulerModel& a, const SchedulerModel& b);
+
 // What each name scheduler_models_named() takes means, one line each.
 std::string scheduler_model_names_help();
 

@@ -27,6 +27,34 @@ TEST(PredictionRange, SpansTheModelsWidenedByTheResidualError) {
   EXPECT_DOUBLE_EQ(relative_width(0, none), 0);
 }
 
+// A range names the models at its ends; one too wide to decide (issue 38: a range as wide as
+// the choices decides nothing) says why: the parts of the scheduler those two differ in.
+TEST(PredictionRange, AWideRangeNamesItsEndsAndWhyTheyDiffer) {
+  const std::vector<std::string> models{"barging", "fair", "slices+barging",
+                                        "slices+instant_wake+wake_to_last+no_pull"};
+  const PredictionRange narrow = range_over(std::vector<double>{1.0, 1.05, 0.98, 1.02});
+  const RangeSpan n = range_span(1.0, narrow, models);
+  EXPECT_EQ(n.low_model, "slices+barging");
+  EXPECT_EQ(n.high_model, "fair");
+  EXPECT_DOUBLE_EQ(n.low_model_s, 0.98);
+  EXPECT_DOUBLE_EQ(n.high_model_s, 1.05);
+  EXPECT_EQ(n.why, "");  // 12.9% wide: it decides
+  const RangeSpan mutexes = range_span(1.0, range_over(std::vector<double>{1.0, 1.3}), models);
+  EXPECT_EQ(mutexes.why, "who gets a free mutex");
+  const RangeSpan most =
+      range_span(1.0, range_over(std::vector<double>{1.0, 1.0, 1.0, 1.4}), models);
+  EXPECT_EQ(most.low_model, "barging");  // the first of equal figures
+  EXPECT_EQ(most.why,
+            "sharing a processor, wake-ups, placement in a pool, balancing, who gets "
+            "a free mutex");
+  // Stored under names this version does not know: its ends, and a why that says little.
+  const std::vector<std::string> old{"gone", "fair"};
+  EXPECT_EQ(range_span(1.0, range_over(std::vector<double>{1.0, 1.5}), old).why,
+            "their scheduling");
+  // More figures than names (a stored range without its models): nothing said.
+  EXPECT_EQ(range_span(1.0, range_over(std::vector<double>{1.0, 1.5}), {}).low_model, "");
+}
+
 TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {
   EXPECT_TRUE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.2, 1.4}));
   EXPECT_FALSE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.1, 1.4}));  // touching: not told apart
