@@ -13,8 +13,8 @@ void count_acquisition(ThreadBlock& block, ObjectRegistry& objects, uintptr_t ob
 void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects, ObjectCountSlot* slot,
                              bool inserted, uintptr_t object, EntryKind kind, uintptr_t site,
                              bool contended, uint64_t wait_ticks) {
-  if (inserted || !slot) objects.find_or_insert(object, kind, site);
   if (slot) {
+    if (inserted) objects.find_or_insert(object, kind, site);
     bump(slot->acquisitions);
     if (contended) {
       bump(slot->contended);
@@ -22,9 +22,10 @@ void count_found_acquisition(ThreadBlock& block, ObjectRegistry& objects, Object
     }
     return;
   }
-  // The thread's table is full: count in the shared record, with atomics.
+  // The thread's table is full: count in the shared record, with atomics (found once: each
+  // probe of a registry of many objects is a cache miss or more).
   bump(block.spilled_events);
-  if (ObjectRecord* record = objects.find(object)) {
+  if (ObjectRecord* record = objects.find_or_insert(object, kind, site)) {
     record->acquisitions.fetch_add(1, std::memory_order_relaxed);
     if (contended) {
       record->contended.fetch_add(1, std::memory_order_relaxed);
