@@ -106,6 +106,19 @@ class WhatIfModelTest : public QObject {
     QCOMPARE(model.rowCount(), 0);
   }
 
+  // A range too wide to decide names the models at its ends and why they differ, as
+  // `quartz predict` does; a narrow one says nothing of them.
+  void aWideRangeSaysWhyInItsNote() {
+    analysis::Predictions p = test::small_predictions();
+    p.models = {{"barging", 0.8}, {"fair", 0.8}};
+    p.groupings[0].range = analysis::range_over(std::vector<double>{0.84, 1.2});
+    const std::vector<Answer> answers = answers_of(p);
+    QCOMPARE(answers[0].note,
+             "wide: barging 840.00 ms to fair 1.200 s, which differ in who gets "
+             "a free mutex");
+    QCOMPARE(answers[3].note, "");  // --zero log_message: 2.9% wide
+  }
+
   void aSearchThatWasNotExhaustiveSaysSo() {
     analysis::Predictions p = test::small_predictions();
     p.searches[0].exhaustive = false;

@@ -35,6 +35,19 @@ QString joined(const QString& a, const QString& b) {
   return a.isEmpty() ? b : b.isEmpty() ? a : a + "; " + b;
 }
 
+// A range too wide to decide: the models at its ends and the parts they differ in, as
+// `quartz predict` says it (analysis::range_span).
+QString wide_note(const analysis::Predictions& p, double likely_s,
+                  const analysis::PredictionRange& r) {
+  std::vector<std::string> names;
+  for (const analysis::ModelCheck& m : p.models) names.push_back(m.name);
+  const analysis::RangeSpan span = analysis::range_span(likely_s, r, names);
+  if (span.why.empty()) return {};
+  return QObject::tr("wide: %1 %2 to %3 %4, which differ in %5")
+      .arg(text(span.low_model), format_seconds(span.low_model_s), text(span.high_model),
+           format_seconds(span.high_model_s), text(span.why));
+}
+
 }  // namespace
 
 std::vector<Answer> answers_of(const analysis::Predictions& p) {
@@ -80,6 +93,7 @@ std::vector<Answer> answers_of(const analysis::Predictions& p) {
     }
     out.push_back(std::move(a));
   }
+  for (Answer& a : out) a.note = joined(a.note, wide_note(p, a.predicted_s, a.range));
   return out;
 }
 
