@@ -38,7 +38,7 @@ template <class Record>
 class SharedTable {
  public:
   static constexpr uint32_t kMaxSharedProbes = 8;  // 16: 60-75 ns a pair above; 8: 50-56
-  static constexpr uint32_t kLevels = 8;  // 255 times the first level's records in all
+  static constexpr uint32_t kLevels = 8;           // 255 times the first level's records in all
 
   constexpr SharedTable() = default;
 
