@@ -72,13 +72,6 @@ struct ProcedurePrediction {
   std::optional<double> turned_off_s;
 };
 
-// A scheduler model's replay of the recorded configuration, to set against the recorded
-// time.
-struct ModelCheck {
-  std::string name;
-  double recorded_s = 0;
-};
-
 struct TraceQuality {
   uint64_t events = 0, records = 0, samples = 0, dropped = 0, bytes = 0;
   bool complete = true;

@@ -22,13 +22,13 @@ std::vector<NamedTime> named_from(const json& a) {
   return out;
 }
 
-// The models' names, in every range's by_model_s order.
-using ModelNames = std::span<const std::string>;
+// A prediction's models, in every range's by_model_s order.
+using Models = std::span<const ModelCheck>;
 
 // A range's fields, added to an answer's object: "low_s", "high_s", "width" (of the most
 // likely figure `likely_s`), "by_model_s"; "low_model" and "high_model", which give its ends,
 // and "why" a range wider than kWideRange is (none: not wide).
-void add_range(json& j, double likely_s, const PredictionRange& r, ModelNames models) {
+void add_range(json& j, double likely_s, const PredictionRange& r, Models models) {
   j["low_s"] = r.low_s;
   j["high_s"] = r.high_s;
   j["width"] = relative_width(likely_s, r);
@@ -56,7 +56,7 @@ ModelCheck model_from(const json& m) {
   return {m.at("name").get<std::string>(), m.at("recorded_s").get<double>()};
 }
 
-json loaded_json(const LoadedReplay& l, ModelNames models) {
+json loaded_json(const LoadedReplay& l, Models models) {
   json j{{"processors", l.processors}, {"predicted_s", l.predicted_s}};
   add_range(j, l.predicted_s, l.range, models);
   return j;
@@ -88,7 +88,7 @@ CriticalPath critical_path_from(const json& cp) {
           named_from(cp.at("locks"))};
 }
 
-json grouping_json(const GroupingPrediction& g, ModelNames models) {
+json grouping_json(const GroupingPrediction& g, Models models) {
   json j{{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
   add_range(j, g.predicted_s, g.range, models);
   return j;
@@ -106,7 +106,7 @@ json best_json(const BestGrouping& b) {
   return {{"best", b.best}, {"separated", b.tied.empty()}, {"tied", b.tied}};
 }
 
-json search_json(const GroupingSearch& s, ModelNames models) {
+json search_json(const GroupingSearch& s, Models models) {
   auto best = json::array();
   for (const auto& g : s.best) best.push_back(grouping_json(g, models));
   json search{{"cores", s.cores},   {"exhaustive", s.exhaustive}, {"candidates", s.candidates},
@@ -128,7 +128,7 @@ GroupingSearch search_from(const json& s) {
   return search;
 }
 
-json procedure_change_json(const ProcedurePrediction& c, ModelNames models) {
+json procedure_change_json(const ProcedurePrediction& c, Models models) {
   json change{{"change", c.change},
               {"procedure", c.procedure},
               {"percent", c.percent},
@@ -203,23 +203,21 @@ std::string predictions_json(const Predictions& p) {
   j["observed_s"] = p.observed_s;
   if (p.profiled_s > 0) j["profiled_s"] = p.profiled_s;
   j["recorded_s"] = p.recorded_s;
-  std::vector<std::string> names;
-  for (const ModelCheck& m : p.models) names.push_back(m.name);
-  add_range(j["recorded_range"], p.recorded_s, p.recorded_range, names);
+  add_range(j["recorded_range"], p.recorded_s, p.recorded_range, p.models);
   auto& models = j["models"] = json::array();
   for (const ModelCheck& m : p.models) models.push_back(model_json(m));
   j["other_share"] = p.other_share ? json(*p.other_share) : json(nullptr);
-  j["loaded"] = p.loaded ? loaded_json(*p.loaded, names) : json(nullptr);
+  j["loaded"] = p.loaded ? loaded_json(*p.loaded, p.models) : json(nullptr);
   auto& trust = j["trust"] = json::array();
   for (const TrustWarning& w : trust_warnings(p)) trust.push_back(trust_json(w));
   j["critical_path"] = critical_path_json(p.critical_path);
   auto& groupings = j["groupings"] = json::array();
-  for (const auto& g : p.groupings) groupings.push_back(grouping_json(g, names));
+  for (const auto& g : p.groupings) groupings.push_back(grouping_json(g, p.models));
   if (p.groupings.size() > 1) j["groupings_best"] = best_json(best_grouping(p.groupings));
   auto& searches = j["searches"] = json::array();
-  for (const auto& s : p.searches) searches.push_back(search_json(s, names));
+  for (const auto& s : p.searches) searches.push_back(search_json(s, p.models));
   auto& procedures = j["procedures"] = json::array();
-  for (const auto& c : p.procedures) procedures.push_back(procedure_change_json(c, names));
+  for (const auto& c : p.procedures) procedures.push_back(procedure_change_json(c, p.models));
   j["trace"] = trace_json(p.quality, p.profiled_s > 0);
   // Names come from the program (thread names, symbols) and need not be UTF-8.
   return j.dump(2, ' ', false, json::error_handler_t::replace);

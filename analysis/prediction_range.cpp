@@ -22,13 +22,13 @@ double relative_width(double likely_s, const PredictionRange& r) {
 }
 
 RangeSpan range_span(double likely_s, const PredictionRange& r,
-                     std::span<const std::string> models) {
+                     std::span<const ModelCheck> models) {
   RangeSpan span;
   const std::vector<double>& by = r.by_model_s;
   if (by.empty() || by.size() > models.size()) return span;
   const auto [low, high] = std::minmax_element(by.begin(), by.end());
-  span.low_model = models[static_cast<size_t>(low - by.begin())];
-  span.high_model = models[static_cast<size_t>(high - by.begin())];
+  span.low_model = models[static_cast<size_t>(low - by.begin())].name;
+  span.high_model = models[static_cast<size_t>(high - by.begin())].name;
   span.low_model_s = *low;
   span.high_model_s = *high;
   if (relative_width(likely_s, r) <= kWideRange || span.low_model == span.high_model) return span;

@@ -11,6 +11,13 @@
 
 namespace quartz::analysis {
 
+// A scheduler model's replay of the recorded configuration, to set against the recorded
+// time; a prediction's models in the order of every range's by_model_s.
+struct ModelCheck {
+  std::string name;
+  double recorded_s = 0;
+};
+
 // One question's answer under each model, and its range.
 struct PredictionRange {
   double low_s = 0, high_s = 0;
@@ -32,16 +39,15 @@ double relative_width(double likely_s, const PredictionRange& r);
 // A range wider than this (of its most likely figure) decides little: it says why.
 inline constexpr double kWideRange = 0.25;
 
-// What a range spans: the models that give its lowest and its highest figure (by name:
-// `models` in by_model_s's order), and when it is wider than kWideRange, why: the parts of
-// the scheduler those two differ in (scheduler_model.h model_differences).
+// What a range spans: the models that give its lowest and its highest figure (`models` in
+// by_model_s's order), and when it is wider than kWideRange, why: the parts of the scheduler
+// those two differ in (scheduler_model.h model_differences).
 struct RangeSpan {
   std::string low_model, high_model;
   double low_model_s = 0, high_model_s = 0;  // their figures
   std::string why;                           // empty unless wide
 };
-RangeSpan range_span(double likely_s, const PredictionRange& r,
-                     std::span<const std::string> models);
+RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const ModelCheck> models);
 
 // Ranges [low, high] of alternatives (groupings), ordered by their most likely figure.
 struct RangedFigure {

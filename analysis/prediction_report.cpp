@@ -31,9 +31,7 @@ std::string answer_line(const Predictions& p, double likely_s, const PredictionR
                      pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
                      pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, p.recorded_s), 7) +
                      "  " + what;
-  std::vector<std::string> names;
-  for (const ModelCheck& m : p.models) names.push_back(m.name);
-  const RangeSpan span = range_span(likely_s, r, names);
+  const RangeSpan span = range_span(likely_s, r, p.models);
   if (!span.why.empty()) {
     line += "\n      wide: " + span.low_model + " " + seconds(span.low_model_s) + " to " +
             span.high_model + " " + seconds(span.high_model_s) + ", which differ in " + span.why;

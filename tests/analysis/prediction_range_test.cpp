@@ -30,8 +30,8 @@ TEST(PredictionRange, SpansTheModelsWidenedByTheResidualError) {
 // A range names the models at its ends; one too wide to decide (issue 38: a range as wide as
 // the choices decides nothing) says why: the parts of the scheduler those two differ in.
 TEST(PredictionRange, AWideRangeNamesItsEndsAndWhyTheyDiffer) {
-  const std::vector<std::string> models{"barging", "fair", "slices+barging",
-                                        "slices+instant_wake+wake_to_last+no_pull"};
+  const std::vector<ModelCheck> models{
+      {"barging"}, {"fair"}, {"slices+barging"}, {"slices+instant_wake+wake_to_last+no_pull"}};
   const PredictionRange narrow = range_over(std::vector<double>{1.0, 1.05, 0.98, 1.02});
   const RangeSpan n = range_span(1.0, narrow, models);
   EXPECT_EQ(n.low_model, "slices+barging");
@@ -48,7 +48,7 @@ TEST(PredictionRange, AWideRangeNamesItsEndsAndWhyTheyDiffer) {
             "sharing a processor, wake-ups, placement in a pool, balancing, who gets "
             "a free mutex");
   // Stored under names this version does not know: its ends, and a why that says little.
-  const std::vector<std::string> old{"gone", "fair"};
+  const std::vector<ModelCheck> old{{"gone"}, {"fair"}};
   EXPECT_EQ(range_span(1.0, range_over(std::vector<double>{1.0, 1.5}), old).why,
             "their scheduling");
   // More figures than names (a stored range without its models): nothing said.

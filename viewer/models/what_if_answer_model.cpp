@@ -39,9 +39,7 @@ QString joined(const QString& a, const QString& b) {
 // `quartz predict` says it (analysis::range_span).
 QString wide_note(const analysis::Predictions& p, double likely_s,
                   const analysis::PredictionRange& r) {
-  std::vector<std::string> names;
-  for (const analysis::ModelCheck& m : p.models) names.push_back(m.name);
-  const analysis::RangeSpan span = analysis::range_span(likely_s, r, names);
+  const analysis::RangeSpan span = analysis::range_span(likely_s, r, p.models);
   if (span.why.empty()) return {};
   return QObject::tr("wide: %1 %2 to %3 %4, which differ in %5")
       .arg(text(span.low_model), format_seconds(span.low_model_s), text(span.high_model),
