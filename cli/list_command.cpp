@@ -10,18 +10,6 @@
 
 namespace quartz::cli {
 
-namespace {
-
-// Whether `run` has every label of `wanted` and, if given, the host.
-bool selected(const profile::RunSummary& run, const Labels& wanted, const std::string& host) {
-  return (host.empty() || run.host == host) &&
-         std::all_of(wanted.begin(), wanted.end(), [&](const auto& label) {
-           return std::find(run.labels.begin(), run.labels.end(), label) != run.labels.end();
-         });
-}
-
-}  // namespace
-
 int list_command(const std::vector<std::string>& args) {
   Arguments a(args, "list");
   std::string store_path = default_store(), host;
@@ -42,7 +30,7 @@ int list_command(const std::vector<std::string>& args) {
                                  [&](const auto& r) { return r.host != runs.front().host; });
   std::cout << "  run  started              elapsed  P  samples  program\n";
   for (const profile::RunSummary& r : runs) {
-    if (!selected(r, wanted, host)) continue;
+    if (!r.matches(wanted, host)) continue;
     char line[128];
     std::snprintf(line, sizeof line, "%5lld  %-19s %8.3fs %2u %8llu  ",
                   static_cast<long long>(r.id), r.started.c_str(), r.elapsed_s, r.processors,

@@ -1,6 +1,5 @@
 #include "profile/open_run.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -19,31 +18,32 @@ bool is_capture_file(const std::string& path) {
 
 namespace {
 
-// The conditions of "latest@branch=main@host=ci-3": each key=value after an '@' (none for
-// "latest"); nullopt when `which` is not "latest" so written.
-std::optional<std::vector<std::pair<std::string, std::string>>> latest_with(
-    const std::string& which) {
+// What "latest@branch=main@host=ci-3" asks of a run: each key=value after an '@' is a label
+// it must have, but host=NAME the machine it was made on (the last one given).
+struct Selector {
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::string host;
+  bool any() const { return labels.empty() && host.empty(); }
+};
+
+// The selector `which` writes; nullopt when it is not "latest", "" or "latest@...".
+std::optional<Selector> latest_with(const std::string& which) {
   if (!which.empty() && which != "latest" && !which.starts_with("latest@")) return std::nullopt;
-  std::vector<std::pair<std::string, std::string>> conditions;
+  Selector selector;
   for (size_t at = which.find('@'); at != std::string::npos;) {
     const size_t next = which.find('@', at + 1);
     const std::string condition = which.substr(at + 1, next - at - 1);
     const size_t eq = condition.find('=');
     if (eq == std::string::npos || eq == 0) return std::nullopt;
-    conditions.emplace_back(condition.substr(0, eq), condition.substr(eq + 1));
+    std::string key = condition.substr(0, eq), value = condition.substr(eq + 1);
+    if (key == "host") {
+      selector.host = std::move(value);
+    } else {
+      selector.labels.emplace_back(std::move(key), std::move(value));
+    }
     at = next;
   }
-  return conditions;
-}
-
-// Whether `run` has each label of `conditions`, "host" being its host.
-bool meets(const RunSummary& run,
-           const std::vector<std::pair<std::string, std::string>>& conditions) {
-  return std::all_of(conditions.begin(), conditions.end(), [&](const auto& c) {
-    return c.first == "host"
-               ? run.host == c.second
-               : std::find(run.labels.begin(), run.labels.end(), c) != run.labels.end();
-  });
+  return selector;
 }
 
 }  // namespace
@@ -57,8 +57,8 @@ OpenedRun find_run(const std::string& which, const std::string& store_path) {
   std::error_code error;
   const bool numbered =
       !which.empty() && which.find_first_not_of("0123456789") == std::string::npos;
-  const auto conditions = latest_with(which);
-  if (std::filesystem::is_regular_file(which, error) || (!numbered && !conditions)) {
+  const std::optional<Selector> selector = latest_with(which);
+  if (std::filesystem::is_regular_file(which, error) || (!numbered && !selector)) {
     throw OpenRunError("'" + which + "' is neither a run number nor a capture file");
   }
   if (!Store::exists(store_path)) {
@@ -73,13 +73,13 @@ OpenedRun find_run(const std::string& which, const std::string& store_path) {
     } catch (const std::out_of_range&) {
       throw OpenRunError(store.name() + ": no run " + which);
     }
-  } else if (conditions->empty()) {
+  } else if (selector->any()) {
     const auto latest = store.latest();
     if (!latest) throw OpenRunError(store.name() + " holds no runs");
     id = *latest;
   } else {
     for (const RunSummary& run : store.list()) {
-      if (meets(run, *conditions)) id = run.id;  // by id: the latest last
+      if (run.matches(selector->labels, selector->host)) id = run.id;  // by id: the latest last
     }
     if (id == 0) throw OpenRunError(store.name() + " holds no run " + which.substr(6));
   }

@@ -71,6 +71,11 @@ struct RunSummary {
   std::string options;       // free text: the options the run was made with
   ProgramBuild build;        // of its program, as imported (schema version 7)
   std::vector<std::pair<std::string, std::string>> labels;  // by key
+
+  // Whether it has every one of `wanted` labels and, unless `on_host` is empty, was made on
+  // that host: how `quartz list --label --host` and "latest@KEY=VALUE@host=NAME" find runs.
+  bool matches(const std::vector<std::pair<std::string, std::string>>& wanted,
+               const std::string& on_host) const;
 };
 
 // Metrics computed by the analysis library for cross-run queries (the store does not compute

@@ -211,6 +211,14 @@ std::optional<RunSummary> Store::summary(int64_t run_id) const {
   return runs.front();
 }
 
+bool RunSummary::matches(const std::vector<std::pair<std::string, std::string>>& wanted,
+                         const std::string& on_host) const {
+  return (on_host.empty() || host == on_host) &&
+         std::all_of(wanted.begin(), wanted.end(), [&](const auto& label) {
+           return std::find(labels.begin(), labels.end(), label) != labels.end();
+         });
+}
+
 void Store::add_labels(int64_t run_id,
                        const std::vector<std::pair<std::string, std::string>>& labels) {
   const std::string what = "cannot label " + run_name(run_id);
