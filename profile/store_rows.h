@@ -23,19 +23,19 @@ enum class OnConflict { fail, replace };
 template <typename Row>
 std::string insert_sql(const tables::Table<Row>& table, OnConflict on_conflict) {
   std::string names, values, primary, updates;
-  size_t column = 0;
-  auto add = [&](const char* name) {
-    std::string& list =
-        column++ < table.primary_keys && column <= table.keys.size() ? primary : updates;
-    list += list.empty() ? "" : ", ";
-    list += &list == &primary ? std::string(name) : std::string(name) + " = excluded." + name;
-    names += names.empty() ? "" : ", ";
-    names += name;
-    values += values.empty() ? "?" : ", ?";
+  const auto append = [](std::string& list, const std::string& item) {
+    list += (list.empty() ? "" : ", ") + item;
   };
-  for (const char* key : table.keys) add(key);
+  // The primary key's columns identify the row; the rest are what a replace updates.
+  auto add = [&](const std::string& name, bool in_primary_key) {
+    append(in_primary_key ? primary : updates,
+           in_primary_key ? name : name + " = excluded." + name);
+    append(names, name);
+    append(values, "?");
+  };
+  for (size_t k = 0; k < table.keys.size(); ++k) add(table.keys[k], k < table.primary_keys);
   for (const tables::Column<Row>& column : table.columns) {
-    if (column.in != tables::In::select) add(column.name);
+    if (column.in != tables::In::select) add(column.name, false);
   }
   std::string sql =
       std::string("INSERT INTO ") + table.name + " (" + names + ") VALUES (" + values + ")";
