@@ -10,7 +10,18 @@ namespace quartz::viewer {
 
 class RunListModel : public ColumnTableModel {
  public:
-  enum ColumnId { kId, kStarted, kCommand, kProcessors, kElapsed, kSamples, kFinal, kColumnCount };
+  enum ColumnId {
+    kId,
+    kStarted,
+    kCommand,
+    kProcessors,
+    kElapsed,
+    kSamples,
+    kFinal,
+    kHost,
+    kLabels,
+    kColumnCount
+  };
 
   explicit RunListModel(std::vector<profile::RunSummary> runs, QObject* parent = nullptr);
 

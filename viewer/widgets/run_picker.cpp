@@ -27,9 +27,9 @@ class HostAndLabelFilter : public QSortFilterProxyModel {
 
  protected:
   bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
-    const int columns = sourceModel()->columnCount(parent);
-    const QString text = sourceModel()->index(row, columns - 2, parent).data().toString() + " " +
-                         sourceModel()->index(row, columns - 1, parent).data().toString();
+    const QString text = sourceModel()->index(row, RunListModel::kHost, parent).data().toString() +
+                         " " +
+                         sourceModel()->index(row, RunListModel::kLabels, parent).data().toString();
     return std::all_of(words_.begin(), words_.end(),
                        [&](const QString& word) { return text.contains(word); });
   }
