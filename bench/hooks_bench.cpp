@@ -150,28 +150,35 @@ BENCHMARK(BM_CallTwoCallees_Patched);
 
 pthread_mutex_t g_shared = PTHREAD_MUTEX_INITIALIZER;
 
-void mutex_pairs(benchmark::State& state, MutexFn lock, MutexFn unlock, bool shared) {
-  pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_t* m = shared ? &g_shared : &own;
+// lock(o), unlock(o) a pair, on each of `kObjects` objects in turn (the one object: the
+// same each time).
+template <size_t kObjects = 1, typename Lock>
+void lock_pairs(benchmark::State& state, int (*lock)(Lock*), int (*unlock)(Lock*), Lock* objects) {
+  size_t i = 0;
   for (auto _ : state) {
-    lock(m);
+    lock(&objects[i]);
     benchmark::ClobberMemory();
-    unlock(m);
+    unlock(&objects[i]);
+    if constexpr (kObjects > 1) i = (i + 1) % kObjects;
   }
   state.SetItemsProcessed(state.iterations());
 }
 
+void mutex_pairs(benchmark::State& state, const LockFunctions& f, bool shared) {
+  pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+  lock_pairs(state, f.lock, f.unlock, shared ? &g_shared : &own);
+}
 void BM_MutexPair_Libc(benchmark::State& state) {
-  mutex_pairs(state, functions().libc.lock, functions().libc.unlock, false);
+  mutex_pairs(state, functions().libc, false);
 }
 void BM_MutexPair_Quartz(benchmark::State& state) {
-  mutex_pairs(state, functions().quartz.lock, functions().quartz.unlock, false);
+  mutex_pairs(state, functions().quartz, false);
 }
 void BM_MutexPairShared_Libc(benchmark::State& state) {
-  mutex_pairs(state, functions().libc.lock, functions().libc.unlock, true);
+  mutex_pairs(state, functions().libc, true);
 }
 void BM_MutexPairShared_Quartz(benchmark::State& state) {
-  mutex_pairs(state, functions().quartz.lock, functions().quartz.unlock, true);
+  mutex_pairs(state, functions().quartz, true);
 }
 BENCHMARK(BM_MutexPair_Libc)->Threads(1)->Threads(2);
 BENCHMARK(BM_MutexPair_Quartz)->Threads(1)->Threads(2);
@@ -188,14 +195,7 @@ void many_mutex_pairs(benchmark::State& state, const LockFunctions& f) {
     for (size_t i = 0; i < kMutexes; ++i) pthread_mutex_init(&m[i], nullptr);
     return m;
   }();
-  size_t i = 0;
-  for (auto _ : state) {
-    f.lock(&mutexes[i]);
-    benchmark::ClobberMemory();
-    f.unlock(&mutexes[i]);
-    i = (i + 1) % kMutexes;
-  }
-  state.SetItemsProcessed(state.iterations());
+  lock_pairs<kMutexes>(state, f.lock, f.unlock, mutexes);
 }
 void BM_MutexPairMany_Libc(benchmark::State& state) {
   many_mutex_pairs(state, functions().libc);
@@ -209,12 +209,7 @@ BENCHMARK(BM_MutexPairMany_Quartz);
 void spin_pairs(benchmark::State& state, const LockFunctions& f) {
   pthread_spinlock_t own;
   pthread_spin_init(&own, PTHREAD_PROCESS_PRIVATE);
-  for (auto _ : state) {
-    f.spin_lock(&own);
-    benchmark::ClobberMemory();
-    f.spin_unlock(&own);
-  }
-  state.SetItemsProcessed(state.iterations());
+  lock_pairs(state, f.spin_lock, f.spin_unlock, &own);
 }
 void BM_SpinPair_Libc(benchmark::State& state) {
   spin_pairs(state, functions().libc);
@@ -227,13 +222,7 @@ BENCHMARK(BM_SpinPair_Quartz);
 
 void rwlock_pairs(benchmark::State& state, const LockFunctions& f, bool write) {
   pthread_rwlock_t own = PTHREAD_RWLOCK_INITIALIZER;
-  const RwlockFn lock = write ? f.write_lock : f.read_lock;
-  for (auto _ : state) {
-    lock(&own);
-    benchmark::ClobberMemory();
-    f.rw_unlock(&own);
-  }
-  state.SetItemsProcessed(state.iterations());
+  lock_pairs(state, write ? f.write_lock : f.read_lock, f.rw_unlock, &own);
 }
 void BM_RwlockReadPair_Libc(benchmark::State& state) {
   rwlock_pairs(state, functions().libc, false);
