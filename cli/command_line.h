@@ -23,10 +23,10 @@ class UsageError : public std::runtime_error {
 // `quartz CMD --help` (or -h) where a flag is expected: main() prints the command's help.
 class HelpRequested {};
 
-// Walks a command's arguments: flags first, then operands.
 // A run's labels, key=value (keys of letters, digits, '.', '_' and '-'), by key.
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// Walks a command's arguments: flags first, then operands.
 class Arguments {
  public:
   Arguments(std::vector<std::string> args, std::string command)

@@ -15,10 +15,10 @@ namespace quartz::cli {
 // The captures of the programs started from the run's, oldest first.
 std::vector<std::string> followed_captures(const std::string& root_capture);
 
-// Stores each of `captures` (import_capture) and links it to its parent's run, known from
-// `stored` (capture path -> run id, the root's included; the new ones are added), labelled
-// as the root. Says on
-// stderr what became of each, unless `quiet`. False if any could not be stored.
+// Stores each of `captures` (import_capture), labelled as the root, and links it to its
+// parent's run, known from `stored` (capture path -> run id, the root's included; the new
+// ones are added). Says on stderr what became of each, unless `quiet`. False if any could not
+// be stored.
 bool store_followed_captures(const std::vector<std::string>& captures, const std::string& store,
                              const std::string& options, const Labels& labels, bool quiet,
                              std::map<std::string, int64_t>& stored);
