@@ -117,6 +117,12 @@ class WhatIfModelTest : public QObject {
              "wide: barging 840.00 ms to fair 1.200 s, which differ in who gets "
              "a free mutex");
     QCOMPARE(answers[3].note, "");  // --zero log_message: 2.9% wide
+    // Whole in the row's tooltip, under the answer: the column elides it.
+    WhatIfAnswerModel model;
+    model.set_predictions(&p);
+    QCOMPARE(model.index(0, WhatIfAnswerModel::kNote).data(Qt::ToolTipRole).toString(),
+             "solver,worker | worker\nwide: barging 840.00 ms to fair 1.200 s, which differ in "
+             "who gets a free mutex");
   }
 
   void aSearchThatWasNotExhaustiveSaysSo() {

@@ -132,9 +132,11 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
        Format::Text, [=](int row) { return a(row).note; }},
   });
   set_key([](int row) { return row; });
+  // The note whole under the answer: a wide range's reason does not fit its column.
   set_row_role([=](int row, int role) -> QVariant {
-    if (role == Qt::ToolTipRole) return a(row).answer;
-    return {};
+    if (role != Qt::ToolTipRole) return {};
+    const Answer& answer = a(row);
+    return answer.note.isEmpty() ? answer.answer : answer.answer + "\n" + answer.note;
   });
 }
 
