@@ -1,4 +1,4 @@
-// quartz-view [STORE | RUN] [--store FILE] [--screenshot FILE [--view VIEW]]
+// quartz-view [STORE | RUN] [--store STORE] [--screenshot FILE [--view VIEW]]
 //             [--export FORMAT --output PATH]
 // The command line is checked before any window exists, and for a screenshot or an export
 // the run is read then too; in a window it is read behind a dialog that says the step under

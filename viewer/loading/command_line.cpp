@@ -25,13 +25,14 @@ std::string export_format_names() {
 }  // namespace
 
 std::string usage() {
-  return "usage: quartz-view [STORE | RUN] [--store FILE]\n"
+  return "usage: quartz-view [STORE | RUN] [--store STORE]\n"
          "                   [--screenshot FILE.png [--view VIEW] [--select NAME]]\n"
          "                   [--export FORMAT --output PATH]\n"
          "       quartz-view --help | --version\n"
          "  (nothing): the latest run of $QUARTZ_STORE, else ./quartz.db.\n"
-         "  STORE: an experiment store: pick one of its runs.\n"
-         "  RUN: a capture file, or a run number or 'latest' of the store (--store FILE,\n"
+         "  STORE: an experiment store, a file or a postgresql:// URI: pick one of its\n"
+         "         runs.\n"
+         "  RUN: a capture file, or a run number or 'latest' of the store (--store STORE,\n"
          "       else $QUARTZ_STORE or ./quartz.db), as for 'quartz report'.\n"
          "  --screenshot FILE  render the window to a PNG and exit (no display needed)\n"
          "  --view VIEW        hierarchy (default), procedures, locks, threads, run,\n"

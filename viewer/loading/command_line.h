@@ -23,7 +23,7 @@ inline constexpr const char* kViewNames[] = {"hierarchy", "procedures", "locks",
 
 struct ViewerOptions {
   std::string target;      // the operand: a store, a capture, a run number or "latest"
-  std::string store;       // --store FILE; empty when not given
+  std::string store;       // --store STORE; empty when not given
   std::string screenshot;  // --screenshot FILE: render the window to this PNG and exit
   std::string view = "hierarchy";
   std::string select;         // --select NAME: the row to select in that view
