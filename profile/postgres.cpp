@@ -72,16 +72,21 @@ uint64_t big_endian(const char* bytes, int n) {
   return value;
 }
 
+// A statement the session asked before is prepared on the server and executed by name; one
+// asked for the first time goes with its parameters in one message (PQexecParams), as most
+// of a command's are asked once: a round trip each instead of two.
 class PgStatement : public db::Statement {
  public:
-  // Prepares `sql` on the server as `name`.
+  // `sql` prepared on the server as `name`, or sent with each execution when `name` is "".
   PgStatement(PGconn* conn, const std::string& store, const std::string& name,
               const std::string& sql, std::string what)
       : conn_(conn), store_(store), name_(name), what_(std::move(what)) {
     int count = 0;
-    const std::string numbered = number_parameters(sql, count);
-    Result prepared(PQprepare(conn_, name_.c_str(), numbered.c_str(), 0, nullptr));
-    if (!succeeded(prepared.get())) fail(prepared.get());
+    sql_ = number_parameters(sql, count);
+    if (!name_.empty()) {
+      Result prepared(PQprepare(conn_, name_.c_str(), sql_.c_str(), 0, nullptr));
+      if (!succeeded(prepared.get())) fail(prepared.get());
+    }
     params_.resize(static_cast<size_t>(count));
   }
   // The statement prepared before as `name`, of `parameters` parameters.
@@ -204,8 +209,11 @@ class PgStatement : public db::Statement {
       lengths.push_back(blob ? static_cast<int>(p.blob.size()) : 0);
       formats.push_back(blob ? 1 : 0);
     }
-    result_.reset(PQexecPrepared(conn_, name_.c_str(), static_cast<int>(params_.size()),
-                                 values.data(), lengths.data(), formats.data(), 1));
+    const int n = static_cast<int>(params_.size());
+    result_.reset(name_.empty() ? PQexecParams(conn_, sql_.c_str(), n, nullptr, values.data(),
+                                               lengths.data(), formats.data(), 1)
+                                : PQexecPrepared(conn_, name_.c_str(), n, values.data(),
+                                                 lengths.data(), formats.data(), 1));
     if (!succeeded(result_.get())) fail(result_.get());
     row_ = -1;
   }
@@ -215,7 +223,7 @@ class PgStatement : public db::Statement {
 
   PGconn* conn_;
   const std::string& store_;
-  std::string name_, what_;
+  std::string name_, sql_, what_;
   std::vector<Param> params_;
   Result result_;
   int row_ = -1;
@@ -257,17 +265,22 @@ class BlobRow : public db::BlobReader {
   std::vector<unsigned char> bytes_;
 };
 
-// A server's connection and the statements prepared on it so far.
-// Statements are prepared once a session, by their text: a command asks the same questions
-// of many runs (quartz list: each run's links and series).
+// A server's connection and what it learnt of the store. Statements are prepared the second
+// time a session asks them, by their text: a command asks the same questions of many runs
+// (quartz list: each run's links and series). One command opens the store up to three
+// times: its schema is checked once a session.
 struct Session {
   PGconn* conn = nullptr;
   std::map<std::string, std::pair<std::string, int>> prepared;  // SQL -> name, parameters
+  std::set<std::string> asked;                                  // SQL asked once, not prepared
   std::set<std::string> tables;                                 // known to be there
+  // open_schema passed for reading; for writing (the schema made or upgraded if need be).
+  bool schema_read = false, schema_written = false;
+  bool may_write = false;  // the role may add runs
 };
 
 // The sessions of this process no store uses now, by URI, for the next store opened: a
-// connection costs 26 ms here (the server forks and warms a backend for it), about what
+// connection costs 16-18 ms here (the server forks a backend for it), about half what
 // reading a small run from a file does, and one command opens the store up to three times.
 class IdleSessions {
  public:
@@ -331,6 +344,9 @@ class PgConnection : public db::Connection {
     if (known != session_.prepared.end()) {
       return std::make_unique<PgStatement>(conn_, name(), known->second.first, known->second.second,
                                            std::move(what));
+    }
+    if (session_.asked.insert(sql).second) {
+      return std::make_unique<PgStatement>(conn_, name(), "", sql, std::move(what));
     }
     auto statement = std::make_unique<PgStatement>(
         conn_, name(), "q" + std::to_string(session_.prepared.size() + 1), sql, std::move(what));
@@ -397,9 +413,21 @@ class PgConnection : public db::Connection {
 
   // Whether the role may add runs: "" when it may, else why not.
   std::string why_read_only() {
+    if (session_.may_write) return "";
     auto may = prepare("SELECT has_table_privilege('runs', 'INSERT'), current_user", "cannot open");
-    if (!may->step() || may->integer(0) != 0) return "";
+    if (!may->step() || may->integer(0) != 0) {
+      session_.may_write = true;
+      return "";
+    }
     return "role " + may->text(1) + " may not write";
+  }
+  // open_schema for `access`, unless this session passed it already.
+  void check_schema(db::Access access, const std::function<void(db::Connection&)>& open_schema) {
+    const bool writing = access == db::Access::read_write;
+    if (session_.schema_written || (!writing && session_.schema_read)) return;
+    open_schema(*this);
+    session_.schema_read = true;
+    session_.schema_written = writing;
   }
 
  private:
@@ -413,7 +441,7 @@ class PgConnection : public db::Connection {
 std::unique_ptr<db::Connection> open(const std::string& uri, db::Access access,
                                      const std::function<void(db::Connection&)>& open_schema) {
   auto db = std::make_unique<PgConnection>(uri);
-  open_schema(*db);
+  db->check_schema(access, open_schema);
   if (access == db::Access::read_write) {
     const std::string why = db->why_read_only();
     if (!why.empty()) throw ReadOnlyStoreError(db->name() + ": read-only (" + why + ")");
