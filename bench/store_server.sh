@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The store on a PostgreSQL server against the same runs in an SQLite file (issue 40): the
-# time `quartz report` takes to read a run from each (the median of REPEAT), and the time
-# `quartz push` takes to copy RUNS runs from a file to the server, on a throwaway server
-# (scripts/pg-server.sh) on this machine's Unix socket.
+# time `quartz report` takes to read a run from each (the median of REPEAT), straight from
+# the server and through its connection pooler, and the time `quartz push` takes to copy
+# RUNS runs from a file to the server, on a throwaway server (scripts/pg-server.sh) on this
+# machine's Unix sockets.
 #   bench/store_server.sh [BUILD_DIR]        (REPEAT=15, RUNS=100)
 set -euo pipefail
 build=${1:-build}
@@ -15,7 +16,9 @@ work=$(mktemp -d)
 chmod 755 "$work"  # the server runs as the postgres user
 trap '"$scripts/pg-server.sh" stop "$work/server" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 cd "$work"
-uri=$("$scripts/pg-server.sh" start "$work/server")
+uris=$("$scripts/pg-server.sh" start "$work/server")
+uri=$(echo "$uris" | sed -n 1p)     # straight to the server
+pooled=$(echo "$uris" | sed -n 2p)  # through its pooler (PgBouncer, session mode)
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 seconds() { local start=$(date +%s.%N); "$@" >/dev/null; echo "$(date +%s.%N) - $start" | bc; }
@@ -33,32 +36,36 @@ done
 push_s=$(seconds "$quartz" push --store runs.db --to "$uri")
 again_s=$(seconds "$quartz" push --store runs.db --to "$uri")
 
+# The median of $repeat runs of a command from store $1, one after another (a server's
+# backend ends after its client: its exit is part of the next command's time).
+median_of() {
+  local store=$1 times=()
+  shift
+  for ((r = 0; r < repeat; r++)); do times+=("$(seconds "$quartz" "$1" --store "$store" "${@:2}")"); done
+  printf '%s\n' "${times[@]}" | median
+}
+row() {
+  local label=$1 f s p
+  shift
+  f=$(median_of runs.db "$@")
+  s=$(median_of "$uri" "$@")
+  p=$(median_of "$pooled" "$@")
+  printf '| %s | %.1f ms | %.1f ms (x%.2f) | %.1f ms (x%.2f) |\n' "$label" \
+    "$(echo "$f * 1000" | bc)" "$(echo "$s * 1000" | bc)" "$(echo "$s / $f" | bc -l)" \
+    "$(echo "$p * 1000" | bc)" "$(echo "$p / $f" | bc -l)"
+}
+
 echo "### The store on a server against a file (median of $repeat)"
 echo
-echo "| what | SQLite file | PostgreSQL server | server / file |"
+echo "| what | SQLite file | PostgreSQL server | through PgBouncer |"
 echo "|---|---:|---:|---:|"
 for run in 1 2 3; do
   for what in report "report --json" diagnose; do
-    file=() server=()
-    for ((r = 0; r < repeat; r++)); do
-      file+=("$(seconds "$quartz" $what --store runs.db "$run")")
-      server+=("$(seconds "$quartz" $what --store "$uri" "$run")")
-    done
-    f=$(printf '%s\n' "${file[@]}" | median)
-    s=$(printf '%s\n' "${server[@]}" | median)
-    printf '| %s of run %s | %.1f ms | %.1f ms | x%.2f |\n' "$what" "$run" \
-      "$(echo "$f * 1000" | bc)" "$(echo "$s * 1000" | bc)" "$(echo "$s / $f" | bc -l)"
+    # shellcheck disable=SC2086
+    row "$what of run $run" $what "$run"
   done
 done
-l_file=() l_server=()
-for ((r = 0; r < repeat; r++)); do
-  l_file+=("$(seconds "$quartz" list --store runs.db)")
-  l_server+=("$(seconds "$quartz" list --store "$uri")")
-done
-f=$(printf '%s\n' "${l_file[@]}" | median)
-s=$(printf '%s\n' "${l_server[@]}" | median)
-printf '| list of %s runs | %.1f ms | %.1f ms | x%.2f |\n' "$runs" "$(echo "$f * 1000" | bc)" \
-  "$(echo "$s * 1000" | bc)" "$(echo "$s / $f" | bc -l)"
+row "list of $runs runs" list
 echo
 printf 'push of %s runs to the server: %.1f s; again (every run already there): %.1f s\n' \
   "$runs" "$push_s" "$again_s"

@@ -4,7 +4,8 @@
 # sample seen through its ITT notifications; libbz2-dev:
 # pbzip2 in bench/real_programs.py; its other programs need only zlib1g-dev; gdb: the
 # end-to-end tests print the stacks of a program that hangs before they kill it; libpq-dev:
-# the store on a PostgreSQL server, and postgresql: the throwaway server its tests start).
+# the store on a PostgreSQL server, postgresql and pgbouncer: the throwaway server its tests
+# start, and a connection pooler in front of it).
 # Run as root on a fresh machine; safe to run again.
 set -eu
 packages="
@@ -12,7 +13,7 @@ packages="
   libomp-dev libtbb-dev
   libhwloc-dev hwloc libunwind-dev libboost-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libsqlite3-dev sqlite3 libpq-dev postgresql libdw-dev nlohmann-json3-dev robin-map-dev
+  libsqlite3-dev sqlite3 libpq-dev postgresql pgbouncer libdw-dev nlohmann-json3-dev robin-map-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev xvfb xauth
   uftrace binutils gdb
   zlib1g-dev golang-go python3

@@ -158,7 +158,9 @@ ServerDatabase server_database() {
   const CommandResult r = run_command({kPgServer, "database", server_directory(), name});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ServerDatabase database;
-  database.writer = r.out.substr(0, r.out.find('\n'));
+  std::istringstream uris(r.out);
+  std::getline(uris, database.writer);
+  std::getline(uris, database.pooled);
   database.reader = database.writer;
   const auto at = database.reader.find("writer@");
   if (at != std::string::npos) database.reader.replace(at, 6, "reader");

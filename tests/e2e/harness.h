@@ -142,9 +142,10 @@ std::map<std::string, std::string> printed_values(const std::string& out);
 
 // A new, empty database on the tests' PostgreSQL server (scripts/pg-server.sh): the one
 // ctest started for them (QUARTZ_TEST_PG_DIR), else one this process starts, and stops at
-// its exit. The URIs of its writer (who owns it) and of a role that may only read.
+// its exit. The URIs of its writer (who owns it), of a role that may only read, and of the
+// writer through the server's connection pooler (PgBouncer in session mode).
 struct ServerDatabase {
-  std::string writer, reader;
+  std::string writer, reader, pooled;
 };
 ServerDatabase server_database();
 

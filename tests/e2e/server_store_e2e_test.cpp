@@ -22,11 +22,9 @@ namespace {
 using nlohmann::json;
 const std::string kPgServer = std::string(QUARTZ_SCRIPTS_DIR) + "/pg-server.sh";
 
-// `text` with every `name` replaced by "STORE", and without the predictor's own timing
-// ("predicted in 34.50 ms (0.53 M records/s), at most 24745 steps held"), which no two
-// predictions share.
-// The text with the store's name replaced and its words alone compared: a heading
-// wraps where a longer name pushes it, so line breaks and widths are not the store's.
+// The words of `text`, with every `name` replaced by "STORE" (a heading wraps where a longer
+// name pushes it: line breaks and widths are not the store's), and without the predictor's
+// own timing ("predicted in 34.50 ms ..."), which no two predictions share.
 std::string unnamed(const std::string& text, const std::string& name) {
   std::string words;
   std::istringstream lines(text);
@@ -185,6 +183,39 @@ TEST_F(ServerStore, APasswordIsNeitherPrintedNorStored) {
   EXPECT_EQ(lines(refused.err), 1u) << refused.err;
   everything += refused.err;
   EXPECT_EQ(everything.find(secret), std::string::npos) << everything;
+}
+
+// Through a connection pooler (PgBouncer in session mode, which hands one server connection
+// to client after client, reset between them): runs are written at once and every command
+// prints what it prints straight from the server.
+TEST_F(ServerStore, APoolerInFrontServesEveryCommandAsTheServerDoes) {
+  ASSERT_FALSE(server.pooled.empty());
+  std::vector<CommandResult> written(2);
+  std::vector<std::thread> runs;
+  for (int i = 0; i < 2; ++i) {
+    runs.emplace_back([&, i] {
+      written[i] = run(server.pooled, "run" + std::to_string(i), {sample("lock_contention")},
+                       /*trace=*/i == 1);
+    });
+  }
+  for (std::thread& t : runs) t.join();
+  for (const CommandResult& r : written) ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::vector<std::string>> commands = {
+      {"list"},          {"report", "1"},       {"report", "--json", "2"},
+      {"diagnose", "1"}, {"compare", "1", "2"},
+  };
+  for (int round = 0; round < 2; ++round) {  // the second on server connections used before
+    for (const std::vector<std::string>& command : commands) {
+      SCOPED_TRACE(command[0] + " " + command.back());
+      std::vector<std::string> direct = command, pooled = command;
+      direct.insert(direct.begin() + 1, {"--store", server.writer});
+      pooled.insert(pooled.begin() + 1, {"--store", server.pooled});
+      const CommandResult a = quartz(direct), b = quartz(pooled);
+      EXPECT_EQ(b.exit_code, 0) << b.err;
+      EXPECT_FALSE(a.out.empty()) << a.err;
+      EXPECT_EQ(unnamed(a.out, server.writer), unnamed(b.out, server.pooled));
+    }
+  }
 }
 
 // The server stopped while the program runs: the capture is kept, `quartz run` says how to

@@ -130,7 +130,7 @@ class ScreenshotTest : public QObject {
         {"database", server, "viewer_" + QString::number(QCoreApplication::applicationPid())});
     QVERIFY(made.waitForFinished(60000));
     QVERIFY2(made.exitCode() == 0, made.readAllStandardError().constData());
-    const QString uri = QString::fromUtf8(made.readAllStandardOutput()).trimmed();
+    const QString uri = QString::fromUtf8(made.readAllStandardOutput()).section('\n', 0, 0);
     QVERIFY(quartz({"push", "--store", store_, "--to", uri}));
     const QString png = dir_.filePath("server-locks.png");
     QProcess viewer;
