@@ -11,6 +11,8 @@ namespace {
 // Signals kept as keys for late wakes (the work a moved procedure hands over); older ones
 // are forgotten, and signals_made still knows they came.
 constexpr uint32_t kSignalsKept = 64;
+// Critical sections signalled from, kept as keys per condition (Simulation::State::feed).
+constexpr size_t kFedKept = 64;
 // Signals produced after a gap, beyond which the gap's are taken as lost (a trace with
 // dropped events): a waker needing one is not held back for good.
 constexpr size_t kSignalsAheadMax = 4096;
@@ -216,6 +218,13 @@ bool Simulation::State::wait_for_needs(SimThread& t, uint32_t index) {
       ++t.need_index;  // produced and forgotten long ago
       continue;
     }
+    if (!k && need.key.kind == KeyKind::fed) {
+      const auto fed = fed_made.find(need.key.object);
+      if (fed != fed_made.end() && need.key.sequence <= fed->second.forgotten_through) {
+        ++t.need_index;  // released and forgotten long ago
+        continue;
+      }
+    }
     if (!k || k->count < need.count) {
       if (!k) k = &keys.emplace(need.key);
       waiters_of(*k).push_back(index);
@@ -284,6 +293,22 @@ void Simulation::State::release_mutex(SimThread& t, uint64_t object) {
   if (config.critical_path) w.path = t.path;
   w.lock_retry_work = true;
   wake(w, index);
+}
+
+// Condition `object` was signalled from the critical section its mutex numbered `sequence`:
+// the waiters' critical sections that followed it may go on (trace_format.h lock_fed).
+// Several signallers' (producers') come out of their numbers' order: each key is kept a
+// while for the needs still to come.
+void Simulation::State::feed(SimThread& t, uint64_t object, uint32_t sequence) {
+  produce(t, Key{object, sequence, KeyKind::fed}, 0);
+  FedMade& made = fed_made[object];
+  made.kept.push_back(sequence);
+  if (made.kept.size() > kFedKept) {
+    const uint32_t old = made.kept.front();
+    made.kept.pop_front();
+    forget(Key{object, old, KeyKind::fed});
+    made.forgotten_through = std::max(made.forgotten_through, old);
+  }
 }
 
 // Produces what a sync step hands over and lists what it needs. False when the thread
@@ -360,9 +385,16 @@ bool Simulation::State::begin_sync(SimThread& t, uint32_t index, const Step& s) 
     case Type::cond_wake:
       if (s.depends) need(KeyKind::signal, s.object, s.sequence, 1);
       break;
+    case Type::lock_feeds:  // a signaller's critical section (trace_format.h)
+      feed(t, s.object, s.sequence);
+      break;
+    case Type::lock_fed:  // the critical section followed a signal's (trace_format.h)
+      if (s.depends) need(KeyKind::fed, s.object, s.sequence, 1);
+      break;
     case Type::cond_signal:
     case Type::cond_broadcast:
     case Type::sem_post: {
+      if (s.type != Type::sem_post && s.aux != 0) feed(t, s.object, s.aux);
       const double moved = t.migrate_pending_ns;
       t.migrate_pending_ns = 0;
       t.next_signal_known = false;

@@ -61,7 +61,8 @@ struct Simulation::State {
   static constexpr uint32_t kNone = 0xffffffffu;
 
   // What one thread hands to another.
-  enum class KeyKind : uint8_t { create, exit, release, read_release, signal, arrive, post };
+  // fed: a condition signalled from a critical section (trace_format.h lock_fed).
+  enum class KeyKind : uint8_t { create, exit, release, read_release, signal, arrive, post, fed };
 
   struct Key {
     uint64_t object = 0;
@@ -236,6 +237,13 @@ struct Simulation::State {
     std::vector<uint32_t> ahead;  // produced after a gap: a few, another thread's are late
   };
   tsl::robin_map<uint64_t, SignalsMade> signals_made;
+  // Of each condition, the critical sections signalled from (their mutex's numbers): the
+  // keys of the latest kFedKept are kept; a need of one forgotten before is met.
+  struct FedMade {
+    std::deque<uint32_t> kept;       // in the order released
+    uint32_t forgotten_through = 0;  // the largest forgotten
+  };
+  tsl::robin_map<uint64_t, FedMade> fed_made;
   TimeQueue delays;
   std::vector<uint32_t> work;  // threads to move on at `now`
   double now = 0;
@@ -299,6 +307,7 @@ struct Simulation::State {
   void collect(const Key& key, const KeyState& k, uint32_t needed);
   void consume(SimThread& t, KeyState& k, double since);
   void forget(const Key& key);
+  void feed(SimThread& t, uint64_t object, uint32_t sequence);
   void note_signal(const Key& key);
   bool signal_made(const Key& key) const;
   void produce(SimThread& t, const Key& key, double migrated_ns);

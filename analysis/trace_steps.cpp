@@ -38,6 +38,8 @@ bool StepAssembler::paired(const Thread& t, const profile::TraceRecord& r) const
       return r.kind == capture::kRwlockRead ? r.sequence >= 1 : r.sequence > 1;
     case Type::cond_wake:
       return r.sequence != 0 && r.sequence != t.wait_sequence;
+    case Type::lock_fed:
+      return r.sequence != 0;
     case Type::join_begin:
     case Type::join_end:
       return r.object != trace::kNoThread;

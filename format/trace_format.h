@@ -30,7 +30,9 @@
 namespace quartz::trace {
 
 inline constexpr char kFileMagic[8] = {'Q', 'U', 'A', 'R', 'T', 'Z', 'T', '1'};
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2 added lock_fed and lock_feeds (issue 38): a version-1 trace replays without them.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4b435451;  // "QTCK"
 
 struct FileHeader {
@@ -69,7 +71,8 @@ enum class Type : uint8_t {
                      // mutex precedes it
   cond_wake = 10,    // sequence: signals so far; the latest woke it (none if unchanged);
                      // a lock_acquire of the mutex follows
-  cond_signal = 11,  // sequence: this signal's number
+  cond_signal = 11,  // sequence: this signal's number; aux: the acquisition of the mutex the
+                     // thread took last (the critical section it signals in or after; 0: none)
   cond_broadcast = 12,
   barrier_arrive = 13,  // sequence: arrivals before this one; aux: the barrier's count (0: unknown)
   barrier_depart = 14,  // sequence: the generation (arrival / count)
@@ -79,6 +82,16 @@ enum class Type : uint8_t {
   spin_begin = 18,      // a spin region of quartz.h
   spin_end = 19,
   process_end = 20,  // the program is ending (exit or return from main), on this thread
+  lock_fed = 21,     // before a lock_request or lock_acquire of the mutex of the thread's
+                     // latest condition wait (but the one ending that wait): object the
+                     // condition, sequence the aux of its latest signal, the critical
+                     // section this one may have needed (a consumer that found its item
+                     // queued, which a signal followed)
+  lock_feeds = 22,   // before a lock_release of a mutex by a thread that signalled a
+                     // condition right after its previous critical section (a producer that
+                     // notifies after unlocking): object the condition, sequence the
+                     // acquisition released, which the condition's waiters may follow
+                     // (lock_fed) before its signal
   sample = 32,       // the sampler's reading of the thread (see above)
   dropped = 33,
   cpu = 34,  // the thread's reading of its CPU clock (object: ns, in the queue)
@@ -98,7 +111,7 @@ inline constexpr uint64_t kProcessSignals = kThreadSignals | kNoThread;
 
 // `kind` of sync events: the capture's object kinds (capture_format.h Kind).
 inline bool is_sync_event(Type type) {
-  return static_cast<uint8_t>(type) >= 1 && static_cast<uint8_t>(type) <= 20;
+  return static_cast<uint8_t>(type) >= 1 && static_cast<uint8_t>(type) <= 22;
 }
 
 }  // namespace quartz::trace

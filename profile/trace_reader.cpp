@@ -128,9 +128,10 @@ TraceReader::TraceReader(std::unique_ptr<TraceSource> source) : source_(std::mov
     fail(0, "too short for a trace header");
   if (std::memcmp(header.magic, trace::kFileMagic, sizeof header.magic) != 0)
     fail(0, "not a Quartz trace");
-  if (header.version != trace::kFormatVersion) {
+  if (header.version < trace::kOldestFormatVersion || header.version > trace::kFormatVersion) {
     fail(8, "trace format version " + std::to_string(header.version) +
-                ", this Quartz reads version " + std::to_string(trace::kFormatVersion));
+                ", this Quartz reads versions " + std::to_string(trace::kOldestFormatVersion) +
+                " to " + std::to_string(trace::kFormatVersion));
   }
   offset_ = sizeof header;
   totals_.bytes = offset_;

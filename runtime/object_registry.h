@@ -29,8 +29,9 @@ inline constexpr uint32_t kKindUnset = 0xffffffffu;
 struct alignas(support::kCacheLine) ObjectRecord {
   std::atomic<uintptr_t> address{0};  // key; 0 marks an empty record
   std::atomic<uint32_t> kind{0};      // EntryKind of its first use
-  // A barrier's count, a semaphore's initial value (from their init, always). When tracing
-  // (trace_events.h), the object's operations are numbered so that offline code pairs them.
+  // A barrier's count, a semaphore's initial value (from their init, always); when tracing, the
+  // critical section a condition's latest signal came from (trace_events.h). When tracing,
+  // the object's operations are numbered so that offline code pairs them.
   std::atomic<uint32_t> trace_parameter{0};
   std::atomic<uintptr_t> first_site{0};
   std::atomic<uint64_t> acquisitions{0};  // of finished threads

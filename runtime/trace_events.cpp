@@ -50,16 +50,33 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
       }
     }
   }
-  if (waited || (requested_ticks != 0 && now - requested_ticks > kWaitedTicks)) {
-    push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
+  const bool request = waited || (requested_ticks != 0 && now - requested_ticks > kWaitedTicks);
+  if (kind == EntryKind::mutex) {
+    block.trace_previous_acquisition = block.trace_last_acquisition;
+    block.trace_last_acquisition = sequence;
+    if (object == block.trace_wait_mutex && block.trace_wait_record) {
+      const uint32_t fed = block.trace_wait_record->trace_parameter.load(std::memory_order_acquire);
+      push_event(block, trace::Type::lock_fed, EntryKind::condition, block.trace_wait_condition,
+                 fed, 0, request ? requested_ticks : now);
+    }
   }
+  if (request) push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
   record_event(block, trace::Type::lock_acquire, kind, object, sequence, aux, now);
 }
 
 void trace_lock_released(ThreadBlock& block, uintptr_t object, EntryKind kind) {
   const ObjectRecord* r = runtime().objects.find(object);
   const uint32_t sequence = r ? r->trace_sequence.load(std::memory_order_relaxed) : 0;
-  record_event(block, trace::Type::lock_release, kind, object, sequence, 0, support::ticks());
+  const uint64_t now = support::ticks();
+  // A thread that signalled after its previous critical section (a producer notifying
+  // after unlocking) will again: a waiter this unlock wakes, before the signal, follows it.
+  if (kind == EntryKind::mutex && sequence != 0 && sequence == block.trace_last_acquisition &&
+      block.trace_signal_from != 0 && block.trace_signal_from == block.trace_previous_acquisition) {
+    block.trace_signal_record->trace_parameter.store(sequence, std::memory_order_release);
+    push_event(block, trace::Type::lock_feeds, EntryKind::condition, block.trace_signal_condition,
+               sequence, 0, now);
+  }
+  record_event(block, trace::Type::lock_release, kind, object, sequence, 0, now);
 }
 
 void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mutex,
@@ -67,6 +84,9 @@ void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mut
   trace_lock_released(block, mutex, EntryKind::mutex);
   const ObjectRecord* r = record_of(condition, EntryKind::condition, site);
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
+  block.trace_wait_mutex = mutex;
+  block.trace_wait_condition = condition;
+  block.trace_wait_record = r;
   record_event(block, trace::Type::cond_wait, EntryKind::condition, condition, signals, 0,
                support::ticks());
 }
@@ -76,7 +96,10 @@ void trace_condition_woken(ThreadBlock& block, uintptr_t condition, uintptr_t mu
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
   const uint64_t now = support::ticks();
   record_event(block, trace::Type::cond_wake, EntryKind::condition, condition, signals, 0, now);
+  // The wake's dependency is its signal's (the producer's critical section may be later).
+  block.trace_wait_mutex = 0;
   trace_lock_acquired(block, mutex, EntryKind::mutex, now, false);
+  block.trace_wait_mutex = mutex;
 }
 
 void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadcast,
@@ -84,8 +107,15 @@ void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadc
   ObjectRecord* r = record_of(condition, EntryKind::condition, site);
   // Numbered before the real call, so a waiter it wakes reads at least this number.
   const uint32_t sequence = r ? r->trace_sequence.fetch_add(1, std::memory_order_acq_rel) + 1 : 0;
+  const uint32_t from = block.trace_last_acquisition;
+  if (r && from != 0) {
+    r->trace_parameter.store(from, std::memory_order_release);
+    block.trace_signal_record = r;
+    block.trace_signal_condition = condition;
+    block.trace_signal_from = from;
+  }
   record_event(block, broadcast ? trace::Type::cond_broadcast : trace::Type::cond_signal,
-               EntryKind::condition, condition, sequence, 0, support::ticks());
+               EntryKind::condition, condition, sequence, from, support::ticks());
 }
 
 uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t site) {

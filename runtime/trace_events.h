@@ -43,7 +43,10 @@ QUARTZ_ALWAYS_INLINE void record_event(ThreadBlock& block, trace::Type type, Ent
 
 // A lock was granted (held now). `requested_ticks`: when it was asked for (0: not timed,
 // a first try that succeeded); `waited`: it was not free then. Emits the request too when
-// the thread waited.
+// the thread waited, and before both, for the mutex of the thread's latest condition wait,
+// the critical section the condition's latest signal came from (lock_fed): the replay
+// keeps a consumer that found its item without waiting behind the producer that queued
+// it, as it keeps a woken one behind its signal (issue 38).
 QUARTZ_NOINLINE void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
                                          uint64_t requested_ticks, bool waited);
 // A lock is about to be released (still held).
@@ -54,6 +57,9 @@ QUARTZ_NOINLINE void trace_condition_wait(ThreadBlock& block, uintptr_t conditio
                                           uintptr_t site);
 QUARTZ_NOINLINE void trace_condition_woken(ThreadBlock& block, uintptr_t condition,
                                            uintptr_t mutex);
+// A signal names the critical section it comes from: the thread's latest acquisition of a
+// mutex, held or just released (notified after unlocking); the condition keeps it for
+// the next waiter's acquisitions (ObjectRecord::trace_parameter).
 QUARTZ_NOINLINE void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadcast,
                                             uintptr_t site);
 

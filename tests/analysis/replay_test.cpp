@@ -531,6 +531,49 @@ TEST(Replay, AFreeMutexGoesToWhoeverAsksFirst) {
   EXPECT_NEAR(ms[1], 40.001, 1e-6);
 }
 
+// A consumer that found its item queued (issue 38 item 2). The producer (1) works 10 ms,
+// queues the item in a critical section of 1 ms and signals 2 ms after it (lock_feeds
+// before its release says it will); the consumer (2) works 12 ms in procedure context 1,
+// then takes the item in its own critical section, which followed that one (lock_fed), and
+// works 5 ms in context 2.
+std::vector<BuiltRecord> item_found_queued(bool fed, bool feeds) {
+  std::vector<BuiltRecord> r;
+  main_thread(r, {{1, 13}, {2, 18}}, 18);
+  Timeline producer(1, r);
+  producer.event(Type::thread_start, 0, 0).work(10);
+  producer.event(Type::lock_acquire, capture::kMutex, kMutex, 1).work(1);
+  if (feeds) producer.event(Type::lock_feeds, capture::kCondition, kCond, 1);
+  producer.event(Type::lock_release, capture::kMutex, kMutex, 1).work(2);
+  producer.event(Type::cond_signal, capture::kCondition, kCond, 1, 1).exit();
+  Timeline consumer(2, r);
+  consumer.event(Type::thread_start, 0, 0).sample(1).work(12).sample(1);
+  if (fed) consumer.event(Type::lock_fed, capture::kCondition, kCond, 1);
+  consumer.event(Type::lock_acquire, capture::kMutex, kMutex, 2).sample(2).work(1).sample(2);
+  consumer.event(Type::lock_release, capture::kMutex, kMutex, 2).work(5).sample(2).exit();
+  return r;
+}
+
+TEST(Replay, AConsumerThatFoundItsItemQueuedStaysBehindItsProducer) {
+  SimulationConfig zero = apart(3);
+  zero.in_procedure = {0, 1, 0};  // context 1: the consumer's 12 ms before its item
+  zero.speedup = 1;
+  const SimulationConfig recorded = apart(3);
+  const auto ms =
+      replay_ms(item_found_queued(true, true), 3,
+                {under(recorded, "barging"), under(zero, "fair"), under(zero, "barging")});
+  EXPECT_NEAR(ms[0], 18, 1e-6);
+  // Without its 12 ms the consumer asks at once, and its critical section still follows the
+  // producer's (released at 11): it ends at 17, in the recorded order and to whoever asks
+  // first alike.
+  EXPECT_NEAR(ms[1], 17, 1e-6);
+  EXPECT_NEAR(ms[2], 17, 1e-6);
+  // Fed by the signal alone (at 13), it would wait for that.
+  EXPECT_NEAR(replay_ms(item_found_queued(true, false), 3, {under(zero, "barging")})[0], 19, 1e-6);
+  // Unrecorded (a trace from before lock_fed), the free mutex went to the consumer at 0,
+  // before its item was there: done at 6, the producer at 13.
+  EXPECT_NEAR(replay_ms(item_found_queued(false, false), 3, {under(zero, "barging")})[0], 13, 1e-6);
+}
+
 // Three threads take one lock in turn (recorded order 1, 2, 3): 1 holds it 0-20 ms, 2 asks
 // at 1 and 3 at 5, so the lock has two releases waited for at once (the replay keeps a
 // lock's first key at its number, the next in a table).

@@ -130,6 +130,16 @@ TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
     EXPECT_GE(wake, 1u);
     EXPECT_LE(wake, 101u);
   }
+  // Main signals the queue's condition inside each of its 100 critical sections: each
+  // signal names the one it came from (trace_format.h cond_signal's aux).
+  std::multiset<uint32_t> main_holds, signalled_from;
+  for (const auto& rec : records) {
+    if (rec.thread == 0 && rec.object == address["queue_lock"] && rec.type == Type::lock_acquire)
+      main_holds.insert(rec.sequence);
+    if (rec.object == address["queue_cond"] && rec.type == Type::cond_signal)
+      signalled_from.insert(rec.aux);
+  }
+  EXPECT_EQ(signalled_from, main_holds);
   // Every thread starts and ends once; all but main were created.
   std::map<Type, size_t> count;
   for (const auto& rec : records) ++count[rec.type];
@@ -139,6 +149,57 @@ TEST_F(TraceE2E, EveryOperationIsNumberedForExactPairing) {
   EXPECT_EQ(count[Type::process_end], 1u);
   EXPECT_GT(count[Type::cpu], 0u);
   EXPECT_GT(count[Type::sample], 0u);
+}
+
+// A queue's consumers take most items without waiting (issue 38 item 2): before each of
+// their critical sections the trace names the one the condition's latest signal came from
+// (lock_fed), which the producer, notifying after it unlocks, announces as it releases it
+// (lock_feeds); both by the mutex's own numbering.
+TEST_F(TraceE2E, AConsumerNamesTheCriticalSectionItsItemCameFrom) {
+  const std::string capture = (dir / "pc.qcap").string();
+  const CommandResult r = run_command({kQuartz, "run", "--trace", "--no-import", "-o", capture,
+                                       "--", program("producer_consumers"), "--items", "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  profile::TraceTotals totals;
+  const auto records = read_trace(capture + ".trace", &totals);
+  ASSERT_EQ(totals.dropped, 0u);
+  // The thread's sync events after records[i].
+  auto next_of = [&](size_t i) {
+    return std::find_if(records.begin() + static_cast<ptrdiff_t>(i) + 1, records.end(),
+                        [&](const profile::TraceRecord& n) {
+                          return n.thread == records[i].thread && trace::is_sync_event(n.type);
+                        });
+  };
+  std::set<std::pair<uint64_t, uint32_t>> fed_from;  // condition, acquisition
+  size_t feeds = 0, fed = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const profile::TraceRecord& rec = records[i];
+    if (rec.type == Type::cond_signal && rec.aux != 0) fed_from.emplace(rec.object, rec.aux);
+    if (rec.type != Type::lock_feeds) continue;
+    ++feeds;
+    fed_from.emplace(rec.object, rec.sequence);
+    const auto release = next_of(i);  // the release it announces
+    ASSERT_NE(release, records.end());
+    EXPECT_EQ(release->type, Type::lock_release);
+    EXPECT_EQ(release->sequence, rec.sequence);
+  }
+  EXPECT_GT(feeds, 250u);  // the producer's 300 pushes, but its first (and the consumers')
+  for (size_t i = 0; i < records.size(); ++i) {
+    const profile::TraceRecord& rec = records[i];
+    if (rec.type != Type::lock_fed) continue;
+    ++fed;
+    auto take = next_of(i);  // the acquisition it precedes, after a request if it waited
+    if (take != records.end() && take->type == Type::lock_request) {
+      take = next_of(static_cast<size_t>(take - records.begin()));
+    }
+    ASSERT_NE(take, records.end());
+    EXPECT_EQ(take->type, Type::lock_acquire);
+    EXPECT_GT(take->sequence, rec.sequence);
+    if (rec.sequence != 0) {
+      EXPECT_EQ(fed_from.count({rec.object, rec.sequence}), 1u);
+    }
+  }
+  EXPECT_GT(fed, 300u);  // consumers' and the producer's, but the ones that end a wait
 }
 
 // The lock is held T x I x H in all, one thread at a time: the critical path is at least

@@ -82,6 +82,13 @@ TEST(TraceReader, NotATrace) {
   EXPECT_THAT(error_of(bytes), StartsWith("t.trace: offset 8: trace format version 99"));
 }
 
+// A trace of version 1 (before lock_fed and lock_feeds) is read as it was written.
+TEST(TraceReader, AnEarlierVersionIsRead) {
+  std::vector<unsigned char> bytes = small_trace();
+  bytes[8] = 1;
+  EXPECT_EQ(read_all(bytes).size(), read_all(small_trace()).size());
+}
+
 TEST(TraceReader, CorruptChunk) {
   std::vector<unsigned char> bytes = small_trace();
   bytes[sizeof(trace::FileHeader) + sizeof(trace::ChunkHeader) + 2] ^= 0x40;
