@@ -117,7 +117,7 @@ TEST_F(LockNames, PredictAndTheStoreUseTheReportsNames) {
     EXPECT_TRUE(lock_names.count(l["name"])) << l["name"] << " is not a name of the report";
     accounts_on_path |= l["name"] == accounts;
   }
-  EXPECT_TRUE(accounts_on_path) << "the accounts lock, held 20000-step rounds by two threads";
+  EXPECT_TRUE(accounts_on_path) << "the accounts lock, held 200,000-step rounds by two threads";
   for (const json& t : path["threads"]) {
     EXPECT_TRUE(thread_names.count(t["name"])) << t["name"] << " is not a thread of the report";
   }
