@@ -60,9 +60,9 @@ void ThreadBlock::reuse() {
   own_base = 0;
   trace_wait_mutex = trace_wait_condition = 0;
   trace_wait_record = nullptr;
-  trace_signal_record = nullptr;
+  trace_last_section = trace_previous_section = trace_signal_from = TracedSection{};
   trace_signal_condition = 0;
-  trace_last_acquisition = trace_previous_acquisition = trace_signal_from = 0;
+  trace_signal_record = nullptr;
   exit_cpu_ns.store(0, std::memory_order_relaxed);
   exit_runqueue_ns.store(0, std::memory_order_relaxed);
   trace_cpu_ticks = 0;

@@ -24,6 +24,13 @@ namespace quartz::rt {
 
 struct ObjectRecord;
 
+// A mutex's critical section, by the mutex and its acquisition number (trace_events.h).
+struct TracedSection {
+  uintptr_t mutex = 0;
+  uint32_t acquisition = 0;  // 0: none
+  bool operator==(const TracedSection&) const = default;
+};
+
 // What the runtime knows of a thread's state (DESIGN.md §2). `ready` is not here: whether
 // a busy thread actually has a processor is measured by the sampler from CPU clocks.
 enum class ThreadState : uint8_t { busy = 0, spinning, blocked };
@@ -83,13 +90,13 @@ struct alignas(support::kCacheLine) ThreadBlock {
   std::atomic<uint64_t> exit_cpu_ns{0};
   std::atomic<uint64_t> exit_runqueue_ns{0};
   // When tracing (trace_events.h trace_lock_acquired): the mutex and the condition of the
-  // thread's latest condition wait; the acquisitions of the mutexes it took last and before;
-  // the condition it signalled last and the acquisition that signal came from.
+  // thread's latest condition wait; the critical sections it entered last and before; the
+  // condition it signalled last and the section that signal came from.
   uintptr_t trace_wait_mutex = 0, trace_wait_condition = 0;
   const ObjectRecord* trace_wait_record = nullptr;
-  ObjectRecord* trace_signal_record = nullptr;
+  TracedSection trace_last_section, trace_previous_section, trace_signal_from;
   uintptr_t trace_signal_condition = 0;
-  uint32_t trace_last_acquisition = 0, trace_previous_acquisition = 0, trace_signal_from = 0;
+  ObjectRecord* trace_signal_record = nullptr;
 
   // Memory needed for a block of this geometry, trailing arrays included.
   QUARTZ_NOINSTR static size_t bytes_for(const BlockGeometry& geometry);

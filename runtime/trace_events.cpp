@@ -29,10 +29,10 @@ QUARTZ_NOINSTR ObjectRecord* record_of(uintptr_t object, EntryKind kind, uintptr
   return runtime().objects.find_or_insert(object, kind, site);
 }
 
-}  // namespace
-
-void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
-                         uint64_t requested_ticks, bool waited) {
+// trace_lock_acquired; `ends_wait`: the acquisition that ends a condition wait, whose
+// dependency is the signal that woke it (cond_wake), not a lock_fed.
+QUARTZ_NOINSTR void record_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
+                                         uint64_t requested_ticks, bool waited, bool ends_wait) {
   const uint64_t now = support::ticks();
   uint32_t sequence = 0;
   uint32_t aux = 0;
@@ -52,9 +52,9 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
   }
   const bool request = waited || (requested_ticks != 0 && now - requested_ticks > kWaitedTicks);
   if (kind == EntryKind::mutex) {
-    block.trace_previous_acquisition = block.trace_last_acquisition;
-    block.trace_last_acquisition = sequence;
-    if (object == block.trace_wait_mutex && block.trace_wait_record) {
+    block.trace_previous_section = block.trace_last_section;
+    block.trace_last_section = TracedSection{object, sequence};
+    if (!ends_wait && object == block.trace_wait_mutex && block.trace_wait_record) {
       const uint32_t fed = block.trace_wait_record->trace_parameter.load(std::memory_order_acquire);
       push_event(block, trace::Type::lock_fed, EntryKind::condition, block.trace_wait_condition,
                  fed, 0, request ? requested_ticks : now);
@@ -64,14 +64,23 @@ void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
   record_event(block, trace::Type::lock_acquire, kind, object, sequence, aux, now);
 }
 
+}  // namespace
+
+void trace_lock_acquired(ThreadBlock& block, uintptr_t object, EntryKind kind,
+                         uint64_t requested_ticks, bool waited) {
+  record_lock_acquired(block, object, kind, requested_ticks, waited, false);
+}
+
 void trace_lock_released(ThreadBlock& block, uintptr_t object, EntryKind kind) {
   const ObjectRecord* r = runtime().objects.find(object);
   const uint32_t sequence = r ? r->trace_sequence.load(std::memory_order_relaxed) : 0;
   const uint64_t now = support::ticks();
   // A thread that signalled after its previous critical section (a producer notifying
   // after unlocking) will again: a waiter this unlock wakes, before the signal, follows it.
-  if (kind == EntryKind::mutex && sequence != 0 && sequence == block.trace_last_acquisition &&
-      block.trace_signal_from != 0 && block.trace_signal_from == block.trace_previous_acquisition) {
+  const TracedSection section{object, sequence};
+  if (kind == EntryKind::mutex && sequence != 0 && section == block.trace_last_section &&
+      block.trace_signal_from.mutex == object &&
+      block.trace_signal_from == block.trace_previous_section) {
     block.trace_signal_record->trace_parameter.store(sequence, std::memory_order_release);
     push_event(block, trace::Type::lock_feeds, EntryKind::condition, block.trace_signal_condition,
                sequence, 0, now);
@@ -96,10 +105,7 @@ void trace_condition_woken(ThreadBlock& block, uintptr_t condition, uintptr_t mu
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
   const uint64_t now = support::ticks();
   record_event(block, trace::Type::cond_wake, EntryKind::condition, condition, signals, 0, now);
-  // The wake's dependency is its signal's (the producer's critical section may be later).
-  block.trace_wait_mutex = 0;
-  trace_lock_acquired(block, mutex, EntryKind::mutex, now, false);
-  block.trace_wait_mutex = mutex;
+  record_lock_acquired(block, mutex, EntryKind::mutex, now, false, true);
 }
 
 void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadcast,
@@ -107,15 +113,15 @@ void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadc
   ObjectRecord* r = record_of(condition, EntryKind::condition, site);
   // Numbered before the real call, so a waiter it wakes reads at least this number.
   const uint32_t sequence = r ? r->trace_sequence.fetch_add(1, std::memory_order_acq_rel) + 1 : 0;
-  const uint32_t from = block.trace_last_acquisition;
-  if (r && from != 0) {
-    r->trace_parameter.store(from, std::memory_order_release);
+  const TracedSection from = block.trace_last_section;
+  if (r && from.acquisition != 0) {
+    r->trace_parameter.store(from.acquisition, std::memory_order_release);
     block.trace_signal_record = r;
     block.trace_signal_condition = condition;
     block.trace_signal_from = from;
   }
   record_event(block, broadcast ? trace::Type::cond_broadcast : trace::Type::cond_signal,
-               EntryKind::condition, condition, sequence, from, support::ticks());
+               EntryKind::condition, condition, sequence, from.acquisition, support::ticks());
 }
 
 uint32_t trace_barrier_arrive(ThreadBlock& block, uintptr_t barrier, uintptr_t site) {
