@@ -81,13 +81,12 @@ struct AttributionTotals {
 // The CPU-share rule: a thread's CPU clock, read at a snapshot, tells the processor time
 // it used since its previous reading (`used_ns`), which is shared out like a trapezoid:
 // between two active samples, half to each (the change of procedure fell somewhere in
-// between); after a wait, all to this sample (it ran after waking); before a wait, or
-// between two waits, all to this interval, charged where the thread was last seen running
-// (the sampler reads a waiting thread's clock only when it has left its wait since).
-// Crediting every interval to the sample at its end instead gives a phase that starts
-// after a lock wait too little (17% with 5 ms phases and a 2 ms period); crediting the time
-// before a wait, or between two waits, to another interval leaves it out of the processors
-// busy in its own.
+// between), the earlier's part within its presence; after a wait, all to this sample (it ran after
+// waking); before a wait, or between two waits, all to this interval, charged where the thread was
+// last seen running (the sampler reads a waiting thread's clock only when it has left its wait
+// since). Crediting every interval to the sample at its end instead gives a phase that starts after
+// a lock wait too little (17% with 5 ms phases and a 2 ms period); crediting the time before a
+// wait, or between two waits, to another interval leaves it out of the processors busy in its own.
 // `earlier`: the thread's last active sample, of an interval of `earlier_duration_ns`, when
 // it was active at the snapshot before; its `run` grows by its part. `active`: this sample
 // is busy or spinning. Returns this sample's share of its interval `duration_ns` (a
