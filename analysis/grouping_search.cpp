@@ -120,6 +120,7 @@ std::vector<GroupingSearch> list_best_groupings(const profile::Run& run,
                                                 TracePasses& passes,
                                                 std::vector<SearchState>& searches) {
   ModelReplays ranges(request.models);
+  ranges.leave_out(first.left_out());
   const RangeQuestions range_questions = choose_listed(run, request, first, ranges, searches);
   std::optional<ReplayPass> second;
   if (ranges.questions() > 0) second = passes.replay(ranges.configs());

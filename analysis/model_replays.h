@@ -53,10 +53,13 @@ class ModelReplays {
   const SimulationResult& likely(const ReplayPass& pass, size_t question) const {
     return pass.results[questions_[question].slots[0]];
   }
-  // Its range over those (prediction_range.h).
+  // Its range over those, but the models the recording rules out (prediction_range.h).
   PredictionRange range(const ReplayPass& pass, size_t question) const {
-    return range_over(seconds(pass, question));
+    return range_over(seconds(pass, question), left_out_);
   }
+  // The models the recording rules out (contradicted_models), by index in the models.
+  void leave_out(std::vector<bool> models) { left_out_ = std::move(models); }
+  const std::vector<bool>& left_out() const { return left_out_; }
   // The question's predicted seconds under each model replayed for it.
   std::vector<double> seconds(const ReplayPass& pass, size_t question) const {
     const Question& q = questions_[question];
@@ -67,6 +70,8 @@ class ModelReplays {
   }
 
  private:
+  std::vector<bool> left_out_;
+
   struct Question {
     std::vector<size_t> slots;       // a result per model replayed, from the first one
     std::optional<double> likely_s;  // the most likely figure, when known before

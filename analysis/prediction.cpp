@@ -186,16 +186,15 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
                        const ModelReplays& first, const ReplayPass& pass,
                        const FirstPassQuestions& q, Predictions& out) {
   if (q.loaded) {
-    const std::vector<double> by_model = first.seconds(pass, *q.loaded);
-    out.loaded->predicted_s = by_model[0];
-    out.loaded->range = range_over(by_model);
+    out.loaded->predicted_s = first.likely(pass, *q.loaded).elapsed_ns / 1e9;
+    out.loaded->range = first.range(pass, *q.loaded);
   }
   const std::vector<double> recorded_by_model = first.seconds(pass, q.recorded);
   for (size_t m = 0; m < models.size(); ++m) {
-    out.models.push_back({models[m].name, recorded_by_model[m]});
+    out.models.push_back({models[m].name, recorded_by_model[m], first.left_out()[m]});
   }
   out.recorded_s = recorded_by_model[0];
-  out.recorded_range = range_over(recorded_by_model);
+  out.recorded_range = first.range(pass, q.recorded);
   out.critical_path = describe_path(run, first.likely(pass, q.critical), out.observed_s);
   for (size_t i = 0; i < q.groupings.size(); ++i) {
     const size_t question = q.grouping_questions[i];
@@ -248,6 +247,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   // first one's reading and assembly.
   TracePasses passes(run, open, wake_pass.result());
   const ReplayPass pass = passes.replay(first.configs());
+  first.leave_out(contradicted_models(first.seconds(pass, q.recorded), out.observed_s));
   out.quality = trace_quality(run, first, pass, q, wake_pass.result().get());
   answer_first_pass(run, request.models, first, pass, q, out);
   for (SearchState& s : searches) take_first_answers(first, pass, s);

@@ -49,11 +49,12 @@ PredictionRange range_from(const json& j, double likely_s) {
 }
 
 json model_json(const ModelCheck& m) {
-  return {{"name", m.name}, {"recorded_s", m.recorded_s}};
+  return {{"name", m.name}, {"recorded_s", m.recorded_s}, {"contradicted", m.contradicted}};
 }
 
 ModelCheck model_from(const json& m) {
-  return {m.at("name").get<std::string>(), m.at("recorded_s").get<double>()};
+  return {m.at("name").get<std::string>(), m.at("recorded_s").get<double>(),
+          m.value("contradicted", false)};
 }
 
 json loaded_json(const LoadedReplay& l, Models models) {

@@ -16,6 +16,9 @@ namespace quartz::analysis {
 struct ModelCheck {
   std::string name;
   double recorded_s = 0;
+  // Its replay of the recording is more than kContradicted off the recorded time: the
+  // recording rules it out, and it widens no range (its figures are still shown).
+  bool contradicted = false;
 };
 
 // One question's answer under each model, and its range.
@@ -29,9 +32,22 @@ struct PredictionRange {
 // 0.5%, --placement runs measured up to 3.2% from it.
 inline constexpr double kResidualError = 0.03;
 
-// [the lowest figure × (1 − kResidualError), the highest × (1 + kResidualError)]: the first
-// model's figure, the prediction, always inside. No figures: an empty range at 0.
-PredictionRange range_over(std::span<const double> by_model_s);
+// A model whose replay of the recording is further off than this is ruled out by it: more
+// than the profiled run's own excess over the plain one (3-18%), which the models share.
+// (dedup's `slices+instant_wake+wake_to_last+no_pull` replayed its 0.95 s recording as
+// 4.2 s and made its every range 390% wide.)
+inline constexpr double kContradicted = 0.25;
+
+// Which of the models, by their replays of the recording (`recorded_by_model_s`, the most
+// likely first) against the recorded time, the recording rules out. Never the first.
+std::vector<bool> contradicted_models(std::span<const double> recorded_by_model_s,
+                                      double recorded_s);
+
+// [the lowest figure × (1 − kResidualError), the highest × (1 + kResidualError)] over the
+// models not `left_out` (a figure beyond left_out's size counts): the first model's figure,
+// the prediction, always inside. No figures: an empty range at 0.
+PredictionRange range_over(std::span<const double> by_model_s,
+                           const std::vector<bool>& left_out = {});
 
 // (high − low) / the most likely figure: how far apart the models are; 0 without a figure.
 double relative_width(double likely_s, const PredictionRange& r);
@@ -40,8 +56,8 @@ double relative_width(double likely_s, const PredictionRange& r);
 inline constexpr double kWideRange = 0.25;
 
 // What a range spans: the models that give its lowest and its highest figure (`models` in
-// by_model_s's order), and when it is wider than kWideRange, why: the parts of the scheduler
-// those two differ in (scheduler_model.h model_differences).
+// by_model_s's order, the contradicted left out), and when it is wider than kWideRange, why:
+// the parts of the scheduler those two differ in (scheduler_model.h model_differences).
 struct RangeSpan {
   std::string low_model, high_model;
   double low_model_s = 0, high_model_s = 0;  // their figures

@@ -55,6 +55,26 @@ TEST(PredictionRange, AWideRangeNamesItsEndsAndWhyTheyDiffer) {
   EXPECT_EQ(range_span(1.0, range_over(std::vector<double>{1.0, 1.5}), {}).low_model, "");
 }
 
+// A model whose replay of the recording is more than 25% off the recorded time is ruled
+// out by it (issue 38 item 3): shown, in no range. The most likely model always counts.
+// (dedup's fourth model replayed 0.95 s as 4.2 s: its ranges were 390% wide.)
+TEST(PredictionRange, AModelTheRecordingRulesOutWidensNoRange) {
+  const std::vector<double> recorded{0.70, 1.2, 1.3, 0.74};
+  const std::vector<bool> left_out = contradicted_models(recorded, 1.0);
+  EXPECT_EQ(left_out, (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(contradicted_models(recorded, 0), (std::vector<bool>(4, false)));
+  const PredictionRange r = range_over(std::vector<double>{1.0, 1.1, 4.0, 0.5}, left_out);
+  EXPECT_DOUBLE_EQ(r.low_s, 1.0 * (1 - kResidualError));
+  EXPECT_DOUBLE_EQ(r.high_s, 1.1 * (1 + kResidualError));
+  EXPECT_EQ(r.by_model_s.size(), 4u);  // every model's figure still shown
+  const std::vector<ModelCheck> models{
+      {"barging", 0.70}, {"fair", 1.2}, {"slices+barging", 1.3, true}, {"turns", 0.74, true}};
+  const RangeSpan span = range_span(1.0, r, models);
+  EXPECT_EQ(span.low_model, "barging");
+  EXPECT_EQ(span.high_model, "fair");
+  EXPECT_EQ(span.why, "");  // 16% wide
+}
+
 TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {
   EXPECT_TRUE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.2, 1.4}));
   EXPECT_FALSE(ranges_separate({1.0, 0.9, 1.1}, {1.3, 1.1, 1.4}));  // touching: not told apart

@@ -47,5 +47,23 @@ TEST(PredictionJson, NamesThatAreNotUtf8) {
   EXPECT_NE(json.dump().find("worker\xEF\xBF\xBD"), std::string::npos);
 }
 
+// A model the recording ruled out is stored as such and read back: the stored range's ends
+// are named without it.
+TEST(PredictionJson, AModelRuledOutByTheRecordingIsReadBackSo) {
+  Predictions p;
+  p.observed_s = p.recorded_s = 1.0;
+  p.models = {{"barging", 1.0}, {"fair", 1.1}, {"slices+barging", 4.0, true}};
+  p.recorded_range = range_over(std::vector<double>{1.0, 1.1, 4.0}, {false, false, true});
+  const std::string text = predictions_json(p);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["models"][2]["contradicted"], true);
+  EXPECT_EQ(json["recorded_range"]["high_model"], "fair");
+  const Predictions back = predictions_from_json(text);
+  ASSERT_EQ(back.models.size(), 3u);
+  EXPECT_FALSE(back.models[1].contradicted);
+  EXPECT_TRUE(back.models[2].contradicted);
+  EXPECT_DOUBLE_EQ(back.recorded_range.high_s, 1.1 * (1 + kResidualError));
+}
+
 }  // namespace
 }  // namespace quartz::analysis
