@@ -36,6 +36,13 @@ std::vector<bool> contradicted_models(std::span<const double> recorded_by_model_
   return out;
 }
 
+std::string models_counted(std::span<const ModelCheck> models) {
+  size_t ruled_out = 0;
+  for (const ModelCheck& m : models) ruled_out += m.contradicted;
+  const std::string all = std::to_string(models.size());
+  return ruled_out ? std::to_string(models.size() - ruled_out) + " of " + all : all;
+}
+
 PredictionRange range_over(std::span<const double> by_model_s, const std::vector<bool>& left_out) {
   PredictionRange r;
   r.by_model_s.assign(by_model_s.begin(), by_model_s.end());

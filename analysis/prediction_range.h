@@ -43,6 +43,9 @@ inline constexpr double kContradicted = 0.25;
 std::vector<bool> contradicted_models(std::span<const double> recorded_by_model_s,
                                       double recorded_s);
 
+// The models a range counts, said as "N" or, when the recording ruled some out, "K of N".
+std::string models_counted(std::span<const ModelCheck> models);
+
 // [the lowest figure × (1 − kResidualError), the highest × (1 + kResidualError)] over the
 // models not `left_out` (a figure beyond left_out's size counts): the first model's figure,
 // the prediction, always inside. No figures: an empty range at 0.

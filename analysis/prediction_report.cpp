@@ -75,11 +75,8 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
   if (p.profiled_s > 0) {
     out << " unprofiled (--baseline; " << seconds(p.profiled_s) << " profiled)";
   }
-  size_t ruled_out = 0;
-  for (const ModelCheck& c : p.models) ruled_out += c.contradicted;
   out << "; replayed as recorded " << text::seconds_range(r.low_s, r.high_s) << " under "
-      << (ruled_out ? std::to_string(p.models.size() - ruled_out) + " of " : "") << p.models.size()
-      << " scheduler model" << (p.models.size() == 1 ? "" : "s") << " ("
+      << models_counted(p.models) << " scheduler model" << (p.models.size() == 1 ? "" : "s") << " ("
       << (inside ? "the recorded time inside" : "the recorded time outside") << "), "
       << seconds(p.recorded_s) << " under the most likely (" << change(p.recorded_s, p.observed_s)
       << ": the model's error on what it saw)\n";

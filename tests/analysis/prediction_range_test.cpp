@@ -73,6 +73,8 @@ TEST(PredictionRange, AModelTheRecordingRulesOutWidensNoRange) {
   EXPECT_EQ(span.low_model, "barging");
   EXPECT_EQ(span.high_model, "fair");
   EXPECT_EQ(span.why, "");  // 16% wide
+  EXPECT_EQ(models_counted(models), "2 of 4");
+  EXPECT_EQ(models_counted(std::vector<ModelCheck>{{"barging"}, {"fair"}}), "2");
 }
 
 TEST(PredictionRange, OnlyRangesThatDoNotOverlapSeparate) {

@@ -125,6 +125,26 @@ class WhatIfModelTest : public QObject {
              "who gets a free mutex");
   }
 
+  // A model the recording ruled out is listed as such, and says why in its tooltip.
+  void aModelTheRecordingRuledOutSaysSo() {
+    analysis::Predictions p = test::small_predictions();
+    p.models[1].recorded_s = 1.5;
+    p.models[1].contradicted = true;
+    WhatIfDetailsModel model;
+    model.set_predictions(&p);
+    const QString text = print(model);
+    QVERIFY2(text.contains("    slices (ruled out by the recording) | 1.500 s | \n"),
+             qPrintable(text));
+    const QModelIndexList found =
+        model.match(model.index(0, 0), Qt::DisplayRole, "slices (ruled out by the recording)", 1,
+                    Qt::MatchRecursive | Qt::MatchExactly);
+    QCOMPARE(found.size(), 1);
+    QCOMPARE(found[0].data(Qt::ToolTipRole).toString(),
+             "+66.7% against the recorded time: more than 25% off, so no range counts it");
+    QVERIFY2(check_sentence(p).contains("under 1 of 2 scheduler models"),
+             qPrintable(check_sentence(p)));
+  }
+
   void aSearchThatWasNotExhaustiveSaysSo() {
     analysis::Predictions p = test::small_predictions();
     p.searches[0].exhaustive = false;

@@ -71,8 +71,14 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
       const analysis::ModelCheck& c = p.models[m];
       QString name = QString::fromStdString(c.name);
       if (m == 0) name += tr(" (most likely)");
-      seconds(models, name, c.recorded_s,
-              tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s)));
+      if (c.contradicted) name += tr(" (ruled out by the recording)");
+      seconds(
+          models, name, c.recorded_s,
+          c.contradicted
+              ? tr("%1 against the recorded time: more than %2% off, so no range counts it")
+                    .arg(signed_change(c.recorded_s, p.observed_s))
+                    .arg(100 * analysis::kContradicted)
+              : tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s)));
     }
   }
 

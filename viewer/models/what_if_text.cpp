@@ -59,7 +59,7 @@ QString check_sentence(const analysis::Predictions& p) {
              "recorded %5 on %6 processor%7, %8 the range (%9 from the most likely: the "
              "model's error on what it saw).")
       .arg(QString::fromStdString(analysis::text::seconds_range(r.low_s, r.high_s)))
-      .arg(p.models.size())
+      .arg(QString::fromStdString(analysis::models_counted(p.models)))
       .arg(p.models.size() == 1 ? "" : "s")
       .arg(format_seconds(p.recorded_s),
            p.profiled_s > 0 ? QObject::tr("%1 unprofiled (--baseline; %2 profiled)")
