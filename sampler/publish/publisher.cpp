@@ -14,12 +14,13 @@ constexpr uint64_t kTraceFlushNs = 100'000'000;  // the trace appended to its fi
 // by the sampler's own clock: a small capture goes out at every snapshot, a bigger one less
 // often.
 constexpr uint64_t kPublishCostShare = 40;
-// Amendments in between at every snapshot while one costs at most a 32nd of a period (a
-// 125,000-object capture's, ~26 us: an abrupt end loses at most a period), else at most
-// 1.6% of a processor (64 threads' open window, 20-230 us: every few snapshots; a
-// thousand's, ~5 ms: every 300 ms). At a quarter of a period, 64 threads' amendments took
-// 6% of a processor at every snapshot.
-constexpr uint64_t kAmendCheapShare = 32;
+// Amendments in between at every snapshot while one costs at most a quarter of a period (a
+// 125,000-object capture's, 26-200 us: an abrupt end loses at most a period) and its
+// attribution of the open window at most a 32nd, else at most 1.6% of a processor. The
+// window is 1.1 ms a thread long: 64 threads' took 20-230 us to attribute, at every
+// snapshot 6% of a processor; a thousand threads' ~5 ms, every 300 ms.
+constexpr uint64_t kAmendCheapShare = 4;
+constexpr uint64_t kAmendWindowShare = 32;
 constexpr uint64_t kAmendCostShare = 64;
 
 }  // namespace
@@ -203,9 +204,11 @@ void Publisher::amend() {
   capture::SharedCaptureHeader* region = writer_.shared_region();
   if (!region) return;
   AttributionTotals totals = *profile_.totals;
+  const uint64_t start = support::read_own_clock();
   changes_.begin_provisional(*profile_.tables);
   attribute_window(*profile_.window, *profile_.tables, *profile_.config, totals,
                    profile_.window->snapshot_count());
+  amend_window_ns_ = support::read_own_clock() - start;
   amendments_.amend(*region, *info_, totals, *profile_.tables, changes_, *runtime_);
   changes_.end_provisional();
   profile_.totals->stamps = totals.stamps;  // a stamp is never used twice
@@ -247,7 +250,8 @@ void Publisher::after_snapshot(uint64_t now, uint64_t snapshot, uint64_t checkpo
     publish(now, snapshot);
   }
   // Half a period of slack, as for publications.
-  const bool cheap = kAmendCheapShare * amend_cost_ns_ <= info_->period_ns;
+  const bool cheap = kAmendCheapShare * amend_cost_ns_ <= info_->period_ns &&
+                     kAmendWindowShare * amend_window_ns_ <= info_->period_ns;
   if (amending_ && covered_snapshot_ != snapshot &&
       (cheap || now + info_->period_ns / 2 >= last_amend_ns_ + kAmendCostShare * amend_cost_ns_)) {
     const uint64_t start = support::read_own_clock();

@@ -106,6 +106,7 @@ class Publisher {
   // times snapshots): paced as publications are, by the last one's cost.
   uint64_t last_amend_ns_ = 0;
   uint64_t amend_cost_ns_ = 0;
+  uint64_t amend_window_ns_ = 0;  // ... of it, attributing the open window
   uint64_t last_publish_ns_ = 0;  // the snapshot time of the last publication
   uint64_t last_checkpoint_ns_ = 0;
   uint64_t checkpoint_cost_ns_ = 0;  // what the last checkpoint cost, by its threads' clocks
