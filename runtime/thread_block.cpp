@@ -58,10 +58,9 @@ void ThreadBlock::reuse() {
   clocks_from_birth = false;
   record = nullptr;
   own_base = 0;
-  trace_wait_mutex = trace_wait_condition = 0;
+  trace_wait_mutex = 0;
   trace_wait_record = nullptr;
   trace_last_section = trace_previous_section = trace_signal_from = TracedSection{};
-  trace_signal_condition = 0;
   trace_signal_record = nullptr;
   exit_cpu_ns.store(0, std::memory_order_relaxed);
   exit_runqueue_ns.store(0, std::memory_order_relaxed);

@@ -89,13 +89,13 @@ struct alignas(support::kCacheLine) ThreadBlock {
   // read, the thread was too short-lived to pay for it).
   std::atomic<uint64_t> exit_cpu_ns{0};
   std::atomic<uint64_t> exit_runqueue_ns{0};
-  // When tracing (trace_events.h trace_lock_acquired): the mutex and the condition of the
-  // thread's latest condition wait; the critical sections it entered last and before; the
-  // condition it signalled last and the section that signal came from.
-  uintptr_t trace_wait_mutex = 0, trace_wait_condition = 0;
+  // When tracing (trace_events.h trace_lock_acquired): the mutex and the condition's record
+  // of the thread's latest condition wait; the critical sections it entered last and
+  // before; the record of the condition it signalled last and the section that signal came
+  // from. A record keeps its object's address for the whole run.
+  uintptr_t trace_wait_mutex = 0;
   const ObjectRecord* trace_wait_record = nullptr;
   TracedSection trace_last_section, trace_previous_section, trace_signal_from;
-  uintptr_t trace_signal_condition = 0;
   ObjectRecord* trace_signal_record = nullptr;
 
   // Memory needed for a block of this geometry, trailing arrays included.

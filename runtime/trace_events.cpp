@@ -56,8 +56,9 @@ QUARTZ_NOINSTR void record_lock_acquired(ThreadBlock& block, uintptr_t object, E
     block.trace_last_section = TracedSection{object, sequence};
     if (!ends_wait && object == block.trace_wait_mutex && block.trace_wait_record) {
       const uint32_t fed = block.trace_wait_record->trace_parameter.load(std::memory_order_acquire);
-      push_event(block, trace::Type::lock_fed, EntryKind::condition, block.trace_wait_condition,
-                 fed, 0, request ? requested_ticks : now);
+      push_event(block, trace::Type::lock_fed, EntryKind::condition,
+                 block.trace_wait_record->address.load(std::memory_order_relaxed), fed, 0,
+                 request ? requested_ticks : now);
     }
   }
   if (request) push_event(block, trace::Type::lock_request, kind, object, 0, 0, requested_ticks);
@@ -82,8 +83,9 @@ void trace_lock_released(ThreadBlock& block, uintptr_t object, EntryKind kind) {
       block.trace_signal_from.mutex == object &&
       block.trace_signal_from == block.trace_previous_section) {
     block.trace_signal_record->trace_parameter.store(sequence, std::memory_order_release);
-    push_event(block, trace::Type::lock_feeds, EntryKind::condition, block.trace_signal_condition,
-               sequence, 0, now);
+    push_event(block, trace::Type::lock_feeds, EntryKind::condition,
+               block.trace_signal_record->address.load(std::memory_order_relaxed), sequence, 0,
+               now);
   }
   record_event(block, trace::Type::lock_release, kind, object, sequence, 0, now);
 }
@@ -94,7 +96,6 @@ void trace_condition_wait(ThreadBlock& block, uintptr_t condition, uintptr_t mut
   const ObjectRecord* r = record_of(condition, EntryKind::condition, site);
   const uint32_t signals = r ? r->trace_sequence.load(std::memory_order_acquire) : 0;
   block.trace_wait_mutex = mutex;
-  block.trace_wait_condition = condition;
   block.trace_wait_record = r;
   record_event(block, trace::Type::cond_wait, EntryKind::condition, condition, signals, 0,
                support::ticks());
@@ -117,7 +118,6 @@ void trace_condition_signal(ThreadBlock& block, uintptr_t condition, bool broadc
   if (r && from.acquisition != 0) {
     r->trace_parameter.store(from.acquisition, std::memory_order_release);
     block.trace_signal_record = r;
-    block.trace_signal_condition = condition;
     block.trace_signal_from = from;
   }
   record_event(block, broadcast ? trace::Type::cond_broadcast : trace::Type::cond_signal,

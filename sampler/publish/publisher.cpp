@@ -199,19 +199,22 @@ void Publisher::publish(uint64_t now, uint64_t snapshot) {
 
 // What this snapshot changed, amended into the logs of the published capture
 // (amendment_log.h), with the open window attributed in the tables themselves for the time
-// it takes to write it (table_changes.h).
+// it takes to write it (table_changes.h). Its cost, and its attribution's, by the sampler's
+// clock pace the next ones.
 void Publisher::amend() {
   capture::SharedCaptureHeader* region = writer_.shared_region();
   if (!region) return;
-  AttributionTotals totals = *profile_.totals;
   const uint64_t start = support::read_own_clock();
+  AttributionTotals totals = *profile_.totals;
   changes_.begin_provisional(*profile_.tables);
   attribute_window(*profile_.window, *profile_.tables, *profile_.config, totals,
                    profile_.window->snapshot_count());
-  amend_window_ns_ = support::read_own_clock() - start;
+  const uint64_t attributed = support::read_own_clock();
   amendments_.amend(*region, *info_, totals, *profile_.tables, changes_, *runtime_);
   changes_.end_provisional();
   profile_.totals->stamps = totals.stamps;  // a stamp is never used twice
+  amend_window_ns_ = attributed - start;
+  amend_cost_ns_ = support::read_own_clock() - start;
 }
 
 // A checkpoint: the capture as a publication builds it, sealed and written to the output.
@@ -254,9 +257,7 @@ void Publisher::after_snapshot(uint64_t now, uint64_t snapshot, uint64_t checkpo
                      kAmendWindowShare * amend_window_ns_ <= info_->period_ns;
   if (amending_ && covered_snapshot_ != snapshot &&
       (cheap || now + info_->period_ns / 2 >= last_amend_ns_ + kAmendCostShare * amend_cost_ns_)) {
-    const uint64_t start = support::read_own_clock();
     amend();
-    amend_cost_ns_ = support::read_own_clock() - start;
     last_amend_ns_ = now;
   }
 }
