@@ -38,6 +38,7 @@ size_t ModelReplays::hash_of(const SimulationConfig& c) {
       reinterpret_cast<const char*>(c.group_of_thread.data()), c.group_of_thread.size() * 4));
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   for (double cores : c.cores) mix(std::hash<double>{}(cores));
+  mix(std::hash<double>{}(c.capacity));
   mix(std::hash<std::string_view>{}(std::string_view(
       reinterpret_cast<const char*>(c.in_procedure.data()), c.in_procedure.size())));
   mix(std::hash<double>{}(c.speedup));

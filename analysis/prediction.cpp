@@ -18,6 +18,9 @@
 namespace quartz::analysis {
 namespace {
 
+// A sampler share past this is a broken recording's; the check's replay still ends.
+constexpr double kMostTheSamplerTakes = 0.5;
+
 // The contexts on whose path `name` is: by exact function name, else by a unique part of one.
 // A procedure whose entry the budget turned off before any snapshot saw it has none, but is
 // the run's all the same (its change is then said to be left out of the trace).
@@ -71,7 +74,8 @@ void check_trace(const profile::Run& run, const PredictionRequest& request) {
 
 // The questions of the first pass, by their numbers in its ModelReplays.
 struct FirstPassQuestions {
-  size_t recorded = 0;              // the recorded configuration
+  size_t recorded = 0;              // the recorded configuration, beside the sampler
+  size_t base = 0;                  // ... alone, as every what-if is replayed
   std::optional<size_t> loaded;     // ... on the capacity other processes left it
   size_t critical = 0;              // threads apart, for the critical path
   std::vector<Grouping> groupings;  // --group, parsed
@@ -93,19 +97,32 @@ Predictions recording_of(const profile::Run& run) {
   if (const std::optional<Baseline> b = baseline_of(run)) {
     out.profiled_s = out.observed_s;
     out.observed_s = b->elapsed_s;
+  } else if (out.observed_s > 0) {
+    out.sampler_share = std::clamp(run.number(capture::run_keys::kSamplerCpuNs) * 1e-9 /
+                                       (out.observed_s * std::max<uint32_t>(1, run.processors)),
+                                   0.0, kMostTheSamplerTakes);
   }
   return out;
 }
 
-// The recorded configuration, its replay on the capacity left when the machine was busy,
-// and the critical path's configuration.
+// The recorded configuration as it ran beside the sampler (the check) and alone (the
+// what-ifs' base), its replay on the capacity left when the machine was busy, and the
+// critical path's configuration.
 void ask_about_the_recording(const profile::Run& run, ModelReplays& first, Predictions& out,
                              FirstPassQuestions& q) {
   const uint32_t threads = thread_count(run);
-  q.recorded = first.add(threads_sharing(threads, run.processors));
+  // Every processor gives the sampler its share: it runs on one of them at a time, every
+  // period, and takes the processor from whichever thread runs there.
+  auto beside_the_sampler = [&](double processors) {
+    SimulationConfig c = threads_sharing(threads, processors);
+    c.capacity = 1 - out.sampler_share;
+    return c;
+  };
+  q.recorded = first.add(beside_the_sampler(run.processors));
+  q.base = first.add(threads_sharing(threads, run.processors));
   if (recorded_busy(out) && *out.other_share < 1) {
     out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};
-    q.loaded = first.add(threads_sharing(threads, out.loaded->processors));
+    q.loaded = first.add(beside_the_sampler(out.loaded->processors));
   }
   SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
@@ -195,6 +212,7 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
   }
   out.recorded_s = recorded_by_model[0];
   out.recorded_range = first.range(pass, q.recorded);
+  out.base_s = first.likely(pass, q.base).elapsed_ns / 1e9;
   out.critical_path = describe_path(run, first.likely(pass, q.critical), out.observed_s);
   for (size_t i = 0; i < q.groupings.size(); ++i) {
     const size_t question = q.grouping_questions[i];
@@ -241,7 +259,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   ask_about_the_recording(run, first, out, q);
   ask_groupings(run, request, first, q);
   ask_procedure_changes(run, request, first, out, q);
-  std::vector<SearchState> searches = start_searches(run, request, q.recorded, first);
+  std::vector<SearchState> searches = start_searches(run, request, q.base, first);
 
   // The wake-up latency is measured by a pass of its own (WakeLatencyPass), beside this
   // first one's reading and assembly.

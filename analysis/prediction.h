@@ -89,9 +89,9 @@ struct TraceQuality {
 };
 
 // The recorded configuration replayed with the processors' capacity other processes left
-// it: P (1 - other_share) processors, shared. A lone thread still runs
-// at the speed of one processor; threads beyond that capacity share it. Only for a
-// recording made on a busy machine.
+// it: P (1 - other_share) processors, shared (each less the sampler's share). A lone thread
+// still runs at the speed of one processor; threads beyond that capacity share it. Only for
+// a recording made on a busy machine.
 struct LoadedReplay {
   double processors = 0;
   double predicted_s = 0;  // the most likely model's
@@ -106,11 +106,19 @@ struct Predictions {
   // its elapsed time, and this the profiled run's (0: no baseline, the calibrated costs
   // were taken out).
   double profiled_s = 0;
-  double recorded_s = 0;           // the replay of the recorded configuration (the model's check)
+  // The replay of the recorded configuration as it ran, each processor less the sampler's
+  // share (the model's check, against observed_s).
+  double recorded_s = 0;
   PredictionRange recorded_range;  // ... under every model
   std::vector<ModelCheck> models;  // in the order of every range's by_model_s
+  // Of each processor's time during the recording, the share the sampler took (0 with a
+  // --baseline, whose unprofiled run had none).
+  double sampler_share = 0;
+  // The recorded configuration with the processors to the program alone: what every
+  // what-if is compared with, as every what-if is replayed so.
+  double base_s = 0;
   // Of the program's processors' time during the recording, the share other processes
-  // took (none: not measured). The replay gives the program the whole machine.
+  // took (none: not measured). Only Predictions::loaded leaves it to them.
   std::optional<double> other_share;
   std::optional<LoadedReplay> loaded;  // when other_share says the machine was busy
   CriticalPath critical_path;

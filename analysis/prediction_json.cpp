@@ -205,6 +205,8 @@ std::string predictions_json(const Predictions& p) {
   if (p.profiled_s > 0) j["profiled_s"] = p.profiled_s;
   j["recorded_s"] = p.recorded_s;
   add_range(j["recorded_range"], p.recorded_s, p.recorded_range, p.models);
+  j["sampler_share"] = p.sampler_share;
+  j["base_s"] = p.base_s;
   auto& models = j["models"] = json::array();
   for (const ModelCheck& m : p.models) models.push_back(model_json(m));
   j["other_share"] = p.other_share ? json(*p.other_share) : json(nullptr);
@@ -234,6 +236,9 @@ Predictions predictions_from_json(const std::string& text) {
     p.profiled_s = j.value("profiled_s", 0.0);
     p.recorded_s = j.at("recorded_s").get<double>();
     p.recorded_range = range_from(j.value("recorded_range", json::object()), p.recorded_s);
+    // Stored before the check left the sampler its share: one replay was both.
+    p.sampler_share = j.value("sampler_share", 0.0);
+    p.base_s = j.value("base_s", p.recorded_s);
     if (j.contains("models")) {
       for (const auto& m : j["models"]) p.models.push_back(model_from(m));
     } else {  // stored before ranges: one model, the shipped one

@@ -22,15 +22,15 @@ void print_list(std::ostream& out, const char* title, const std::vector<NamedTim
 }
 
 // "600.1-640.0 ms    6.5%   612.34 ms   -0.0%  WHAT": the range first, its width, then the
-// most likely model's figure and its change against the replay of the recording. A range
+// most likely model's figure and its change against the recording replayed alone. A range
 // too wide to decide says under a line of its own which models give its ends and why they
 // differ.
 std::string answer_line(const Predictions& p, double likely_s, const PredictionRange& r,
                         const std::string& what) {
   std::string line = "  " + pad(text::seconds_range(r.low_s, r.high_s), 17) + "  " +
                      pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
-                     pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, p.recorded_s), 7) +
-                     "  " + what;
+                     pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, p.base_s), 7) + "  " +
+                     what;
   const RangeSpan span = range_span(likely_s, r, p.models);
   if (!span.why.empty()) {
     line += "\n      wide: " + span.low_model + " " + seconds(span.low_model_s) + " to " +
@@ -80,6 +80,11 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       << (inside ? "the recorded time inside" : "the recorded time outside") << "), "
       << seconds(p.recorded_s) << " under the most likely (" << change(p.recorded_s, p.observed_s)
       << ": the model's error on what it saw)\n";
+  if (p.sampler_share > 0) {
+    out << "  alone     " << seconds(p.base_s) << " under the most likely, without the sampler's "
+        << text::format("%.1f%%", 100 * p.sampler_share)
+        << " of each processor: what the what-ifs are compared with\n";
+  }
   for (const TrustWarning& w : trust_warnings(p)) out << "  CAUTION   " << w.text << "\n";
   if (p.models.size() > 1) {
     out << "  models    ";

@@ -35,7 +35,7 @@ void Simulation::State::grow() {
 }
 
 bool same_question(const SimulationConfig& a, const SimulationConfig& b) {
-  return a.group_of_thread == b.group_of_thread && a.cores == b.cores &&
+  return a.group_of_thread == b.group_of_thread && a.cores == b.cores && a.capacity == b.capacity &&
          a.in_procedure == b.in_procedure && a.speedup == b.speedup && a.migrate == b.migrate &&
          a.critical_path == b.critical_path && a.wake_latency_ns == b.wake_latency_ns;
 }

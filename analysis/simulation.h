@@ -38,6 +38,9 @@ struct SimulationConfig {
   // Group of each thread, by thread index; a thread past the end gets a group of its own.
   std::vector<uint32_t> group_of_thread;
   std::vector<double> cores;  // processors of each group
+  // The share of each processor the program's threads get: less than 1 to replay a run as
+  // it was recorded, beside the sampler and other processes.
+  double capacity = 1;
   // A procedure change: `in_procedure[c]` says the procedure is on context c's path.
   std::vector<uint8_t> in_procedure;
   double speedup = 0;          // fraction of the procedure's time removed (1: zeroed)

@@ -25,9 +25,9 @@ void Simulation::State::add_pool(double cores) {
   for (double c = 0; c < (whole ? cores : 1); ++c) {
     pool.lanes.push_back(static_cast<uint32_t>(lanes.size()));
     Lane& lane = lanes.emplace_back();
-    lane.cores = whole ? 1 : cores;
     // A fraction of the machine has no turns to take: it stays fairly shared.
-    lane.sliced = config.model.sharing == Sharing::slices && lane.cores == 1;
+    lane.sliced = config.model.sharing == Sharing::slices && (whole || cores == 1);
+    lane.cores = (whole ? 1 : cores) * config.capacity;
   }
 }
 

@@ -149,7 +149,7 @@ def error(predicted, measured):
 
 rows = []
 recorded_errors, group_errors, procedure_errors = [], [], []
-recorded_inside, inside, widths, best_losses = [], [], [], []
+inside, widths, best_losses = [], [], []
 
 
 def score(sample, errors, question, predicted, measured):
@@ -181,11 +181,12 @@ for sample, sample_args, groupings, changes in CASES:
         questions += ["--models", models]
     p = json.loads(run([quartz, "predict", "--store", store, "--json", "--no-save"] + questions))
     measured = measure(sample, sample_args)
-    r = p["recorded_range"]
-    e = error(p["recorded_s"], measured)
+    # The recording replayed alone, as the plain program runs (its range is the check's,
+    # beside the sampler, against the recorded time: not scored here).
+    e = error(p["base_s"], measured)
     recorded_errors.append(abs(e))
-    recorded_inside.append(r["low_s"] <= measured <= r["high_s"])
-    rows.append((sample, "as recorded (unpinned, P=%d)" % p["processors"], p["recorded_s"], r, measured, e))
+    rows.append((sample, "as recorded, alone (unpinned, P=%d)" % p["processors"], p["base_s"],
+                 None, measured, e))
     grouping_measured = []
     for g, predicted in zip(groupings, p["groupings"]):
         m = measure(sample, sample_args, g)
@@ -212,6 +213,9 @@ print()
 print("| sample | question | predicted s | range s | width | measured s | inside | error |")
 print("|---|---|---:|---:|---:|---:|:-:|---:|")
 for sample, question, predicted, r, measured, e in rows:
+    if r is None:
+        print(f"| {sample} | {question} | {predicted:.3f} | - | - | {measured:.3f} | - | {e:+.1f}% |")
+        continue
     within = "yes" if r["low_s"] <= measured <= r["high_s"] else "**no**"
     print(f"| {sample} | {question} | {predicted:.3f} | {r['low_s']:.3f}-{r['high_s']:.3f} | "
           f"{100 * r['width']:.1f}% | {measured:.3f} | {within} | {e:+.1f}% |")
@@ -226,7 +230,6 @@ def summary(name, errors):
 summary("recorded configuration", recorded_errors)
 summary("regroupings", group_errors)
 summary("procedure changes", procedure_errors)
-print(f"recorded configuration inside its range: {sum(recorded_inside)} of {len(recorded_inside)}")
 print(f"groupings and changes inside the range: {sum(inside)} of {len(inside)} "
       f"({100.0 * sum(inside) / len(inside):.0f}%; target 90%)")
 print(f"median range width: {statistics.median(widths):.1f}% (target under 10%)")

@@ -65,5 +65,25 @@ TEST(PredictionJson, AModelRuledOutByTheRecordingIsReadBackSo) {
   EXPECT_DOUBLE_EQ(back.recorded_range.high_s, 1.1 * (1 + kResidualError));
 }
 
+// The check's replay beside the sampler and the what-ifs' base alone are stored apart; a
+// prediction stored before the two were told apart reads its one replay as both.
+TEST(PredictionJson, TheReplayAloneIsStoredBesideTheCheck) {
+  Predictions p;
+  p.observed_s = 1.0;
+  p.recorded_s = 0.98;
+  p.base_s = 0.95;
+  p.sampler_share = 0.03;
+  const Predictions back = predictions_from_json(predictions_json(p));
+  EXPECT_DOUBLE_EQ(back.recorded_s, 0.98);
+  EXPECT_DOUBLE_EQ(back.base_s, 0.95);
+  EXPECT_DOUBLE_EQ(back.sampler_share, 0.03);
+  auto old = nlohmann::json::parse(predictions_json(p));
+  old.erase("base_s");
+  old.erase("sampler_share");
+  const Predictions older = predictions_from_json(old.dump());
+  EXPECT_DOUBLE_EQ(older.base_s, 0.98);
+  EXPECT_DOUBLE_EQ(older.sampler_share, 0);
+}
+
 }  // namespace
 }  // namespace quartz::analysis

@@ -375,7 +375,7 @@ TEST_F(TraceE2E, ProcedureChangesOnClientServer) {
   const json p = predict(
       {"--zero", "serve_class_b", "--migrate", "serve_class_b", "--speedup", "serve_class_a=50"});
   ASSERT_FALSE(p.is_discarded());
-  const double recorded = p["recorded_s"];
+  const double recorded = p["base_s"];  // what the what-ifs are compared with
   ASSERT_EQ(p["procedures"].size(), 3u);
   std::map<std::string, double> predicted;
   for (const json& c : p["procedures"]) predicted[c["change"]] = c["predicted_s"];
@@ -417,6 +417,17 @@ QuietRecording record_quietly(const std::string& store, const std::string& progr
   return out;
 }
 
+// The recorded configuration, replayed as it ran (each processor less the sampler's share),
+// takes what the program's own clock says within 5% (issue 38 item 2). Alone, without the
+// sampler's 3% of each processor, the condition-variable programs replayed 4-7% fast.
+void expect_replayed_as_it_ran(const QuietRecording& r) {
+  const json& p = r.predictions;
+  EXPECT_GT(p["sampler_share"].get<double>(), 0);
+  EXPECT_LT(p["recorded_s"].get<double>(), p["base_s"].get<double>() * 1.2);
+  EXPECT_NEAR(p["recorded_s"].get<double>(), r.elapsed_s, 0.05 * r.elapsed_s)
+      << "the program's own clock: " << r.elapsed_s << " s";
+}
+
 // Condition-variable programs replay their own recordings with every wait paired, and
 // what-ifs their structure decides move the right way. (They replayed 5 to 9% fast while
 // wake-ups were instantaneous: thousands of hand-offs, each 20-30 us here.)
@@ -430,9 +441,8 @@ TEST_F(TraceE2E, AConditionVariablePipelineReplaysItsOwnRecording) {
   if (r.busy()) GTEST_SKIP() << "the machine is busy";
   EXPECT_EQ(p["trace"]["forced_waits"], 0);
   EXPECT_GT(p["trace"]["wake_ups"].get<uint64_t>(), 100u);
-  // How close the recorded configuration replays (the target is 5%) is a benchmark's
-  // figure (bench/predict_accuracy.py, docs/performance.md "Accuracy").
-  const double recorded = p["recorded_s"];
+  expect_replayed_as_it_ran(r);
+  const double recorded = p["base_s"];  // what the what-ifs are compared with
   // On one processor, its 0.63 s of processor time one after the other (it took about
   // 0.4 s on two).
   ASSERT_EQ(p["searches"].size(), 1u);
@@ -486,7 +496,8 @@ TEST_F(TraceE2E, AThreadPoolReplaysItsOwnRecording) {
   ASSERT_FALSE(p.is_discarded());
   if (r.busy()) GTEST_SKIP() << "the machine is busy";
   EXPECT_EQ(p["trace"]["forced_waits"], 0);
-  const double recorded = p["recorded_s"];  // its accuracy: as above
+  expect_replayed_as_it_ran(r);
+  const double recorded = p["base_s"];  // what the what-ifs are compared with
   // One processor: the tasks' 0.48 s one after the other.
   ASSERT_EQ(p["searches"].size(), 1u);
   EXPECT_GT(p["searches"][0]["best"][0]["predicted_s"].get<double>(), 1.2 * recorded);

@@ -223,6 +223,7 @@ analysis::Predictions small_predictions() {
   p.processors = 2;
   p.observed_s = 0.9;
   p.recorded_s = 0.8;  // the model's error: -11.1%
+  p.base_s = 0.8;      // no sampler share: the same replay
   // Two scheduler models; every answer under each, the first most likely. Ranges as stored:
   // the models' figures, low and high as given (not widened: the fixture's arithmetic is
   // simpler to read).

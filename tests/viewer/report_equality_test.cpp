@@ -397,7 +397,7 @@ class ReportEqualityTest : public QObject {
       placements << "";
     }
     QCOMPARE(model.rowCount(), int(expected.size()));
-    const double recorded = p["recorded_s"].toDouble();
+    const double base = p["base_s"].toDouble();  // what the changes are against
     for (int row = 0; row < model.rowCount(); ++row) {
       auto column = [&](int c) { return model.index(row, c); };
       QCOMPARE(column(WhatIfAnswerModel::kPredicted).data(NumberRole).toDouble(),
@@ -407,7 +407,7 @@ class ReportEqualityTest : public QObject {
       QCOMPARE(column(WhatIfAnswerModel::kWidth).data(NumberRole).toDouble(),
                ranges[size_t(row)]["width"].toDouble());
       QCOMPARE(column(WhatIfAnswerModel::kChange).data(NumberRole).toDouble(),
-               (expected[size_t(row)] - recorded) / recorded);
+               (expected[size_t(row)] - base) / base);
       QCOMPARE(column(WhatIfAnswerModel::kPlacement).data().toString(), placements[row]);
     }
   }

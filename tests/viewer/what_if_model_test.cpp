@@ -150,7 +150,7 @@ class WhatIfModelTest : public QObject {
     p.searches[0].exhaustive = false;
     p.searches[0].candidates = 12345;
     p.searches[0].rounds = 4;
-    p.recorded_s = 0;  // no reference: no change
+    p.base_s = 0;  // no reference: no change
     const std::vector<Answer> answers = answers_of(p);
     QCOMPARE(answers[1].note, "local search: 12,345 tried in 4 rounds");
     WhatIfAnswerModel model;

@@ -61,14 +61,13 @@ void WhatIfChart::show_answers(const analysis::Predictions& p, const std::vector
                   p.critical_path.length_s, p.critical_path.length_s, 1});
   for (size_t i = 0; i < shown; ++i) {
     const Answer& a = answers[i];
-    bars.push_back(
-        {a.question,
-         tr("%1\n%2: %3 under the plausible models (%4 wide); %5 under the most "
-            "likely (%6 against the recorded replay)")
-             .arg(a.question, a.answer, range(a.range),
-                  format_percent(analysis::relative_width(a.predicted_s, a.range)),
-                  format_seconds(a.predicted_s), signed_change(a.predicted_s, p.recorded_s)),
-         a.range.low_s, a.range.high_s, colour_of(a.predicted_s, p.recorded_s)});
+    bars.push_back({a.question,
+                    tr("%1\n%2: %3 under the plausible models (%4 wide); %5 under the most "
+                       "likely (%6 against the recorded configuration alone)")
+                        .arg(a.question, a.answer, range(a.range),
+                             format_percent(analysis::relative_width(a.predicted_s, a.range)),
+                             format_seconds(a.predicted_s), signed_change(a.predicted_s, p.base_s)),
+                    a.range.low_s, a.range.high_s, colour_of(a.predicted_s, p.base_s)});
   }
   double largest = 0;
   for (const Bar& b : bars) largest = std::max(largest, b.high_s);

@@ -114,13 +114,14 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
       {"Most likely", "Predicted elapsed time under the most likely scheduler model",
        Format::Seconds, [=](int row) { return a(row).predicted_s; }},
       {"vs recorded",
-       "Change against the replay of the recorded configuration (the model's own reference)",
+       "Change against the recorded configuration replayed alone, without the sampler (the "
+       "model's own reference)",
        Format::Percent,
        [=, this](int row) -> QVariant {
-         const std::optional<double> change = change_of(a(row).predicted_s, recorded_s_);
+         const std::optional<double> change = change_of(a(row).predicted_s, base_s_);
          return change ? QVariant(*change) : QVariant();
        },
-       [=, this](int row) { return signed_change(a(row).predicted_s, recorded_s_); }},
+       [=, this](int row) { return signed_change(a(row).predicted_s, base_s_); }},
       {"Answer", "The groups of threads (each group shares one processor), or the change",
        Format::Text, [=](int row) { return a(row).answer; }},
       {"--placement",
@@ -144,7 +145,7 @@ void WhatIfAnswerModel::set_predictions(const analysis::Predictions* p) {
   std::vector<Answer> answers = p ? answers_of(*p) : std::vector<Answer>();
   reset_rows(static_cast<int>(answers.size()), [&] {
     answers_ = std::move(answers);
-    recorded_s_ = p ? p->recorded_s : 0;
+    base_s_ = p ? p->base_s : 0;
   });
 }
 

@@ -50,11 +50,11 @@ class WhatIfAnswerModel : public ColumnTableModel {
   // Shows the answers of `p` (a copy is kept), or none.
   void set_predictions(const analysis::Predictions* p);
   const std::vector<Answer>& answers() const { return answers_; }
-  double recorded_s() const { return recorded_s_; }
+  double base_s() const { return base_s_; }
 
  private:
   std::vector<Answer> answers_;
-  double recorded_s_ = 0;
+  double base_s_ = 0;
 };
 
 }  // namespace quartz::viewer

@@ -61,8 +61,14 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
   }
   count(check, tr("Processors"), p.processors, tr("Processors the recording ran on"));
   seconds(check, tr("Replayed as recorded"), p.recorded_s,
-          tr("The replay of the recorded configuration under the most likely scheduler model: "
-             "the reference of every change"));
+          tr("The replay of the recorded configuration under the most likely scheduler model, "
+             "each processor less the sampler's share"));
+  if (p.sampler_share > 0) {
+    seconds(check, tr("Replayed alone"), p.base_s,
+            tr("The same without the sampler's %1 of each processor: the reference of every "
+               "change")
+                .arg(format_percent(p.sampler_share)));
+  }
   if (p.models.size() > 1) {
     const int models = add(check, kGroup, tr("Scheduler models"),
                            static_cast<qulonglong>(p.models.size()), format_count(p.models.size()),
