@@ -442,6 +442,12 @@ TEST_F(TraceE2E, AConditionVariablePipelineReplaysItsOwnRecording) {
   EXPECT_EQ(p["trace"]["forced_waits"], 0);
   EXPECT_GT(p["trace"]["wake_ups"].get<uint64_t>(), 100u);
   expect_replayed_as_it_ran(r);
+  // The critical path names the program's own procedures, as the report does: std::thread's
+  // trampolines are on every thread's path, as long as the thread's own function.
+  std::set<std::string> on_path;
+  for (const json& proc : p["critical_path"]["procedures"]) on_path.insert(proc["name"]);
+  EXPECT_TRUE(on_path.count("consume_items")) << p["critical_path"].dump();
+  for (const std::string& name : on_path) EXPECT_EQ(name.find("std::"), std::string::npos) << name;
   const double recorded = p["base_s"];  // what the what-ifs are compared with
   // On one processor, its 0.63 s of processor time one after the other (it took about
   // 0.4 s on two).
