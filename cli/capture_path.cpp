@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/command_line.h"
+#include "profile/store.h"
 
 namespace quartz::cli {
 namespace {

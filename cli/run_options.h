@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
+
 namespace quartz::cli {
 
 struct RunOptions {
