@@ -93,6 +93,23 @@ TEST(Replay, LockHandedBackAndForth) {
   EXPECT_NEAR(ms[3], 80, 1e-6);
 }
 
+// Each processor less the sampler's share (the check's replay): work takes 1 / capacity as
+// long, under both ways of sharing a processor; waits for other threads' work stretch with it.
+TEST(Replay, AProcessorTheSamplerSharesRunsTheProgramAtTheRestOfItsSpeed) {
+  auto beside_the_sampler = [](SimulationConfig c, const char* model) {
+    c.model = scheduler_models_named(model).front();
+    c.capacity = 0.8;
+    return c;
+  };
+  const auto ms = replay_ms(
+      lock_ping_pong(), 3,
+      {beside_the_sampler(shared(3, 2), "fair"), beside_the_sampler(shared(3, 2), "slices"),
+       beside_the_sampler(shared(3, 1), "fair")});
+  EXPECT_NEAR(ms[0], 50 / 0.8, 1e-6);
+  EXPECT_NEAR(ms[1], 50 / 0.8, 1e-6);
+  EXPECT_NEAR(ms[2], 80 / 0.8, 1e-6);
+}
+
 TEST(Replay, TheSameInAnyChunking) {
   for (size_t per_chunk : {1, 2, 3, 7, 1000}) {
     const auto ms = replay_ms(lock_ping_pong(), 3, {groups({0, 1, 1}), apart(3)}, per_chunk);
