@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/sampling_error.h"
+
 namespace quartz::analysis {
 namespace {
 
@@ -36,9 +38,8 @@ Series series_of(const std::vector<ProfileView>& runs, auto&& figure) {
   const double n = static_cast<double>(runs.size());
   for (const ProfileView& run : runs) {
     const double t = std::max(0.0, figure(run)), p = run.quality.period_s;
-    const double f = run.elapsed_s > 0 ? std::min(1.0, t / run.elapsed_s) : 1.0;
     s.kept.push_back(t);
-    s.sampling_variance += t * p * (1 - f) / (n * n);
+    s.sampling_variance += sampling_variance(t, p, run.elapsed_s) / (n * n);
     s.periods_s += p / n;
   }
   std::sort(s.kept.begin(), s.kept.end());

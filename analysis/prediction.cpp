@@ -12,14 +12,16 @@
 #include "analysis/model_replays.h"
 #include "analysis/profile_view.h"
 #include "analysis/run_quality.h"
+#include "analysis/sampling_error.h"
 #include "analysis/simulation.h"
 #include "analysis/wake_latency.h"
 
 namespace quartz::analysis {
 namespace {
 
-// A sampler share past this is a broken recording's; the check's replay still ends.
-constexpr double kMostTheSamplerTakes = 0.5;
+// A share of the processors taken from the program past this is a broken recording's: the
+// check's replay still ends.
+constexpr double kMostTakenFromTheProgram = 0.5;
 
 // The contexts on whose path `name` is: by exact function name, else by a unique part of one.
 // A procedure whose entry the budget turned off before any snapshot saw it has none, but is
@@ -81,6 +83,7 @@ struct FirstPassQuestions {
   std::vector<Grouping> groupings;  // --group, parsed
   std::vector<size_t> grouping_questions;
   std::vector<size_t> change_questions;  // one for each of Predictions::procedures
+  std::vector<double> changed_cpu_s;     // ... the processor time the sampler counted in it
 };
 
 // The recording's own figures: its elapsed time (the unprofiled run's, with a --baseline)
@@ -100,29 +103,30 @@ Predictions recording_of(const profile::Run& run) {
   } else if (out.observed_s > 0) {
     out.sampler_share = std::clamp(run.number(capture::run_keys::kSamplerCpuNs) * 1e-9 /
                                        (out.observed_s * std::max<uint32_t>(1, run.processors)),
-                                   0.0, kMostTheSamplerTakes);
+                                   0.0, kMostTakenFromTheProgram);
   }
   return out;
 }
 
-// The recorded configuration as it ran beside the sampler (the check) and alone (the
-// what-ifs' base), its replay on the capacity left when the machine was busy, and the
-// critical path's configuration.
+// The recorded configuration as it ran (the check) and alone (the what-ifs' base), its
+// replay on the capacity left when the machine was busy, and the critical path's
+// configuration.
 void ask_about_the_recording(const profile::Run& run, ModelReplays& first, Predictions& out,
                              FirstPassQuestions& q) {
   const uint32_t threads = thread_count(run);
   // Every processor gives the sampler its share: it runs on one of them at a time, every
-  // period, and takes the processor from whichever thread runs there.
-  auto beside_the_sampler = [&](double processors) {
+  // period, and takes the processor from whichever thread runs there. So do a quiet
+  // machine's other processes (a busy machine's are Predictions::loaded's to replay).
+  auto as_it_ran = [&](double processors, double others) {
     SimulationConfig c = threads_sharing(threads, processors);
-    c.capacity = 1 - out.sampler_share;
+    c.capacity = std::max(1 - kMostTakenFromTheProgram, 1 - out.sampler_share - others);
     return c;
   };
-  q.recorded = first.add(beside_the_sampler(run.processors));
+  q.recorded = first.add(as_it_ran(run.processors, quiet_other_share(out)));
   q.base = first.add(threads_sharing(threads, run.processors));
   if (recorded_busy(out) && *out.other_share < 1) {
     out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};
-    q.loaded = first.add(beside_the_sampler(out.loaded->processors));
+    q.loaded = first.add(as_it_ran(out.loaded->processors, 0));
   }
   SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
@@ -151,6 +155,12 @@ void ask_procedure_changes(const profile::Run& run, const PredictionRequest& req
   auto change = [&](const std::string& name, std::string what, double percent,
                     const std::function<void(SimulationConfig&)>& set) {
     auto [in, matched] = procedure_contexts(run, name);
+    double cpu_s = 0;  // on its path: every context it is on, once
+    for (const auto& context : run.contexts) {
+      if (context.id >= in.size() || !in[context.id]) continue;
+      for (double bin : run.processor_of(context.id)) cpu_s += bin;
+    }
+    q.changed_cpu_s.push_back(cpu_s);
     SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
     set(c);
@@ -220,11 +230,18 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
                              first.likely(pass, question).elapsed_ns / 1e9,
                              first.range(pass, question)});
   }
+  // The change moves the answer in proportion to the procedure's time, which the sampler
+  // counted in the profiled run: as far as that count can be off.
+  const double sampled_s = run.elapsed_s();
+  const double period_s = quality_of(run).period_kept_s(sampled_s);
   for (size_t i = 0; i < out.procedures.size(); ++i) {
     const SimulationResult& r = first.likely(pass, q.change_questions[i]);
     out.procedures[i].predicted_s = r.elapsed_ns / 1e9;
     out.procedures[i].unreceived_s = r.migrated_unreceived_ns / 1e9;
     out.procedures[i].range = first.range(pass, q.change_questions[i]);
+    widen_by_sampling(out.procedures[i].range, out.base_s - out.procedures[i].predicted_s,
+                      q.changed_cpu_s[i],
+                      sampling_bound(q.changed_cpu_s[i], period_s, sampled_s * run.processors));
   }
 }
 
@@ -245,6 +262,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
 bool recorded_busy(const Predictions& p) {
   constexpr double kBusy = 0.05;  // of the processors' time: more than the noise of ticks
   return p.other_share && *p.other_share > kBusy;
+}
+
+double quiet_other_share(const Predictions& p) {
+  return recorded_busy(p) || p.profiled_s > 0 ? 0 : p.other_share.value_or(0);
 }
 
 // The first pass asks every question under every model (the searches' candidates under the

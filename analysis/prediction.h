@@ -133,6 +133,11 @@ struct Predictions {
 // Predictions::loaded, and a trust warning says so (trust_warnings.h).
 bool recorded_busy(const Predictions& p);
 
+// Of each processor's time, the share other processes took that the check's replay leaves
+// them, as it does the sampler's: a quiet machine's (a busy machine's are replayed by
+// Predictions::loaded); none with a --baseline, whose unprofiled run they were not measured in.
+double quiet_other_share(const Predictions& p);
+
 // Of several groupings, the fastest by its most likely figure, and the others whose ranges
 // reach its range (prediction_range.h): it is the best only when there are none.
 struct BestGrouping {

@@ -37,6 +37,7 @@ void add_range(json& j, double likely_s, const PredictionRange& r, Models models
   j["low_model"] = span.low_model;
   j["high_model"] = span.high_model;
   j["why"] = span.why.empty() ? json(nullptr) : json(span.why);
+  j["sampling_s"] = r.sampling_s;
 }
 
 // Stored before ranges: the single figure, as a range of one model.
@@ -45,6 +46,7 @@ PredictionRange range_from(const json& j, double likely_s) {
   r.low_s = j.value("low_s", likely_s);
   r.high_s = j.value("high_s", likely_s);
   r.by_model_s = j.value("by_model_s", std::vector<double>{likely_s});
+  r.sampling_s = j.value("sampling_s", 0.0);  // stored since procedure changes widen by it
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analysis/scheduler_model.h"
+#include "analysis/text_format.h"
 
 namespace quartz::analysis {
 
@@ -53,6 +54,13 @@ PredictionRange range_over(std::span<const double> by_model_s, const std::vector
   return r;
 }
 
+void widen_by_sampling(PredictionRange& r, double change_s, double sampled_s, double bound_s) {
+  if (!(sampled_s > 0) || !(bound_s > 0)) return;
+  r.sampling_s = std::fabs(change_s) * std::min(1.0, bound_s / sampled_s);
+  r.low_s = std::max(0.0, r.low_s - r.sampling_s);
+  r.high_s += r.sampling_s;
+}
+
 double relative_width(double likely_s, const PredictionRange& r) {
   return likely_s > 0 ? (r.high_s - r.low_s) / likely_s : 0;
 }
@@ -69,7 +77,13 @@ RangeSpan range_span(double likely_s, const PredictionRange& r,
   span.high_model = models[high].name;
   span.low_model_s = by[low];
   span.high_model_s = by[high];
-  if (relative_width(likely_s, r) <= kWideRange || span.low_model == span.high_model) return span;
+  // The models' own span: the sampled time's share of the width is wide_reason's to say.
+  PredictionRange models_only = r;
+  models_only.low_s += r.sampling_s;
+  models_only.high_s -= r.sampling_s;
+  if (relative_width(likely_s, models_only) <= kWideRange || span.low_model == span.high_model) {
+    return span;
+  }
   try {
     span.why = model_differences(scheduler_models_named(span.low_model).front(),
                                  scheduler_models_named(span.high_model).front());
@@ -78,6 +92,22 @@ RangeSpan range_span(double likely_s, const PredictionRange& r,
   }
   if (span.why.empty()) span.why = "their scheduling";
   return span;
+}
+
+std::string wide_reason(double likely_s, const PredictionRange& r,
+                        std::span<const ModelCheck> models) {
+  if (relative_width(likely_s, r) <= kWideRange) return {};
+  const RangeSpan span = range_span(likely_s, r, models);
+  std::string out;
+  if (!span.why.empty()) {
+    out = span.low_model + " " + text::seconds(span.low_model_s) + " to " + span.high_model + " " +
+          text::seconds(span.high_model_s) + ", which differ in " + span.why;
+  }
+  if (r.sampling_s > 0) {
+    out += (out.empty() ? "" : "; and ") + std::string("the procedure's time as sampled, ±") +
+           text::seconds(r.sampling_s) + " (a shorter --period-us narrows it)";
+  }
+  return out;
 }
 
 bool ranges_separate(const RangedFigure& faster, const RangedFigure& slower) {

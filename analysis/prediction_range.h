@@ -25,6 +25,9 @@ struct ModelCheck {
 struct PredictionRange {
   double low_s = 0, high_s = 0;
   std::vector<double> by_model_s;  // in the order of Predictions::models; the first most likely
+  // Both ends moved out by this much more: how far the answer can move with the time of the
+  // procedure it changes, which the sampler counted (widen_by_sampling). 0: no such change.
+  double sampling_s = 0;
 };
 
 // The replay's own error where the models agree: every range is widened by it on both
@@ -52,6 +55,11 @@ std::string models_counted(std::span<const ModelCheck> models);
 PredictionRange range_over(std::span<const double> by_model_s,
                            const std::vector<bool>& left_out = {});
 
+// A procedure change's range, widened by how far its answer can move with the procedure's
+// time: the sampler counted `sampled_s` of it, give or take `bound_s` (sampling_error.h), and
+// the change moved the answer `change_s` from the recording's replay alone, in proportion.
+void widen_by_sampling(PredictionRange& r, double change_s, double sampled_s, double bound_s);
+
 // (high − low) / the most likely figure: how far apart the models are; 0 without a figure.
 double relative_width(double likely_s, const PredictionRange& r);
 
@@ -67,6 +75,13 @@ struct RangeSpan {
   std::string why;                           // empty unless wide
 };
 RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const ModelCheck> models);
+
+// A wide range's reason as `quartz predict` and the viewer say it ("" unless wide): "barging
+// 840.00 ms to fair 1.200 s, which differ in who gets a free mutex", and for a procedure
+// change whose sampled time moves it far, "the procedure's time as sampled, ±31.50 ms (a
+// shorter --period-us narrows it)".
+std::string wide_reason(double likely_s, const PredictionRange& r,
+                        std::span<const ModelCheck> models);
 
 // Ranges [low, high] of alternatives (groupings), ordered by their most likely figure.
 struct RangedFigure {

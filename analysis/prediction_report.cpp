@@ -31,11 +31,8 @@ std::string answer_line(const Predictions& p, double likely_s, const PredictionR
                      pad(text::format("%.1f%%", 100 * relative_width(likely_s, r)), 6) + "  " +
                      pad(seconds(likely_s), 10) + "  " + pad(change(likely_s, p.base_s), 7) + "  " +
                      what;
-  const RangeSpan span = range_span(likely_s, r, p.models);
-  if (!span.why.empty()) {
-    line += "\n      wide: " + span.low_model + " " + seconds(span.low_model_s) + " to " +
-            span.high_model + " " + seconds(span.high_model_s) + ", which differ in " + span.why;
-  }
+  const std::string why = wide_reason(likely_s, r, p.models);
+  if (!why.empty()) line += "\n      wide: " + why;
   return line;
 }
 
@@ -81,8 +78,10 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       << seconds(p.recorded_s) << " under the most likely (" << change(p.recorded_s, p.observed_s)
       << ": the model's error on what it saw)\n";
   if (p.sampler_share > 0) {
+    const double others = quiet_other_share(p);
     out << "  alone     " << seconds(p.base_s) << " under the most likely, without the sampler's "
         << text::format("%.1f%%", 100 * p.sampler_share)
+        << (others > 0 ? " and other processes' " + text::format("%.1f%%", 100 * others) : "")
         << " of each processor: what the what-ifs are compared with\n";
   }
   for (const TrustWarning& w : trust_warnings(p)) out << "  CAUTION   " << w.text << "\n";

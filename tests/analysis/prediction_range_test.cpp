@@ -55,6 +55,37 @@ TEST(PredictionRange, AWideRangeNamesItsEndsAndWhyTheyDiffer) {
   EXPECT_EQ(range_span(1.0, range_over(std::vector<double>{1.0, 1.5}), {}).low_model, "");
 }
 
+// A procedure change moves its answer in proportion to the procedure's time, which the
+// sampler counted give or take a bound (sampling_error.h): its range moves out by the same
+// share of the change, at most the whole change.
+TEST(PredictionRange, AProcedureChangeIsWidenedByItsSampledTime) {
+  const std::vector<ModelCheck> models{{"barging"}, {"fair"}};
+  PredictionRange r = range_over(std::vector<double>{0.40, 0.41});
+  const double low = r.low_s, high = r.high_s;
+  // 0.5 s counted in the procedure, give or take 0.02 s; zeroing it took 0.4 s off.
+  widen_by_sampling(r, 0.8 - 0.4, 0.5, 0.02);
+  EXPECT_DOUBLE_EQ(r.sampling_s, 0.016);
+  EXPECT_DOUBLE_EQ(r.low_s, low - 0.016);
+  EXPECT_DOUBLE_EQ(r.high_s, high + 0.016);
+  // 0.372-0.4383 s: 16.6% wide: it still decides.
+  EXPECT_EQ(wide_reason(0.4, r, models), "");
+  PredictionRange far = range_over(std::vector<double>{0.40, 0.41});
+  widen_by_sampling(far, 0.4, 0.1, 0.2);  // a count off by more than itself: the whole change
+  EXPECT_DOUBLE_EQ(far.sampling_s, 0.4);
+  EXPECT_DOUBLE_EQ(far.low_s, 0);
+  EXPECT_EQ(range_span(0.4, far, models).why, "");  // the models agree
+  EXPECT_EQ(wide_reason(0.4, far, models),
+            "the procedure's time as sampled, ±400.00 ms (a shorter --period-us narrows it)");
+  PredictionRange both = range_over(std::vector<double>{0.4, 0.6});
+  widen_by_sampling(both, 0.4, 0.5, 0.05);
+  EXPECT_EQ(wide_reason(0.4, both, models),
+            "barging 400.00 ms to fair 600.00 ms, which differ in who gets a free mutex; and the "
+            "procedure's time as sampled, ±40.00 ms (a shorter --period-us narrows it)");
+  PredictionRange none = range_over(std::vector<double>{0.4});
+  widen_by_sampling(none, 0.4, 0, 0.05);  // nothing counted: nothing to widen by
+  EXPECT_DOUBLE_EQ(none.sampling_s, 0);
+}
+
 // A model whose replay of the recording is more than 25% off the recorded time is ruled
 // out by it (issue 38 item 3): shown, in no range. The most likely model always counts.
 // (dedup's fourth model replayed 0.95 s as 4.2 s: its ranges were 390% wide.)

@@ -417,9 +417,10 @@ QuietRecording record_quietly(const std::string& store, const std::string& progr
   return out;
 }
 
-// The recorded configuration, replayed as it ran (each processor less the sampler's share),
-// takes what the program's own clock says within 5% (issue 38 item 2). Alone, without the
-// sampler's 3% of each processor, the condition-variable programs replayed 4-7% fast.
+// The recorded configuration, replayed as it ran (each processor less the sampler's share,
+// and other processes'), takes what the program's own clock says within 5% (issue 38 item
+// 2). Alone, without the sampler's 3-4% of each processor, the condition-variable programs
+// replayed 4-7% fast.
 void expect_replayed_as_it_ran(const QuietRecording& r) {
   const json& p = r.predictions;
   EXPECT_GT(p["sampler_share"].get<double>(), 0);

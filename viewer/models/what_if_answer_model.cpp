@@ -35,15 +35,13 @@ QString joined(const QString& a, const QString& b) {
   return a.isEmpty() ? b : b.isEmpty() ? a : a + "; " + b;
 }
 
-// A range too wide to decide: the models at its ends and the parts they differ in, as
-// `quartz predict` says it (analysis::range_span).
+// A range too wide to decide: the models at its ends and the parts they differ in, and
+// the changed procedure's sampled time, as `quartz predict` says it (analysis::wide_reason).
 QString wide_note(const analysis::Predictions& p, double likely_s,
                   const analysis::PredictionRange& r) {
-  const analysis::RangeSpan span = analysis::range_span(likely_s, r, p.models);
-  if (span.why.empty()) return {};
-  return QObject::tr("wide: %1 %2 to %3 %4, which differ in %5")
-      .arg(text(span.low_model), format_seconds(span.low_model_s), text(span.high_model),
-           format_seconds(span.high_model_s), text(span.why));
+  const std::string why = analysis::wide_reason(likely_s, r, p.models);
+  if (why.empty()) return {};
+  return QObject::tr("wide: %1").arg(text(why));
 }
 
 }  // namespace

@@ -62,12 +62,13 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
   count(check, tr("Processors"), p.processors, tr("Processors the recording ran on"));
   seconds(check, tr("Replayed as recorded"), p.recorded_s,
           tr("The replay of the recorded configuration under the most likely scheduler model, "
-             "each processor less the sampler's share"));
+             "each processor less the sampler's and other processes' shares"));
   if (p.sampler_share > 0) {
-    seconds(check, tr("Replayed alone"), p.base_s,
-            tr("The same without the sampler's %1 of each processor: the reference of every "
-               "change")
-                .arg(format_percent(p.sampler_share)));
+    seconds(
+        check, tr("Replayed alone"), p.base_s,
+        tr("The same without the sampler's %1 and other processes' %2 of each processor: "
+           "the reference of every change")
+            .arg(format_percent(p.sampler_share), format_percent(analysis::quiet_other_share(p))));
   }
   if (p.models.size() > 1) {
     const int models = add(check, kGroup, tr("Scheduler models"),
