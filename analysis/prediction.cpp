@@ -74,9 +74,20 @@ void check_trace(const profile::Run& run, const PredictionRequest& request) {
   }
 }
 
+// The processor time the sampler counted in the contexts `in` marks (a procedure's: every
+// context it is on, so each counts once).
+double processor_time_in(const profile::Run& run, const std::vector<uint8_t>& in) {
+  double s = 0;
+  for (const auto& context : run.contexts) {
+    if (context.id >= in.size() || !in[context.id]) continue;
+    for (double bin : run.processor_of(context.id)) s += bin;
+  }
+  return s;
+}
+
 // The questions of the first pass, by their numbers in its ModelReplays.
 struct FirstPassQuestions {
-  size_t recorded = 0;              // the recorded configuration, beside the sampler
+  size_t recorded = 0;              // the recorded configuration as it ran (the check)
   size_t base = 0;                  // ... alone, as every what-if is replayed
   std::optional<size_t> loaded;     // ... on the capacity other processes left it
   size_t critical = 0;              // threads apart, for the critical path
@@ -155,12 +166,7 @@ void ask_procedure_changes(const profile::Run& run, const PredictionRequest& req
   auto change = [&](const std::string& name, std::string what, double percent,
                     const std::function<void(SimulationConfig&)>& set) {
     auto [in, matched] = procedure_contexts(run, name);
-    double cpu_s = 0;  // on its path: every context it is on, once
-    for (const auto& context : run.contexts) {
-      if (context.id >= in.size() || !in[context.id]) continue;
-      for (double bin : run.processor_of(context.id)) cpu_s += bin;
-    }
-    q.changed_cpu_s.push_back(cpu_s);
+    q.changed_cpu_s.push_back(processor_time_in(run, in));
     SimulationConfig c = threads_sharing(threads, run.processors);
     c.in_procedure = std::move(in);
     set(c);
@@ -232,8 +238,8 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
   }
   // The change moves the answer in proportion to the procedure's time, which the sampler
   // counted in the profiled run: as far as that count can be off.
-  const double sampled_s = run.elapsed_s();
-  const double period_s = quality_of(run).period_kept_s(sampled_s);
+  const double run_s = run.elapsed_s();
+  const double period_s = quality_of(run).period_kept_s(run_s);
   for (size_t i = 0; i < out.procedures.size(); ++i) {
     const SimulationResult& r = first.likely(pass, q.change_questions[i]);
     out.procedures[i].predicted_s = r.elapsed_ns / 1e9;
@@ -241,7 +247,7 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
     out.procedures[i].range = first.range(pass, q.change_questions[i]);
     widen_by_sampling(out.procedures[i].range, out.base_s - out.procedures[i].predicted_s,
                       q.changed_cpu_s[i],
-                      sampling_bound(q.changed_cpu_s[i], period_s, sampled_s * run.processors));
+                      sampling_bound(q.changed_cpu_s[i], period_s, run_s * run.processors));
   }
 }
 

@@ -78,10 +78,8 @@ RangeSpan range_span(double likely_s, const PredictionRange& r,
   span.low_model_s = by[low];
   span.high_model_s = by[high];
   // The models' own span: the sampled time's share of the width is wide_reason's to say.
-  PredictionRange models_only = r;
-  models_only.low_s += r.sampling_s;
-  models_only.high_s -= r.sampling_s;
-  if (relative_width(likely_s, models_only) <= kWideRange || span.low_model == span.high_model) {
+  if (relative_width(likely_s, range_over(by, left_out)) <= kWideRange ||
+      span.low_model == span.high_model) {
     return span;
   }
   try {
