@@ -7,10 +7,6 @@
 namespace quartz::analysis {
 namespace {
 
-// How far outside its range the recorded time may fall before that is a caution: the
-// run-to-run noise of a program's elapsed time (unequal_workers pinned: medians of three
-// runs 0.651 and 0.663 s).
-constexpr double kOutsideRangeNoise = 0.01;
 // A critical path more than this off the processor bounds every answer by time the replay
 // cannot change (I/O, sleep, a wait Quartz does not trace).
 constexpr double kPathOffProcessor = 0.5;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/trust_warnings.h"
 #include "harness.h"
 #include "profile/capture.h"
 #include "profile/trace_reader.h"
@@ -570,10 +571,15 @@ TEST_F(TraceE2E, TheRangesPlaceTheMeasuredTimes) {
   ASSERT_FALSE(p.is_discarded());
   if (r.busy()) GTEST_SKIP() << "the machine is busy";
   ASSERT_GT(p["models"].size(), 1u);
-  // The recorded configuration, by the program's own clock, inside its own range.
+  // The recorded configuration, by the program's own clock, inside its own range: no
+  // further out than the noise of an elapsed time, where `predict` would caution.
+  // (Since the check replays the sampler's share, the best model comes within 1-2% of the
+  // clock, and the range's low end, its figure less the 3% residual, once missed by 0.01%.)
   const json& recorded = p["recorded_range"];
-  EXPECT_GE(r.elapsed_s, recorded["low_s"].get<double>()) << recorded.dump();
-  EXPECT_LE(r.elapsed_s, recorded["high_s"].get<double>()) << recorded.dump();
+  EXPECT_GE(r.elapsed_s, recorded["low_s"].get<double>() * (1 - analysis::kOutsideRangeNoise))
+      << recorded.dump();
+  EXPECT_LE(r.elapsed_s, recorded["high_s"].get<double>() * (1 + analysis::kOutsideRangeNoise))
+      << recorded.dump();
   // Each grouping, run pinned as it says.
   ASSERT_EQ(p["groupings"].size(), groupings.size());
   std::vector<double> measured;
