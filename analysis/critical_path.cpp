@@ -56,16 +56,12 @@ CriticalPath describe_path(const profile::Run& run, const SimulationResult& r, d
   for (const auto& c : run.contexts) contexts[c.id] = &c;
   // As in the reports, the program's own procedures: a system frame's time on the path is
   // its caller's already (std::thread's trampolines would list as long as main).
-  auto system_code = [&](uint64_t address) {
-    auto it = run.symbols.find(address);
-    return it != run.symbols.end() && is_system_code(it->second);
-  };
   for (const auto& [id, ns] : p.context_ns) {
     std::set<uint64_t> seen;  // a recursive procedure counts once
     for (auto it = contexts.find(id); it != contexts.end();
          it = contexts.find(it->second->parent)) {
       const profile::ContextInfo& c = *it->second;
-      if (c.kind == capture::kProcedure && !system_code(c.address) &&
+      if (c.kind == capture::kProcedure && !profile::is_system_procedure(run, c.address) &&
           seen.insert(c.address).second) {
         procedures[display_name(run, c.address)] += ns;
       }

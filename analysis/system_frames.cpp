@@ -52,14 +52,11 @@ void add_context_into(ContextRecord& record, const Run& source, size_t from) {
 }  // namespace
 
 std::optional<Run> fold_system_frames(const Run& run) {
-  auto is_system = [&](uint64_t address) {
-    auto it = run.symbols.find(address);
-    return it != run.symbols.end() && is_system_code(it->second);
-  };
-  const bool any = std::any_of(run.procedures.begin(), run.procedures.end(),
-                               [&](const ProcedureInfo& p) { return is_system(p.address); }) ||
-                   std::any_of(run.edges.begin(), run.edges.end(),
-                               [&](const Edge& e) { return is_system(e.callee); });
+  const bool any =
+      std::any_of(run.procedures.begin(), run.procedures.end(),
+                  [&](const ProcedureInfo& p) { return is_system_procedure(run, p.address); }) ||
+      std::any_of(run.edges.begin(), run.edges.end(),
+                  [&](const Edge& e) { return is_system_procedure(run, e.callee); });
   if (!any) return std::nullopt;
 
   Run folded = run;
@@ -75,7 +72,7 @@ std::optional<Run> fold_system_frames(const Run& run) {
   for (size_t i = 0; i < run.contexts.size(); ++i) {
     const ContextInfo& c = run.contexts[i];
     const uint32_t parent = c.parent == capture::kNoParent ? capture::kNoParent : to_new[c.parent];
-    const bool system = c.kind == capture::kProcedure && is_system(c.address);
+    const bool system = c.kind == capture::kProcedure && is_system_procedure(run, c.address);
     if (system && parent != capture::kNoParent) {
       to_new[i] = parent;
       const ContextInfo& into = folded.contexts[parent];
@@ -105,7 +102,9 @@ std::optional<Run> fold_system_frames(const Run& run) {
     add_context_into(folded, id, run, i);
   }
 
-  auto folds = [&](uint64_t address) { return is_system(address) && !kept_system.count(address); };
+  auto folds = [&](uint64_t address) {
+    return is_system_procedure(run, address) && !kept_system.count(address);
+  };
   folded.procedures.clear();
   for (const ProcedureInfo& p : run.procedures) {
     if (folds(p.address)) continue;

@@ -146,8 +146,7 @@ std::vector<ThreadRow> thread_rows(const Run& run) {
     auto at = std::find(t.routines.begin(), t.routines.end(), row.routine_address);
     if (row.routine_address && at != t.routines.end()) {
       at = std::find_if(at + 1, t.routines.end(), [&run](uint64_t address) {
-        auto it = run.symbols.find(address);
-        return it == run.symbols.end() || !profile::is_system_code(it->second);
+        return !profile::is_system_procedure(run, address);
       });
     }
     if (row.routine_address && at != t.routines.end()) {

@@ -34,4 +34,9 @@ bool is_system_code(const Symbol& symbol) {
   return is_system_library(symbol.module);
 }
 
+bool is_system_procedure(const Run& run, uint64_t address) {
+  const auto it = run.symbols.find(address);
+  return it != run.symbols.end() && is_system_code(it->second);
+}
+
 }  // namespace quartz::profile

@@ -23,4 +23,8 @@ bool is_system_source(const std::string& file);
 // it lies in a system library. Unknown addresses are not (nothing says they are).
 bool is_system_code(const Symbol& symbol);
 
+// The run's procedure at `address` is system code (is_system_code of its symbol); an
+// address the run has no symbol for is not.
+bool is_system_procedure(const Run& run, uint64_t address);
+
 }  // namespace quartz::profile
