@@ -112,9 +112,8 @@ Predictions recording_of(const profile::Run& run) {
     out.profiled_s = out.observed_s;
     out.observed_s = b->elapsed_s;
   } else if (out.observed_s > 0) {
-    out.sampler_share = std::clamp(run.number(capture::run_keys::kSamplerCpuNs) * 1e-9 /
-                                       (out.observed_s * std::max<uint32_t>(1, run.processors)),
-                                   0.0, kMostTakenFromTheProgram);
+    out.sampler_share = run.number(capture::run_keys::kSamplerCpuNs) * 1e-9 /
+                        (out.observed_s * std::max<uint32_t>(1, run.processors));
   }
   return out;
 }

@@ -107,7 +107,7 @@ struct Predictions {
   // were taken out).
   double profiled_s = 0;
   // The replay of the recorded configuration as it ran, each processor less the sampler's
-  // share (the model's check, against observed_s).
+  // share and a quiet machine's other processes' (the model's check, against observed_s).
   double recorded_s = 0;
   PredictionRange recorded_range;  // ... under every model
   std::vector<ModelCheck> models;  // in the order of every range's by_model_s
@@ -118,7 +118,8 @@ struct Predictions {
   // what-if is compared with, as every what-if is replayed so.
   double base_s = 0;
   // Of the program's processors' time during the recording, the share other processes
-  // took (none: not measured). Only Predictions::loaded leaves it to them.
+  // took (none: not measured). The check leaves it to them on a quiet machine
+  // (quiet_other_share), Predictions::loaded on a busy one.
   std::optional<double> other_share;
   std::optional<LoadedReplay> loaded;  // when other_share says the machine was busy
   CriticalPath critical_path;

@@ -112,8 +112,8 @@ WhatIfAnswerModel::WhatIfAnswerModel(QObject* parent) : ColumnTableModel(parent)
       {"Most likely", "Predicted elapsed time under the most likely scheduler model",
        Format::Seconds, [=](int row) { return a(row).predicted_s; }},
       {"vs recorded",
-       "Change against the recorded configuration replayed alone, without the sampler (the "
-       "model's own reference)",
+       "Change against the recorded configuration replayed alone, without the sampler and "
+       "other processes (the model's own reference)",
        Format::Percent,
        [=, this](int row) -> QVariant {
          const std::optional<double> change = change_of(a(row).predicted_s, base_s_);

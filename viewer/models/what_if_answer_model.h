@@ -50,7 +50,6 @@ class WhatIfAnswerModel : public ColumnTableModel {
   // Shows the answers of `p` (a copy is kept), or none.
   void set_predictions(const analysis::Predictions* p);
   const std::vector<Answer>& answers() const { return answers_; }
-  double base_s() const { return base_s_; }
 
  private:
   std::vector<Answer> answers_;
