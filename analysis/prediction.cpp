@@ -14,6 +14,7 @@
 #include "analysis/run_quality.h"
 #include "analysis/sampling_error.h"
 #include "analysis/simulation.h"
+#include "analysis/task_pools.h"
 #include "analysis/wake_latency.h"
 
 namespace quartz::analysis {
@@ -231,9 +232,11 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
   out.critical_path = describe_path(run, first.likely(pass, q.critical), out.observed_s);
   for (size_t i = 0; i < q.groupings.size(); ++i) {
     const size_t question = q.grouping_questions[i];
-    out.groupings.push_back({grouping_spec(q.groupings[i]), grouping_names(q.groupings[i], run),
+    out.groupings.push_back({grouping_spec(q.groupings[i]),
+                             grouping_names(q.groupings[i], run),
                              first.likely(pass, question).elapsed_ns / 1e9,
-                             first.range(pass, question)});
+                             first.range(pass, question),
+                             {}});
   }
   // The change moves the answer in proportion to the procedure's time, which the sampler
   // counted in the profiled run: as far as that count can be off.
@@ -247,6 +250,35 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
     widen_by_sampling(out.procedures[i].range, out.base_s - out.procedures[i].predicted_s,
                       q.changed_cpu_s[i],
                       sampling_bound(q.changed_cpu_s[i], period_s, run_s * run.processors));
+  }
+}
+
+// Groupings that split a task pool (task_pools.h): replayed again, in one more pass, with
+// the pool's groups merged, as the pool balances itself; their ranges reach to the first
+// replay's, where each thread kept the tasks it ran.
+void balance_split_pools(const profile::Run& run, const std::vector<SchedulerModel>& models,
+                         const ModelReplays& first, const ReplayPass& pass, TracePasses& passes,
+                         const FirstPassQuestions& q, Predictions& out) {
+  const std::vector<TaskPool> pools = task_pools(run, pass.shared_conditions);
+  if (pools.empty()) return;
+  ModelReplays pooled(models);
+  pooled.leave_out(first.left_out());
+  std::vector<std::pair<size_t, size_t>> asked;  // (grouping, its pooled question)
+  for (size_t i = 0; i < q.groupings.size(); ++i) {
+    if (std::optional<SimulationConfig> c = pooled_grouping(q.groupings[i], pools)) {
+      asked.emplace_back(i, pooled.add(*c));
+    }
+  }
+  if (asked.empty()) return;
+  const ReplayPass again = passes.replay(pooled.configs());
+  for (const auto& [i, question] : asked) {
+    GroupingPrediction& g = out.groupings[i];
+    const PredictionRange pinned = g.range;
+    const double pinned_s = g.predicted_s;
+    g.predicted_s = pooled.likely(again, question).elapsed_ns / 1e9;
+    g.range = pooled.range(again, question);
+    widen_to_pinned(g.range, pinned, pinned_s);
+    g.split_pools = split_pools(q.groupings[i], pools, run);
   }
 }
 
@@ -294,6 +326,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   first.leave_out(contradicted_models(first.seconds(pass, q.recorded), out.observed_s));
   out.quality = trace_quality(run, first, pass, q, wake_pass.result().get());
   answer_first_pass(run, request.models, first, pass, q, out);
+  balance_split_pools(run, request.models, first, pass, passes, q, out);
   for (SearchState& s : searches) take_first_answers(first, pass, s);
   for (SearchState& s : searches) search_locally(request.models, passes, s);
   out.searches = list_best_groupings(run, request, first, pass, passes, searches);

@@ -46,6 +46,9 @@ struct GroupingPrediction {
   std::string names;       // "main,server | client_0,client_1"
   double predicted_s = 0;  // under the most likely model
   PredictionRange range;   // under every model
+  // The task pools it splits over processors (task_pools.h split_pools): replayed balancing
+  // themselves, the range reaching to their threads keeping their tasks (range.pinned_s).
+  std::string split_pools;
 };
 
 struct GroupingSearch {

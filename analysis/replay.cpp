@@ -123,6 +123,12 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
   ReplayPass pass;
   for (auto& s : sims) pass.results.push_back(s->result());
   pass.assembler = assembler.totals();
+  for (const auto& [condition, use] : assembler.conditions()) {
+    if (use.waiters.size() >= 2 && use.signals > use.broadcasts) {
+      pass.shared_conditions.push_back(use.waiters);
+    }
+  }
+  std::sort(pass.shared_conditions.begin(), pass.shared_conditions.end());
   pass.trace = reader.totals();
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   return pass;

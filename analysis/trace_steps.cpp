@@ -167,10 +167,20 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
       t.waiting = true;
       t.wait_spins = r.kind == capture::kSpinlock;
       break;
-    case Type::cond_wait:
+    case Type::cond_wait: {
       t.waiting = true;
       t.wait_spins = false;
       t.wait_sequence = r.sequence;
+      std::vector<uint32_t>& waiters = conditions_[r.object].waiters;
+      const auto at = std::lower_bound(waiters.begin(), waiters.end(), index);
+      if (at == waiters.end() || *at != index) waiters.insert(at, index);
+      break;
+    }
+    case Type::cond_signal:
+      ++conditions_[r.object].signals;
+      break;
+    case Type::cond_broadcast:
+      ++conditions_[r.object].broadcasts;
       break;
     case Type::join_begin:
     case Type::sem_wait_begin:

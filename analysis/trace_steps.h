@@ -114,6 +114,12 @@ class StepAssembler {
   // Indexed by Step::attribution; entries are only ever added.
   const std::vector<Attribution>& attributions() const { return attributions_; }
   const AssemblerTotals& totals() const { return totals_; }
+  // Each condition variable's use, by address: who a task pool's queue feeds (task_pools.h).
+  struct ConditionUse {
+    std::vector<uint32_t> waiters;  // the threads that waited on it, in index order
+    uint64_t signals = 0, broadcasts = 0;
+  };
+  const tsl::robin_map<uint64_t, ConditionUse>& conditions() const { return conditions_; }
 
  private:
   // 88 bytes: a sampler that stalled left 583,000 of them waiting for its next readings.
@@ -187,6 +193,7 @@ class StepAssembler {
   std::unordered_map<uint64_t, PathVotes> paths_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> between_;  // fallback attributions
   tsl::robin_map<uint64_t, uint32_t> locks_;                   // Step::lock by address
+  tsl::robin_map<uint64_t, ConditionUse> conditions_;
 };
 
 }  // namespace quartz::analysis

@@ -85,5 +85,29 @@ TEST(PredictionJson, TheReplayAloneIsStoredBesideTheCheck) {
   EXPECT_DOUBLE_EQ(older.sampler_share, 0);
 }
 
+// A grouping that splits a task pool is stored with the pool and the figure of its threads
+// keeping their tasks, which its wide range names; older predictions read back without.
+TEST(PredictionJson, ASplitPoolIsStoredWithTheGrouping) {
+  Predictions p;
+  p.models = {{"barging", 1.0}};
+  PredictionRange r = range_over(std::vector<double>{0.30});
+  widen_to_pinned(r, range_over(std::vector<double>{0.39}), 0.39);
+  p.groupings = {{"0,1|2,3", "main,1 | 2,3", 0.30, r, "pool_worker 1,2,3"}};
+  const Predictions back = predictions_from_json(predictions_json(p));
+  ASSERT_EQ(back.groupings.size(), 1u);
+  EXPECT_EQ(back.groupings[0].split_pools, "pool_worker 1,2,3");
+  EXPECT_DOUBLE_EQ(back.groupings[0].range.pinned_s, 0.39);
+  EXPECT_DOUBLE_EQ(back.groupings[0].range.high_s, 0.39 * (1 + kResidualError));
+  EXPECT_NE(wide_reason(0.30, back.groupings[0].range, back.models)
+                .find("390.00 ms if each of the pool's threads keeps the tasks it ran"),
+            std::string::npos);
+  auto old = nlohmann::json::parse(predictions_json(p));
+  old["groupings"][0].erase("split_pools");
+  old["groupings"][0].erase("pinned_s");
+  const Predictions older = predictions_from_json(old.dump());
+  EXPECT_EQ(older.groupings[0].split_pools, "");
+  EXPECT_DOUBLE_EQ(older.groupings[0].range.pinned_s, 0);
+}
+
 }  // namespace
 }  // namespace quartz::analysis
