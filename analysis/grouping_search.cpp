@@ -32,7 +32,7 @@ RangeQuestions choose_listed(const profile::Run& run, const PredictionRequest& r
     for (const auto& [ns, g] : s.tried) {
       const std::string spec = grouping_spec(g);
       if (!specs.insert(spec).second) continue;
-      s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9, {}, {}});
+      s.report.best.push_back({spec, grouping_names(g, run), ns / 1e9, {}, {}, 0});
       const SimulationConfig c = threads_grouped(g.group_of);
       if (const std::optional<size_t> q = first.asked_under_every_model(c)) {
         range_questions[i].push_back(RangeQuestion{true, *q});

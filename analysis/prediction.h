@@ -46,10 +46,17 @@ struct GroupingPrediction {
   std::string names;       // "main,server | client_0,client_1"
   double predicted_s = 0;  // under the most likely model
   PredictionRange range;   // under every model
-  // The task pools it splits over processors (task_pools.h split_pools): replayed balancing
-  // themselves, the range reaching to their threads keeping their tasks (range.pinned_s).
+  // The task pools it splits over processors (task_pools.h split_pools), replayed balancing
+  // themselves; and the most likely figure with each of their threads keeping the tasks it
+  // ran, as the recording has them (0: no pool split).
   std::string split_pools;
+  double pinned_s = 0;
 };
+
+// What a grouping that splits a task pool says of it, as `quartz predict` and the viewer
+// show it ("" when it splits none): "consumer 3,4,5 split over processors: replayed with
+// whichever is free taking the next task (824.64 ms if each keeps the tasks it ran)".
+std::string pool_note(const GroupingPrediction& g);
 
 struct GroupingSearch {
   uint32_t cores = 0;

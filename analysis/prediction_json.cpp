@@ -38,7 +38,6 @@ void add_range(json& j, double likely_s, const PredictionRange& r, Models models
   j["high_model"] = span.high_model;
   j["why"] = span.why.empty() ? json(nullptr) : json(span.why);
   j["sampling_s"] = r.sampling_s;
-  j["pinned_s"] = r.pinned_s;
 }
 
 // Stored before ranges: the single figure, as a range of one model.
@@ -48,7 +47,6 @@ PredictionRange range_from(const json& j, double likely_s) {
   r.high_s = j.value("high_s", likely_s);
   r.by_model_s = j.value("by_model_s", std::vector<double>{likely_s});
   r.sampling_s = j.value("sampling_s", 0.0);  // stored since procedure changes widen by it
-  r.pinned_s = j.value("pinned_s", 0.0);      // since split pools balance themselves
   return r;
 }
 
@@ -96,14 +94,19 @@ CriticalPath critical_path_from(const json& cp) {
 json grouping_json(const GroupingPrediction& g, Models models) {
   json j{{"spec", g.spec}, {"names", g.names}, {"predicted_s", g.predicted_s}};
   add_range(j, g.predicted_s, g.range, models);
-  j["split_pools"] = g.split_pools;
+  j["split_pools"] = g.split_pools;  // since split pools balance themselves
+  j["pinned_s"] = g.pinned_s;
   return j;
 }
 
 GroupingPrediction grouping_from(const json& j) {
   const double likely_s = j.at("predicted_s").get<double>();
-  return {j.at("spec").get<std::string>(), j.at("names").get<std::string>(), likely_s,
-          range_from(j, likely_s), j.value("split_pools", std::string())};
+  return {j.at("spec").get<std::string>(),
+          j.at("names").get<std::string>(),
+          likely_s,
+          range_from(j, likely_s),
+          j.value("split_pools", std::string()),
+          j.value("pinned_s", 0.0)};
 }
 
 // Which grouping is best, or which are not told apart (prediction.h best_grouping), by

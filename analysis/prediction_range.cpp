@@ -61,12 +61,6 @@ void widen_by_sampling(PredictionRange& r, double change_s, double sampled_s, do
   r.high_s += r.sampling_s;
 }
 
-void widen_to_pinned(PredictionRange& r, const PredictionRange& pinned, double pinned_likely_s) {
-  r.low_s = std::min(r.low_s, pinned.low_s);
-  r.high_s = std::max(r.high_s, pinned.high_s);
-  r.pinned_s = pinned_likely_s;
-}
-
 double relative_width(double likely_s, const PredictionRange& r) {
   return likely_s > 0 ? (r.high_s - r.low_s) / likely_s : 0;
 }
@@ -110,10 +104,6 @@ std::string wide_reason(double likely_s, const PredictionRange& r,
   if (r.sampling_s > 0) {
     out += (out.empty() ? "" : "; and ") + std::string("the procedure's time as sampled, ±") +
            text::seconds(r.sampling_s) + " (a shorter --period-us narrows it)";
-  }
-  if (r.pinned_s > 0) {
-    out += (out.empty() ? "" : "; and ") + text::seconds(r.pinned_s) +
-           " if each of the pool's threads keeps the tasks it ran";
   }
   return out;
 }

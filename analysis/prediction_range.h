@@ -28,10 +28,6 @@ struct PredictionRange {
   // Both ends moved out by this much more: how far the answer can move with the time of the
   // procedure it changes, which the sampler counted (widen_by_sampling). 0: no such change.
   double sampling_s = 0;
-  // A grouping that splits a task pool (task_pools.h) is answered with the pool balancing
-  // itself; its range reaches to the replay that keeps each of the pool's threads to the
-  // tasks it ran, whose most likely figure this is (widen_to_pinned). 0: no pool split.
-  double pinned_s = 0;
 };
 
 // The replay's own error where the models agree: every range is widened by it on both
@@ -64,10 +60,6 @@ PredictionRange range_over(std::span<const double> by_model_s,
 // the change moved the answer `change_s` from the recording's replay alone, in proportion.
 void widen_by_sampling(PredictionRange& r, double change_s, double sampled_s, double bound_s);
 
-// A split pool's range (`r`, the pool balancing itself) reaching to `pinned` (each of its
-// threads keeping the tasks it ran, most likely `pinned_likely_s`).
-void widen_to_pinned(PredictionRange& r, const PredictionRange& pinned, double pinned_likely_s);
-
 // (high − low) / the most likely figure: how far apart the models are; 0 without a figure.
 double relative_width(double likely_s, const PredictionRange& r);
 
@@ -87,8 +79,7 @@ RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const 
 // A wide range's reason as `quartz predict` and the viewer say it ("" unless wide): "barging
 // 840.00 ms to fair 1.200 s, which differ in who gets a free mutex", and for a procedure
 // change whose sampled time moves it far, "the procedure's time as sampled, ±31.50 ms (a
-// shorter --period-us narrows it)", and for a split pool "387.00 ms if each of the pool's
-// threads keeps the tasks it ran".
+// shorter --period-us narrows it)".
 std::string wide_reason(double likely_s, const PredictionRange& r,
                         std::span<const ModelCheck> models);
 

@@ -109,10 +109,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
     out << "\nGroupings (each group shares one processor)\n" << kAnswerColumns << "grouping\n";
     for (const auto& g : p.groupings) {
       out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
-      if (!g.split_pools.empty()) {
-        out << "      pool: " << g.split_pools
-            << " split over processors: replayed with whichever is free taking the next task\n";
-      }
+      if (!g.split_pools.empty()) out << "      pool: " << pool_note(g) << "\n";
     }
     print_verdict(out, p.groupings);
   }

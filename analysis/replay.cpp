@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 namespace quartz::analysis {
 namespace {
@@ -124,11 +125,15 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
   for (auto& s : sims) pass.results.push_back(s->result());
   pass.assembler = assembler.totals();
   for (const auto& [condition, use] : assembler.conditions()) {
-    if (use.waiters.size() >= 2 && use.signals > use.broadcasts) {
-      pass.shared_conditions.push_back(use.waiters);
-    }
+    if (use.waiters.empty() || use.signals == 0) continue;
+    pass.signalled_conditions.push_back(use);
+    pass.signalled_conditions.back().takers = assembler.mutex_takers(use.mutex);
   }
-  std::sort(pass.shared_conditions.begin(), pass.shared_conditions.end());
+  std::sort(pass.signalled_conditions.begin(), pass.signalled_conditions.end(),
+            [](const auto& a, const auto& b) {
+              return std::tie(a.waiters, a.signallers, a.signals, a.broadcasts) <
+                     std::tie(b.waiters, b.signallers, b.signals, b.broadcasts);
+            });
   pass.trace = reader.totals();
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   return pass;

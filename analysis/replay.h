@@ -17,10 +17,8 @@ namespace quartz::analysis {
 struct ReplayPass {
   std::vector<SimulationResult> results;  // one per configuration, in order
   AssemblerTotals assembler;
-  // The threads that waited on each condition variable two or more waited on, each woken
-  // one at a time (signalled more often than broadcast to: a queue's, not a phase's), in
-  // index order.
-  std::vector<std::vector<uint32_t>> shared_conditions;
+  // How the condition variables waited on and signalled were used (task_pools.h).
+  std::vector<StepAssembler::ConditionUse> signalled_conditions;
   profile::TraceTotals trace;
   double seconds = 0;
 };

@@ -1,7 +1,6 @@
 #include "analysis/task_pools.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 
 #include "analysis/display_names.h"
@@ -17,12 +16,11 @@ const profile::ThreadInfo* thread_at(const profile::Run& run, uint32_t index) {
   return nullptr;
 }
 
-// What makes threads siblings: their first procedures (a std::thread's trampolines and its
-// callable), or, from captures that lack them, the routine pthread_create was given.
-std::vector<uint64_t> start_of(const profile::ThreadInfo& t) {
-  if (!t.routines.empty()) return t.routines;
-  if (t.start_routine != 0) return {t.start_routine};
-  return {};
+// Threads of one start: the same first procedures (a std::thread's trampolines and its
+// callable) or, from captures that lack them, the same routine given to pthread_create.
+bool siblings(const profile::ThreadInfo& a, const profile::ThreadInfo& b) {
+  if (!a.routines.empty() || !b.routines.empty()) return a.routines == b.routines;
+  return a.start_routine != 0 && a.start_routine == b.start_routine;
 }
 
 // The groups merged: each group's representative (the lowest group it is merged with).
@@ -45,22 +43,28 @@ std::vector<uint32_t> groups_of(const Grouping& grouping, const TaskPool& pool) 
 }  // namespace
 
 std::vector<TaskPool> task_pools(const profile::Run& run,
-                                 std::span<const std::vector<uint32_t>> shared_conditions) {
+                                 std::span<const StepAssembler::ConditionUse> conditions) {
   std::vector<TaskPool> pools;
-  for (const std::vector<uint32_t>& waiters : shared_conditions) {
-    std::map<std::vector<uint64_t>, TaskPool> by_start;
-    for (uint32_t index : waiters) {
-      const profile::ThreadInfo* t = thread_at(run, index);
-      if (!t || t->index == 0) continue;  // main is nobody's sibling
-      std::vector<uint64_t> start = start_of(*t);
-      if (!start.empty()) by_start[std::move(start)].threads.push_back(index);
+  for (const StepAssembler::ConditionUse& c : conditions) {
+    if (c.signals <= c.broadcasts) continue;
+    // Its waiters, and their siblings that took its mutex: workers that found work queued
+    // every time.
+    std::vector<uint32_t> pool = c.waiters;
+    for (uint32_t taker : c.takers) {
+      const profile::ThreadInfo* t = thread_at(run, taker);
+      if (!t || std::binary_search(pool.begin(), pool.end(), taker)) continue;
+      const bool sibling = std::any_of(c.waiters.begin(), c.waiters.end(), [&](uint32_t w) {
+        const profile::ThreadInfo* waiter = thread_at(run, w);
+        return waiter && siblings(*waiter, *t);
+      });
+      if (sibling) pool.insert(std::upper_bound(pool.begin(), pool.end(), taker), taker);
     }
-    for (auto& [start, pool] : by_start) {
-      if (pool.threads.size() < 2) continue;
-      const bool known = std::any_of(pools.begin(), pools.end(),
-                                     [&](const TaskPool& p) { return p.threads == pool.threads; });
-      if (!known) pools.push_back(std::move(pool));
-    }
+    const bool fed = std::any_of(c.signallers.begin(), c.signallers.end(), [&](uint32_t t) {
+      return !std::binary_search(pool.begin(), pool.end(), t);
+    });
+    const bool known = std::any_of(pools.begin(), pools.end(),
+                                   [&](const TaskPool& p) { return p.threads == pool; });
+    if (pool.size() >= 2 && fed && !known) pools.push_back({std::move(pool)});
   }
   return pools;
 }

@@ -160,6 +160,10 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
     s.depends = depends;
     if (r.type == Type::lock_acquire || r.type == Type::lock_release) {
       s.lock = locks_.try_emplace(r.object, static_cast<uint32_t>(locks_.size())).first->second;
+      if (r.type == Type::lock_release) t.last_released = s.lock;
+      if (r.type == Type::lock_acquire && s.lock < condition_mutexes_.size()) {
+        if (std::vector<uint32_t>* takers = condition_mutexes_[s.lock]) add_thread(*takers, index);
+      }
     }
   }
   switch (r.type) {
@@ -171,14 +175,22 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
       t.waiting = true;
       t.wait_spins = false;
       t.wait_sequence = r.sequence;
-      std::vector<uint32_t>& waiters = conditions_[r.object].waiters;
-      const auto at = std::lower_bound(waiters.begin(), waiters.end(), index);
-      if (at == waiters.end() || *at != index) waiters.insert(at, index);
+      ConditionUse& c = conditions_[r.object];
+      add_thread(c.waiters, index);
+      // Its mutex, the one released just before: who takes it from now on is noted.
+      if (c.mutex == kNoLock && t.last_released != kNoLock) {
+        c.mutex = t.last_released;
+        if (condition_mutexes_.size() <= c.mutex) condition_mutexes_.resize(c.mutex + 1);
+        if (!condition_mutexes_[c.mutex]) condition_mutexes_[c.mutex] = &mutex_takers_[c.mutex];
+      }
       break;
     }
-    case Type::cond_signal:
-      ++conditions_[r.object].signals;
+    case Type::cond_signal: {
+      ConditionUse& c = conditions_[r.object];
+      ++c.signals;
+      add_thread(c.signallers, index);
       break;
+    }
     case Type::cond_broadcast:
       ++conditions_[r.object].broadcasts;
       break;
@@ -209,6 +221,16 @@ void StepAssembler::event(Thread& t, uint32_t index, const profile::TraceRecord&
     default:
       break;
   }
+}
+
+void StepAssembler::add_thread(std::vector<uint32_t>& threads, uint32_t index) {
+  const auto at = std::lower_bound(threads.begin(), threads.end(), index);
+  if (at == threads.end() || *at != index) threads.insert(at, index);
+}
+
+std::vector<uint32_t> StepAssembler::mutex_takers(uint32_t lock) const {
+  const auto it = mutex_takers_.find(lock);
+  return it == mutex_takers_.end() ? std::vector<uint32_t>{} : it->second;
 }
 
 // The segment that the event `r` ends: its readings vote for its path (the events that

@@ -116,10 +116,17 @@ class StepAssembler {
   const AssemblerTotals& totals() const { return totals_; }
   // Each condition variable's use, by address: who a task pool's queue feeds (task_pools.h).
   struct ConditionUse {
-    std::vector<uint32_t> waiters;  // the threads that waited on it, in index order
+    std::vector<uint32_t> waiters;     // the threads that waited on it, in index order
+    std::vector<uint32_t> signallers;  // that signalled it (broadcasts aside), in index order
     uint64_t signals = 0, broadcasts = 0;
+    uint32_t mutex = kNoLock;  // its mutex (Step::lock), released as the first wait began
+    // The threads that took that mutex since (mutex_takers), in index order.
+    std::vector<uint32_t> takers;
+    bool operator==(const ConditionUse&) const = default;
   };
   const tsl::robin_map<uint64_t, ConditionUse>& conditions() const { return conditions_; }
+  // The threads that took a condition's mutex (ConditionUse::mutex) since a wait used it.
+  std::vector<uint32_t> mutex_takers(uint32_t lock) const;
 
  private:
   // 88 bytes: a sampler that stalled left 583,000 of them waiting for its next readings.
@@ -142,6 +149,7 @@ class StepAssembler {
     bool waiting = false, spinning = false, wait_spins = false;
     uint32_t wait_sequence = 0;  // a condition's signals when the wait began
     uint32_t context = kNoContext;
+    uint32_t last_released = kNoLock;  // the lock it released last (Step::lock)
     double cpu_anchor_ns = 0, cpu_anchor_cpu = 0;
     bool has_cpu_anchor = false;
     uint64_t cpu_resolved = 0;  // the pieces before this position have cpu_ns
@@ -179,6 +187,7 @@ class StepAssembler {
   void flush_thread(Thread& t, uint32_t index);
   void end_segment(Thread& t, const profile::TraceRecord& r);
   uint32_t attribution_between(uint32_t begin, uint32_t end);
+  static void add_thread(std::vector<uint32_t>& threads, uint32_t index);
 
   AssemblerCosts costs_;
   std::vector<Thread> threads_;
@@ -194,6 +203,10 @@ class StepAssembler {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> between_;  // fallback attributions
   tsl::robin_map<uint64_t, uint32_t> locks_;                   // Step::lock by address
   tsl::robin_map<uint64_t, ConditionUse> conditions_;
+  // By Step::lock, the takers of the mutexes conditions wait with (nullptr for the others):
+  // one look-up of a lock's number at each acquisition.
+  std::vector<std::vector<uint32_t>*> condition_mutexes_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> mutex_takers_;  // stable addresses
 };
 
 }  // namespace quartz::analysis

@@ -22,10 +22,10 @@ predicted best measured than the grouping measured best.
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+import quiet_runs
 
 build = "build"
 runs = 3
@@ -80,42 +80,11 @@ def program(sample):
 
 
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"predict_accuracy: {' '.join(cmd)} failed: {r.stderr.strip()}")
-    return r.stdout
-
-
-def busy_seconds():
-    """The machine's busy processor time so far (/proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:9]]
-    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
-
-
-def children_seconds():
-    t = os.times()
-    return t.children_user + t.children_system
-
-
-QUIET = 0.05  # of the processors' time, what other processes may take during a run
-discarded = 0  # runs thrown away because other processes took more
+    return quiet_runs.run(cmd, "predict_accuracy")
 
 
 def quiet_run(cmd):
-    """Runs `cmd` until other processes took at most QUIET of the processors during a run
-    (they only ever slow it), waiting a little between tries; exits when they never do."""
-    global discarded
-    for _ in range(300):  # ten minutes at least
-        busy, children, start = busy_seconds(), children_seconds(), time.monotonic()
-        out = run(cmd)
-        wall = time.monotonic() - start
-        others = (busy_seconds() - busy) - (children_seconds() - children)
-        if others <= QUIET * wall * os.cpu_count():
-            return out
-        discarded += 1
-        time.sleep(2)
-    sys.exit(f"predict_accuracy: the machine stayed busy running {' '.join(cmd)}")
+    return quiet_runs.quiet_run(cmd, "predict_accuracy")[0]
 
 
 def elapsed(out):
@@ -202,8 +171,8 @@ for sample, sample_args, groupings, changes in CASES:
         score(sample, procedure_errors, f"{flag} {value} (vs {' '.join(variant)})", predicted, m)
     models_used = [m["name"] for m in p["models"]]
 if not source:
-    print(f"runs discarded because other processes took over {100 * QUIET:.0f}% of the "
-          f"processors: {discarded}")
+    print(f"runs discarded because other processes took over "
+          f"{100 * quiet_runs.QUIET:.0f}% of the processors: {quiet_runs.discarded}")
 if save:
     with open(f"{save}/measured.json", "w") as f:
         json.dump(measured_times, f, indent=1)

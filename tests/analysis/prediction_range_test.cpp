@@ -175,7 +175,7 @@ TEST(PredictionRange, AChangedProcedureTurnedOffByTheBudgetIsACaution) {
 }
 
 GroupingPrediction grouping(const char* spec, double likely_s, double low_s, double high_s) {
-  GroupingPrediction g{spec, spec, likely_s, {}, {}};
+  GroupingPrediction g{spec, spec, likely_s, {}, {}, 0};
   g.range.low_s = low_s;
   g.range.high_s = high_s;
   g.range.by_model_s = {likely_s};

@@ -86,27 +86,24 @@ TEST(PredictionJson, TheReplayAloneIsStoredBesideTheCheck) {
 }
 
 // A grouping that splits a task pool is stored with the pool and the figure of its threads
-// keeping their tasks, which its wide range names; older predictions read back without.
+// keeping their tasks, which its note names; older predictions read back without.
 TEST(PredictionJson, ASplitPoolIsStoredWithTheGrouping) {
   Predictions p;
   p.models = {{"barging", 1.0}};
-  PredictionRange r = range_over(std::vector<double>{0.30});
-  widen_to_pinned(r, range_over(std::vector<double>{0.39}), 0.39);
-  p.groupings = {{"0,1|2,3", "main,1 | 2,3", 0.30, r, "pool_worker 1,2,3"}};
+  p.groupings = {{"0,1|2,3", "main,1 | 2,3", 0.30, range_over(std::vector<double>{0.30}),
+                  "pool_worker 1,2,3", 0.39}};
   const Predictions back = predictions_from_json(predictions_json(p));
   ASSERT_EQ(back.groupings.size(), 1u);
-  EXPECT_EQ(back.groupings[0].split_pools, "pool_worker 1,2,3");
-  EXPECT_DOUBLE_EQ(back.groupings[0].range.pinned_s, 0.39);
-  EXPECT_DOUBLE_EQ(back.groupings[0].range.high_s, 0.39 * (1 + kResidualError));
-  EXPECT_NE(wide_reason(0.30, back.groupings[0].range, back.models)
-                .find("390.00 ms if each of the pool's threads keeps the tasks it ran"),
-            std::string::npos);
+  EXPECT_EQ(pool_note(back.groupings[0]),
+            "pool_worker 1,2,3 split over processors: replayed with whichever is free taking the "
+            "next task (390.00 ms if each keeps the tasks it ran)");
   auto old = nlohmann::json::parse(predictions_json(p));
   old["groupings"][0].erase("split_pools");
   old["groupings"][0].erase("pinned_s");
   const Predictions older = predictions_from_json(old.dump());
   EXPECT_EQ(older.groupings[0].split_pools, "");
-  EXPECT_DOUBLE_EQ(older.groupings[0].range.pinned_s, 0);
+  EXPECT_DOUBLE_EQ(older.groupings[0].pinned_s, 0);
+  EXPECT_EQ(pool_note(older.groupings[0]), "");
 }
 
 }  // namespace

@@ -240,14 +240,14 @@ analysis::Predictions small_predictions() {
   p.critical_path.threads = {{"1 worker", 0.4}, {"2 worker", 0.25}, {"0 solver", 0.05}};
   p.critical_path.procedures = {{"solve(Grid&)", 0.6}, {"relax(Row&, int)", 0.35}};
   p.critical_path.locks = {{"queue lock", 0.07}};
-  p.groupings = {{"0,1|2", "solver,worker | worker", 0.84, range(0.84, 0.9), {}}};
+  p.groupings = {{"0,1|2", "solver,worker | worker", 0.84, range(0.84, 0.9), {}, 0}};
   analysis::GroupingSearch search;
   search.cores = 1;
   search.candidates = 1;
   search.rounds = 1;
   search.shared_s = 1.32;
   search.shared_range = range(1.32, 1.3);
-  search.best = {{"0,1,2", "solver,worker,worker", 1.24, range(1.24, 1.24), {}}};
+  search.best = {{"0,1,2", "solver,worker,worker", 1.24, range(1.24, 1.24), {}, 0}};
   p.searches = {search};
   p.procedures = {{"zero", "log_message", 100, 0.68, 0, range(0.68, 0.7), std::nullopt},
                   {"speedup", "relax(Row&, int)", 25, 0.72, 0, range(0.72, 0.71), std::nullopt},

@@ -52,7 +52,7 @@ std::vector<Answer> answers_of(const analysis::Predictions& p) {
   for (size_t i = 0; i < p.groupings.size(); ++i) {
     const analysis::GroupingPrediction& g = p.groupings[i];
     out.push_back({Answer::kGrouping, "--group " + text(g.spec), text(g.names), g.predicted_s,
-                   g.range, text(g.spec), asked[i]});
+                   g.range, text(g.spec), joined(asked[i], text(analysis::pool_note(g)))});
   }
   for (const analysis::GroupingSearch& s : p.searches) {
     const QString cores = QString::number(s.cores);
