@@ -254,31 +254,41 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
   }
 }
 
-// Groupings that split a task pool (task_pools.h): replayed again, in one more pass, with
-// the pool's groups merged, as the pool balances itself. In every split pool measured, the
-// program ran within 3-4% of that replay, never near the first (each thread kept the tasks
-// it ran: 24-34% over), which the answer names beside its range, not in it.
+// Groupings that split a task pool (task_pools.h), asked or listed by a search: replayed
+// again, in one more pass, with the pool's groups merged, as the pool balances itself. In
+// every split pool measured, the program ran within 3-4% of that replay, never near the
+// first (each thread kept the tasks it ran: 24-34% over), which the answer names beside its
+// range, not in it. A search's candidates were ranked on the first; its list is ordered
+// again.
 void balance_split_pools(const profile::Run& run, const std::vector<SchedulerModel>& models,
                          const ModelReplays& first, const ReplayPass& pass, TracePasses& passes,
-                         const FirstPassQuestions& q, Predictions& out) {
+                         Predictions& out) {
   const std::vector<TaskPool> pools = task_pools(run, pass.signalled_conditions);
   if (pools.empty()) return;
   ModelReplays pooled(models);
   pooled.leave_out(first.left_out());
-  std::vector<std::pair<size_t, size_t>> asked;  // (grouping, its pooled question)
-  for (size_t i = 0; i < q.groupings.size(); ++i) {
-    if (std::optional<SimulationConfig> c = pooled_grouping(q.groupings[i], pools)) {
-      asked.emplace_back(i, pooled.add(*c));
+  std::vector<std::pair<GroupingPrediction*, size_t>> asked;  // (answer, its pooled question)
+  auto ask = [&](GroupingPrediction& g) {
+    const Grouping grouping = parse_grouping(g.spec, run);
+    if (std::optional<SimulationConfig> c = pooled_grouping(grouping, pools)) {
+      asked.emplace_back(&g, pooled.add(*c));
+      g.split_pools = split_pools(grouping, pools, run);
     }
+  };
+  for (GroupingPrediction& g : out.groupings) ask(g);
+  for (GroupingSearch& s : out.searches) {
+    for (GroupingPrediction& g : s.best) ask(g);
   }
   if (asked.empty()) return;
   const ReplayPass again = passes.replay(pooled.configs());
-  for (const auto& [i, question] : asked) {
-    GroupingPrediction& g = out.groupings[i];
-    g.pinned_s = g.predicted_s;
-    g.predicted_s = pooled.likely(again, question).elapsed_ns / 1e9;
-    g.range = pooled.range(again, question);
-    g.split_pools = split_pools(q.groupings[i], pools, run);
+  for (const auto& [g, question] : asked) {
+    g->pinned_s = g->predicted_s;
+    g->predicted_s = pooled.likely(again, question).elapsed_ns / 1e9;
+    g->range = pooled.range(again, question);
+  }
+  for (GroupingSearch& s : out.searches) {
+    std::stable_sort(s.best.begin(), s.best.end(),
+                     [](const auto& a, const auto& b) { return a.predicted_s < b.predicted_s; });
   }
 }
 
@@ -326,10 +336,10 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   first.leave_out(contradicted_models(first.seconds(pass, q.recorded), out.observed_s));
   out.quality = trace_quality(run, first, pass, q, wake_pass.result().get());
   answer_first_pass(run, request.models, first, pass, q, out);
-  balance_split_pools(run, request.models, first, pass, passes, q, out);
   for (SearchState& s : searches) take_first_answers(first, pass, s);
   for (SearchState& s : searches) search_locally(request.models, passes, s);
   out.searches = list_best_groupings(run, request, first, pass, passes, searches);
+  balance_split_pools(run, request.models, first, pass, passes, out);
 
   out.quality.seconds = passes.seconds();
   out.quality.records_per_second =

@@ -44,6 +44,12 @@ std::string placement(const GroupingPrediction& g) {
   return "--placement \"" + g.spec + "\"  " + g.names;
 }
 
+// A grouping's answer, and under it the task pools it splits.
+void print_grouping(std::ostream& out, const Predictions& p, const GroupingPrediction& g) {
+  out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
+  if (!g.split_pools.empty()) out << "      pool: " << pool_note(g) << "\n";
+}
+
 // The verdict on groupings compared: the best only where its range separates it.
 void print_verdict(std::ostream& out, const std::vector<GroupingPrediction>& groupings) {
   if (groupings.size() < 2) return;
@@ -107,10 +113,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
 
   if (!p.groupings.empty()) {
     out << "\nGroupings (each group shares one processor)\n" << kAnswerColumns << "grouping\n";
-    for (const auto& g : p.groupings) {
-      out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
-      if (!g.split_pools.empty()) out << "      pool: " << pool_note(g) << "\n";
-    }
+    for (const auto& g : p.groupings) print_grouping(out, p, g);
     print_verdict(out, p.groupings);
   }
   for (const auto& s : p.searches) {
@@ -119,9 +122,7 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
         << (s.exhaustive ? "" : " in " + std::to_string(s.rounds) + " rounds")
         << " under the most likely model; ranges of these)\n"
         << kAnswerColumns << "grouping\n";
-    for (const auto& g : s.best) {
-      out << answer_line(p, g.predicted_s, g.range, placement(g)) << "\n";
-    }
+    for (const auto& g : s.best) print_grouping(out, p, g);
     // On one processor, every thread sharing it is the one grouping listed above.
     if (s.cores > 1) {
       out << answer_line(p, s.shared_s, s.shared_range,

@@ -59,9 +59,10 @@ std::vector<Answer> answers_of(const analysis::Predictions& p) {
     const std::vector<QString> found = verdicts(s.best);
     for (size_t i = 0; i < s.best.size(); ++i) {
       const analysis::GroupingPrediction& g = s.best[i];
-      out.push_back(
-          {Answer::kBest, QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
-           text(g.names), g.predicted_s, g.range, text(g.spec), joined(found[i], search_note(s))});
+      out.push_back({Answer::kBest,
+                     QStringLiteral("--cores %1 #%2").arg(cores, QString::number(i + 1)),
+                     text(g.names), g.predicted_s, g.range, text(g.spec),
+                     joined(joined(found[i], text(analysis::pool_note(g))), search_note(s))});
     }
     out.push_back({Answer::kShared, QStringLiteral("--cores %1 shared").arg(cores),
                    QObject::tr("all threads sharing the %1 processor%2")
