@@ -26,8 +26,8 @@ import sys
 import tempfile
 
 import quiet_runs
-from real_suite import (Failure, build, compiler_pair, download, environment, inputs,
-                        names_in, select_programs, workload)
+from real_suite import (Failure, build, download, environment, inputs, missing_tool, names_in,
+                        plain_and_instrumented, select_programs, workload)
 
 THREADS = 3
 # Groupings of each program's threads with 3 workers (`quartz report` lists them): one that
@@ -60,11 +60,11 @@ def main():
     except ValueError as e:
         print("predict_real: --only: %s" % e, file=sys.stderr)
         return 2
-    cc, cxx = compiler_pair("gcc")
-    compilers = {"plain": {"cc": cc, "cxx": cxx, "family": "gcc"},
-                 "quartz": {"cc": os.path.join(bin_dir, "quartz-cc"),
-                            "cxx": os.path.join(bin_dir, "quartz-c++"),
-                            "env": {"QUARTZ_CC": cc, "QUARTZ_CXX": cxx}, "family": "gcc"}}
+    if missing_tool(bin_dir):
+        print("predict_real: no %s in %s (build Quartz first)" % (missing_tool(bin_dir), bin_dir),
+              file=sys.stderr)
+        return 1
+    compilers = plain_and_instrumented(bin_dir, "gcc")
     rows, inside, widths, errors, changes = [], [], [], [], []
     work = tempfile.TemporaryDirectory()
     try:

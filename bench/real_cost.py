@@ -53,8 +53,8 @@ import statistics
 import subprocess
 import sys
 
-from real_suite import (Failure, build, compiler_pair, decodes, download, inputs, names_in,
-                        select_programs, sha256_of, timed, workload)
+from real_suite import (Failure, build, compiler_pair, decodes, download, inputs, missing_tool,
+                        names_in, select_programs, sha256_of, timed, workload)
 
 COVERAGE = 0.95  # of the time in the program's procedures, by perf of the plain build
 TOLERANCE_POINTS = 5.0  # each covered procedure's share of processor time, Quartz to perf
@@ -620,11 +620,10 @@ def main():
     bin_dir = os.path.abspath(os.path.join(options.build, "bin"))
     quartz = os.path.join(bin_dir, "quartz")
     directory = os.path.abspath(options.dir or os.path.join(options.build, "real-programs"))
-    for tool in ("quartz", "quartz-cc", "quartz-c++"):
-        if not os.access(os.path.join(bin_dir, tool), os.X_OK):
-            print("real_cost: no %s in %s (build Quartz first)" % (tool, bin_dir),
-                  file=sys.stderr)
-            return 1
+    if missing_tool(bin_dir):
+        print("real_cost: no %s in %s (build Quartz first)" % (missing_tool(bin_dir), bin_dir),
+              file=sys.stderr)
+        return 1
     try:
         programs = select_programs(options.only, options.smallest)
     except ValueError as e:

@@ -31,8 +31,9 @@ import statistics
 import subprocess
 import sys
 
-from real_suite import (Failure, build, compare_outputs, compiler_pair, download,
-                        environment, inputs, names_in, select_programs, timed, workload)
+from real_suite import (Failure, build, compare_outputs, download, environment, inputs,
+                        missing_tool, names_in, plain_and_instrumented, select_programs, timed,
+                        workload)
 
 
 def check_run(quartz, capture, label, violations):
@@ -160,24 +161,18 @@ def main():
     bin_dir = os.path.abspath(os.path.join(options.build, "bin"))
     quartz = os.path.join(bin_dir, "quartz")
     directory = os.path.abspath(options.dir or os.path.join(options.build, "real-programs"))
-    for tool in ("quartz", "quartz-cc", "quartz-c++"):
-        if not os.access(os.path.join(bin_dir, tool), os.X_OK):
-            print("real_programs: no %s in %s (build Quartz first)" % (tool, bin_dir),
-                  file=sys.stderr)
-            return 1
+    if missing_tool(bin_dir):
+        print("real_programs: no %s in %s (build Quartz first)" % (missing_tool(bin_dir), bin_dir),
+              file=sys.stderr)
+        return 1
     try:
         programs = select_programs(options.only, options.smallest)
     except ValueError as e:
         print("real_programs: --only: %s" % e, file=sys.stderr)
         return 2
     repeat = 1 if options.smallest else options.repeat
-    cc, cxx = compiler_pair(options.compiler)
     suffix = "" if options.compiler == "gcc" else "-" + options.compiler
-    compilers = {"plain" + suffix: {"cc": cc, "cxx": cxx, "family": options.compiler},
-                 "quartz" + suffix: {"cc": os.path.join(bin_dir, "quartz-cc"),
-                                     "cxx": os.path.join(bin_dir, "quartz-c++"),
-                                     "env": {"QUARTZ_CC": cc, "QUARTZ_CXX": cxx},
-                                     "family": options.compiler}}
+    compilers = plain_and_instrumented(bin_dir, options.compiler)
     rows, violations = [], []
     try:
         for program in programs:

@@ -226,6 +226,25 @@ def compiler_pair(family):
     return ("gcc", "g++") if family == "gcc" else ("clang", "clang++")
 
 
+def missing_tool(bin_dir):
+    """The first of Quartz's tools the suite needs that `bin_dir` lacks, or None."""
+    for tool in ("quartz", "quartz-cc", "quartz-c++"):
+        if not os.access(os.path.join(bin_dir, tool), os.X_OK):
+            return tool
+    return None
+
+
+def plain_and_instrumented(bin_dir, family):
+    """The two builds compared, by variant name: the program's own with `family`'s compilers
+    ("plain"), and the same through Quartz's wrappers ("quartz"); "-clang" after clang's."""
+    cc, cxx = compiler_pair(family)
+    suffix = "" if family == "gcc" else "-" + family
+    return {"plain" + suffix: {"cc": cc, "cxx": cxx, "family": family},
+            "quartz" + suffix: {"cc": os.path.join(bin_dir, "quartz-cc"),
+                                "cxx": os.path.join(bin_dir, "quartz-c++"),
+                                "env": {"QUARTZ_CC": cc, "QUARTZ_CXX": cxx}, "family": family}}
+
+
 def sha256_of(path):
     digest = hashlib.sha256()
     with open(path, "rb") as f:
