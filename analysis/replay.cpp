@@ -129,10 +129,12 @@ ReplayPass replay_trace(std::unique_ptr<profile::TraceSource> source, uint32_t t
     pass.signalled_conditions.push_back(use);
     pass.signalled_conditions.back().takers = assembler.mutex_takers(use.mutex);
   }
+  // In an order of their own, not the table's: the pools, and so the answers, are the same
+  // in every pass and on every machine.
   std::sort(pass.signalled_conditions.begin(), pass.signalled_conditions.end(),
             [](const auto& a, const auto& b) {
-              return std::tie(a.waiters, a.signallers, a.signals, a.broadcasts) <
-                     std::tie(b.waiters, b.signallers, b.signals, b.broadcasts);
+              return std::tie(a.waiters, a.signallers, a.signals, a.broadcasts, a.mutex, a.takers) <
+                     std::tie(b.waiters, b.signallers, b.signals, b.broadcasts, b.mutex, b.takers);
             });
   pass.trace = reader.totals();
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

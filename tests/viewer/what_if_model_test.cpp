@@ -125,6 +125,23 @@ class WhatIfModelTest : public QObject {
              "who gets a free mutex");
   }
 
+  // A grouping that splits a task pool says so in its note, with the figure if each of the
+  // pool's threads kept its tasks, as `quartz predict` does; a search's listed one too.
+  void aSplitPoolSaysSoInItsNote() {
+    analysis::Predictions p = test::small_predictions();
+    p.groupings[0].split_pools = "worker 1,2";
+    p.groupings[0].pinned_s = 1.1;
+    p.searches[0].best[0].split_pools = "worker 1,2";
+    p.searches[0].best[0].pinned_s = 1.3;
+    const std::vector<Answer> answers = answers_of(p);
+    QCOMPARE(answers[0].note,
+             "worker 1,2 split over processors: replayed with whichever is free taking the next "
+             "task (1.100 s if each keeps the tasks it ran)");
+    QCOMPARE(answers[1].note,
+             "worker 1,2 split over processors: replayed with whichever is free taking the next "
+             "task (1.300 s if each keeps the tasks it ran); all 1 tried");
+  }
+
   // A model the recording ruled out is listed as such, and says why in its tooltip.
   void aModelTheRecordingRuledOutSaysSo() {
     analysis::Predictions p = test::small_predictions();
