@@ -256,9 +256,9 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
 
 // Groupings that split a task pool (task_pools.h), asked or listed by a search: replayed
 // again, in one more pass, with the pool's groups merged, as the pool balances itself. In
-// every split pool measured, the program ran within 3-4% of that replay, never near the
-// first (each thread kept the tasks it ran: 24-34% over), which the answer names beside its
-// range, not in it. A search's candidates were ranked on the first; its list is ordered
+// every split pool measured, the program ran within 5% of that replay, never near the first
+// (each thread kept the tasks it ran: 24-34% over), which the answer names beside its range,
+// not in it. A search's candidates were ranked on the first; its list is ordered
 // again.
 void balance_split_pools(const profile::Run& run, const std::vector<SchedulerModel>& models,
                          const ModelReplays& first, const ReplayPass& pass, TracePasses& passes,
