@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "analysis/display_names.h"
 
@@ -9,18 +10,25 @@ namespace quartz::analysis {
 
 namespace {
 
-const profile::ThreadInfo* thread_at(const profile::Run& run, uint32_t index) {
+// The run's threads by index (nullptr where it has none): looked up once, not per pair of a
+// thousand threads waiting on one condition.
+std::vector<const profile::ThreadInfo*> threads_by_index(const profile::Run& run) {
+  std::vector<const profile::ThreadInfo*> out;
   for (const profile::ThreadInfo& t : run.threads) {
-    if (t.index == index) return &t;
+    if (out.size() <= t.index) out.resize(t.index + 1);
+    out[t.index] = &t;
   }
-  return nullptr;
+  return out;
 }
 
-// Threads of one start: the same first procedures (a std::thread's trampolines and its
-// callable) or, from captures that lack them, the same routine given to pthread_create.
-bool siblings(const profile::ThreadInfo& a, const profile::ThreadInfo& b) {
-  if (!a.routines.empty() || !b.routines.empty()) return a.routines == b.routines;
-  return a.start_routine != 0 && a.start_routine == b.start_routine;
+// What makes threads siblings: their first procedures (a std::thread's trampolines and its
+// callable) or, from captures that lack them, the routine given to pthread_create; empty
+// when the thread says neither.
+std::vector<uint64_t> start_of(const profile::ThreadInfo* t) {
+  if (!t) return {};
+  if (!t->routines.empty()) return t->routines;
+  if (t->start_routine != 0) return {t->start_routine};
+  return {};
 }
 
 // The groups merged: each group's representative (the lowest group it is merged with).
@@ -44,20 +52,25 @@ std::vector<uint32_t> groups_of(const Grouping& grouping, const TaskPool& pool) 
 
 std::vector<TaskPool> task_pools(const profile::Run& run,
                                  std::span<const StepAssembler::ConditionUse> conditions) {
+  const std::vector<const profile::ThreadInfo*> by_index = threads_by_index(run);
+  auto start = [&](uint32_t index) {
+    return start_of(index < by_index.size() ? by_index[index] : nullptr);
+  };
   std::vector<TaskPool> pools;
   for (const StepAssembler::ConditionUse& c : conditions) {
     if (c.signals <= c.broadcasts) continue;
     // Its waiters, and their siblings that took its mutex: workers that found work queued
     // every time.
+    std::set<std::vector<uint64_t>> waiters_starts;
+    for (uint32_t w : c.waiters) {
+      if (std::vector<uint64_t> s = start(w); !s.empty()) waiters_starts.insert(std::move(s));
+    }
     std::vector<uint32_t> pool = c.waiters;
     for (uint32_t taker : c.takers) {
-      const profile::ThreadInfo* t = thread_at(run, taker);
-      if (!t || std::binary_search(pool.begin(), pool.end(), taker)) continue;
-      const bool sibling = std::any_of(c.waiters.begin(), c.waiters.end(), [&](uint32_t w) {
-        const profile::ThreadInfo* waiter = thread_at(run, w);
-        return waiter && siblings(*waiter, *t);
-      });
-      if (sibling) pool.insert(std::upper_bound(pool.begin(), pool.end(), taker), taker);
+      if (!std::binary_search(c.waiters.begin(), c.waiters.end(), taker) &&
+          waiters_starts.count(start(taker))) {
+        pool.insert(std::upper_bound(pool.begin(), pool.end(), taker), taker);
+      }
     }
     const bool fed = std::any_of(c.signallers.begin(), c.signallers.end(), [&](uint32_t t) {
       return !std::binary_search(pool.begin(), pool.end(), t);
@@ -101,16 +114,21 @@ std::optional<SimulationConfig> pooled_grouping(const Grouping& grouping,
 
 std::string split_pools(const Grouping& grouping, std::span<const TaskPool> pools,
                         const profile::Run& run) {
+  const std::vector<const profile::ThreadInfo*> by_index = threads_by_index(run);
   std::string out;
   for (const TaskPool& pool : pools) {
     if (groups_of(grouping, pool).size() < 2) continue;
-    std::string indices, name;
+    // The name they share, if they do, then their indices.
+    std::vector<std::string> names;
+    std::string indices;
     for (uint32_t index : pool.threads) {
       indices += (indices.empty() ? "" : ",") + std::to_string(index);
-      const profile::ThreadInfo* t = thread_at(run, index);
-      const std::string own = t ? thread_name(run, *t) : "";
-      name = index == pool.threads.front() || own == name ? own : "";
+      const profile::ThreadInfo* t = index < by_index.size() ? by_index[index] : nullptr;
+      names.push_back(t ? thread_name(run, *t) : "");
     }
+    const bool shared = std::all_of(names.begin(), names.end(),
+                                    [&](const std::string& n) { return n == names.front(); });
+    const std::string name = shared ? names.front() : "";
     out += (out.empty() ? "" : "; ") + (name.empty() ? "" : name + " ") + indices;
   }
   return out;
