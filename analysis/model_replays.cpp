@@ -46,6 +46,22 @@ size_t ModelReplays::hash_of(const SimulationConfig& c) {
   return h;
 }
 
+ModelReplays::ModelReplays(const std::vector<SchedulerModel>& models)
+    : recorded_only_(recorded_configuration_only(models)),
+      left_out_(recorded_only_),
+      models_(models),
+      what_if_end_(models.size()) {
+  while (what_if_end_ > 1 && recorded_only_[what_if_end_ - 1]) --what_if_end_;
+}
+
+void ModelReplays::leave_out(std::vector<bool> contradicted) {
+  contradicted_ = std::move(contradicted);
+  left_out_ = recorded_only_;
+  for (size_t m = 0; m < contradicted_.size() && m < left_out_.size(); ++m) {
+    left_out_[m] = left_out_[m] || contradicted_[m];
+  }
+}
+
 size_t ModelReplays::add_from(const SimulationConfig& c, size_t first, size_t end,
                               std::optional<double> likely_s) {
   const bool pools =
@@ -54,7 +70,7 @@ size_t ModelReplays::add_from(const SimulationConfig& c, size_t first, size_t en
   Question q{{}, likely_s};
   for (size_t m = first; m < end; ++m) q.slots.push_back(slot_for(c, hash, models_[m], pools));
   questions_.push_back(std::move(q));
-  if (first == 0 && end == models_.size()) every_model_.emplace(hash, questions_.size() - 1);
+  if (first == 0 && end >= what_if_end_) every_model_.emplace(hash, questions_.size() - 1);
   return questions_.size() - 1;
 }
 

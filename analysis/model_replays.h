@@ -23,22 +23,27 @@ namespace quartz::analysis {
 // Every question replayed under every model in one pass. What would replay alike twice is
 // replayed once: the same question (same_question) under models that replay it alike
 // (SchedulerModel::same_as), however it was asked (--cores 1's "all sharing one processor"
-// is its one grouping).
+// is its one grouping). A what-if is not replayed under the models listed last that count
+// in the recorded configuration's range only (recorded_configuration_only).
 class ModelReplays {
  public:
-  explicit ModelReplays(const std::vector<SchedulerModel>& models) : models_(models) {}
+  explicit ModelReplays(const std::vector<SchedulerModel>& models);
 
-  // Adds a question under every model (the most likely only, when `likely_only`); returns
-  // its number.
+  // Adds a question under every model that counts in its range (the most likely only, when
+  // `likely_only`); returns its number.
   size_t add(const SimulationConfig& c, bool likely_only = false) {
-    return add_from(c, 0, likely_only ? 1 : models_.size(), std::nullopt);
+    return add_from(c, 0, likely_only ? 1 : what_if_end_, std::nullopt);
+  }
+  // Adds the recorded configuration, as it ran: under every model.
+  size_t add_recorded(const SimulationConfig& c) {
+    return add_from(c, 0, models_.size(), std::nullopt);
   }
   // Adds a question whose most likely figure is known already (a search's candidate) under
   // the other models.
   size_t add_others(const SimulationConfig& c, double likely_s) {
-    return add_from(c, 1, models_.size(), likely_s);
+    return add_from(c, 1, what_if_end_, likely_s);
   }
-  // The question that asked `c` under every model, if one did.
+  // The question that asked `c` under every model counting in its range, if one did.
   std::optional<size_t> asked_under_every_model(const SimulationConfig& c) const {
     const auto [begin, end] = every_model_.equal_range(hash_of(c));
     for (auto it = begin; it != end; ++it) {
@@ -53,12 +58,19 @@ class ModelReplays {
   const SimulationResult& likely(const ReplayPass& pass, size_t question) const {
     return pass.results[questions_[question].slots[0]];
   }
-  // Its range over those, but the models the recording rules out (prediction_range.h).
+  // Its range over those, but the models the recording rules out (prediction_range.h) and
+  // those that count in the recorded configuration's only.
   PredictionRange range(const ReplayPass& pass, size_t question) const {
     return range_over(seconds(pass, question), left_out_);
   }
+  // The recorded configuration's range: over every model the recording does not rule out.
+  PredictionRange range_as_recorded(const ReplayPass& pass, size_t question) const {
+    return range_over(seconds(pass, question), contradicted_);
+  }
   // The models the recording rules out (contradicted_models), by index in the models.
-  void leave_out(std::vector<bool> models) { left_out_ = std::move(models); }
+  void leave_out(std::vector<bool> contradicted);
+  const std::vector<bool>& contradicted() const { return contradicted_; }
+  // ... and with them those counting in the recorded configuration's range only.
   const std::vector<bool>& left_out() const { return left_out_; }
   // The question's predicted seconds under each model replayed for it.
   std::vector<double> seconds(const ReplayPass& pass, size_t question) const {
@@ -70,7 +82,7 @@ class ModelReplays {
   }
 
  private:
-  std::vector<bool> left_out_;
+  std::vector<bool> recorded_only_, contradicted_, left_out_;
 
   struct Question {
     std::vector<size_t> slots;       // a result per model replayed, from the first one
@@ -84,6 +96,7 @@ class ModelReplays {
   size_t slot_for(const SimulationConfig& c, size_t hash, const SchedulerModel& model, bool pools);
 
   const std::vector<SchedulerModel>& models_;
+  size_t what_if_end_;  // the models after it count in the recorded configuration's range only
   std::vector<SimulationConfig> configs_;
   std::vector<Question> questions_;
   std::unordered_multimap<size_t, size_t> slots_;  // a question's hash: its configurations

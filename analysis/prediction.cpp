@@ -134,11 +134,11 @@ void ask_about_the_recording(const profile::Run& run, ModelReplays& first, Predi
     c.capacity = std::max(1 - kMostTakenFromTheProgram, 1 - out.sampler_share - others);
     return c;
   };
-  q.recorded = first.add(as_it_ran(run.processors, quiet_other_share(out)));
+  q.recorded = first.add_recorded(as_it_ran(run.processors, quiet_other_share(out)));
   q.base = first.add(threads_sharing(threads, run.processors));
   if (recorded_busy(out) && *out.other_share < 1) {
     out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};
-    q.loaded = first.add(as_it_ran(out.loaded->processors, 0));
+    q.loaded = first.add_recorded(as_it_ran(out.loaded->processors, 0));
   }
   SimulationConfig path = threads_apart(threads);
   path.critical_path = true;
@@ -221,14 +221,16 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
                        const FirstPassQuestions& q, Predictions& out) {
   if (q.loaded) {
     out.loaded->predicted_s = first.likely(pass, *q.loaded).elapsed_ns / 1e9;
-    out.loaded->range = first.range(pass, *q.loaded);
+    out.loaded->range = first.range_as_recorded(pass, *q.loaded);
   }
   const std::vector<double> recorded_by_model = first.seconds(pass, q.recorded);
+  const std::vector<bool> recorded_only = recorded_configuration_only(models);
   for (size_t m = 0; m < models.size(); ++m) {
-    out.models.push_back({models[m].name, recorded_by_model[m], first.left_out()[m]});
+    out.models.push_back(
+        {models[m].name, recorded_by_model[m], first.contradicted()[m], recorded_only[m]});
   }
   out.recorded_s = recorded_by_model[0];
-  out.recorded_range = first.range(pass, q.recorded);
+  out.recorded_range = first.range_as_recorded(pass, q.recorded);
   out.base_s = first.likely(pass, q.base).elapsed_ns / 1e9;
   out.critical_path = describe_path(run, first.likely(pass, q.critical), out.observed_s);
   for (size_t i = 0; i < q.groupings.size(); ++i) {

@@ -27,13 +27,15 @@ using Models = std::span<const ModelCheck>;
 
 // A range's fields, added to an answer's object: "low_s", "high_s", "width" (of the most
 // likely figure `likely_s`), "by_model_s"; "low_model" and "high_model", which give its ends,
-// and "why" a range wider than kWideRange is (none: not wide).
-void add_range(json& j, double likely_s, const PredictionRange& r, Models models) {
+// and "why" a range wider than kWideRange is (none: not wide). `as_recorded`: the recorded
+// configuration's, where every model the recording does not rule out counts.
+void add_range(json& j, double likely_s, const PredictionRange& r, Models models,
+               bool as_recorded = false) {
   j["low_s"] = r.low_s;
   j["high_s"] = r.high_s;
   j["width"] = relative_width(likely_s, r);
   j["by_model_s"] = r.by_model_s;
-  const RangeSpan span = range_span(likely_s, r, models);
+  const RangeSpan span = range_span(likely_s, r, models, as_recorded);
   j["low_model"] = span.low_model;
   j["high_model"] = span.high_model;
   j["why"] = span.why.empty() ? json(nullptr) : json(span.why);
@@ -51,17 +53,20 @@ PredictionRange range_from(const json& j, double likely_s) {
 }
 
 json model_json(const ModelCheck& m) {
-  return {{"name", m.name}, {"recorded_s", m.recorded_s}, {"contradicted", m.contradicted}};
+  return {{"name", m.name},
+          {"recorded_s", m.recorded_s},
+          {"contradicted", m.contradicted},
+          {"recorded_only", m.recorded_only}};
 }
 
 ModelCheck model_from(const json& m) {
   return {m.at("name").get<std::string>(), m.at("recorded_s").get<double>(),
-          m.value("contradicted", false)};
+          m.value("contradicted", false), m.value("recorded_only", false)};
 }
 
 json loaded_json(const LoadedReplay& l, Models models) {
   json j{{"processors", l.processors}, {"predicted_s", l.predicted_s}};
-  add_range(j, l.predicted_s, l.range, models);
+  add_range(j, l.predicted_s, l.range, models, true);
   return j;
 }
 
@@ -212,7 +217,7 @@ std::string predictions_json(const Predictions& p) {
   j["observed_s"] = p.observed_s;
   if (p.profiled_s > 0) j["profiled_s"] = p.profiled_s;
   j["recorded_s"] = p.recorded_s;
-  add_range(j["recorded_range"], p.recorded_s, p.recorded_range, p.models);
+  add_range(j["recorded_range"], p.recorded_s, p.recorded_range, p.models, true);
   j["sampler_share"] = p.sampler_share;
   j["base_s"] = p.base_s;
   auto& models = j["models"] = json::array();

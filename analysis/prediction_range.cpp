@@ -65,13 +65,15 @@ double relative_width(double likely_s, const PredictionRange& r) {
   return likely_s > 0 ? (r.high_s - r.low_s) / likely_s : 0;
 }
 
-RangeSpan range_span(double likely_s, const PredictionRange& r,
-                     std::span<const ModelCheck> models) {
+RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const ModelCheck> models,
+                     bool as_recorded) {
   RangeSpan span;
   const std::vector<double>& by = r.by_model_s;
   if (by.empty() || by.size() > models.size()) return span;
   std::vector<bool> left_out(by.size());
-  for (size_t m = 0; m < by.size(); ++m) left_out[m] = models[m].contradicted;
+  for (size_t m = 0; m < by.size(); ++m) {
+    left_out[m] = models[m].contradicted || (models[m].recorded_only && !as_recorded);
+  }
   const auto [low, high] = ends(by, left_out);
   span.low_model = models[low].name;
   span.high_model = models[high].name;

@@ -19,6 +19,9 @@ struct ModelCheck {
   // Its replay of the recording is more than kContradicted off the recorded time: the
   // recording rules it out, and it widens no range (its figures are still shown).
   bool contradicted = false;
+  // It keeps the recorded lock order while the most likely model barges: it counts in the
+  // recorded configuration's range only (scheduler_model.h recorded_configuration_only).
+  bool recorded_only = false;
 };
 
 // One question's answer under each model, and its range.
@@ -67,14 +70,16 @@ double relative_width(double likely_s, const PredictionRange& r);
 inline constexpr double kWideRange = 0.25;
 
 // What a range spans: the models that give its lowest and its highest figure (`models` in
-// by_model_s's order, the contradicted left out), and when it is wider than kWideRange, why:
-// the parts of the scheduler those two differ in (scheduler_model.h model_differences).
+// by_model_s's order, the contradicted left out, and unless `as_recorded` the recorded
+// configuration's only), and when it is wider than kWideRange, why: the parts of the
+// scheduler those two differ in (scheduler_model.h model_differences).
 struct RangeSpan {
   std::string low_model, high_model;
   double low_model_s = 0, high_model_s = 0;  // their figures
   std::string why;                           // empty unless wide
 };
-RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const ModelCheck> models);
+RangeSpan range_span(double likely_s, const PredictionRange& r, std::span<const ModelCheck> models,
+                     bool as_recorded = false);
 
 // A wide range's reason as `quartz predict` and the viewer say it ("" unless wide): "barging
 // 840.00 ms to fair 1.200 s, which differ in who gets a free mutex", and for a procedure

@@ -37,7 +37,7 @@ std::string answer_line(const Predictions& p, double likely_s, const PredictionR
 }
 
 constexpr const char* kAnswerColumns =
-    "  range (all models)        width  most likely  vs rec.  ";  // then what the line answers
+    "  range (models)            width  most likely  vs rec.  ";  // then what the line answers
 
 // The option first (short), the threads' names after it (long, wrapped last).
 std::string placement(const GroupingPrediction& g) {
@@ -97,7 +97,11 @@ void print_predictions(std::ostream& out, const Predictions& p, const std::strin
       const ModelCheck& c = p.models[m];
       out << (m ? ", " : "") << c.name << " " << seconds(c.recorded_s) << " ("
           << change(c.recorded_s, p.observed_s) << (m == 0 ? ", most likely" : "")
-          << (c.contradicted ? ", ruled out by the recording: in no range" : "") << ")";
+          << (c.contradicted ? ", ruled out by the recording: in no range" : "")
+          << (c.recorded_only && !c.contradicted
+                  ? ", the recorded lock order: in the recorded configuration's range only"
+                  : "")
+          << ")";
     }
     out << "\n";
   }

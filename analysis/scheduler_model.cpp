@@ -87,6 +87,13 @@ std::vector<SchedulerModel> default_scheduler_models() {
   return scheduler_models_named(kDefaultSchedulerModels);
 }
 
+std::vector<bool> recorded_configuration_only(const std::vector<SchedulerModel>& models) {
+  std::vector<bool> out(models.size());
+  if (models.empty() || models.front().recorded_lock_order) return out;
+  for (size_t m = 1; m < models.size(); ++m) out[m] = models[m].recorded_lock_order;
+  return out;
+}
+
 std::vector<SchedulerModel> scheduler_models_named(const std::string& names) {
   std::vector<SchedulerModel> out;
   size_t begin = 0;

@@ -34,10 +34,19 @@ struct SchedulerModel {
 };
 
 // The models `quartz predict` replays unless told otherwise, the most likely first (its
-// figure is the one a single number would be); docs/design.md says why these.
+// figure is the one a single number would be); docs/design.md says why these. The last,
+// `fair`, keeps the recorded lock order: it replays the recorded configuration only
+// (recorded_configuration_only).
 inline constexpr const char* kDefaultSchedulerModels =
-    "barging,fair,slices+barging,slices+instant_wake+wake_to_last+no_pull";
+    "barging,fair+wake_to_last+no_pull+barging,turns+instant_wake+barging,"
+    "run_to_block+instant_wake+wake_to_last+no_pull+barging,fair";
 std::vector<SchedulerModel> default_scheduler_models();
+
+// The models that keep the recorded lock order while the most likely one barges. That order
+// is the recording's own: it holds where the threads run as recorded, and such a model
+// counts in the recorded configuration's range only. Any other configuration changes who
+// asks first, and glibc's mutexes go to whoever asks while they are free.
+std::vector<bool> recorded_configuration_only(const std::vector<SchedulerModel>& models);
 
 // Models by name, separated by commas, in the order given (the first is then the most
 // likely): a way of sharing a processor, "fair" (the default), "slices" (turns, a woken

@@ -151,10 +151,14 @@ std::string command_help(const std::string& command) {
            "  --migrate PROC          if PROC ran on the thread its next signal or post wakes\n"
            "  --best N                groupings listed per --cores (default 5)\n"
            "  --models M,M            scheduler models to replay under, the most likely first\n"
-           "                          (default: barging,fair,slices+barging,\n"
-           "                          slices+instant_wake+wake_to_last+no_pull): fair,\n"
-           "                          slices, turns or run_to_block, then +instant_wake,\n"
-           "                          +wake_to_last, +no_pull, +barging (e.g. slices+barging)\n"
+           "                          (default: barging,fair+wake_to_last+no_pull+barging,\n"
+           "                          turns+instant_wake+barging,run_to_block+instant_wake+\n"
+           "                          wake_to_last+no_pull+barging,fair): fair, slices,\n"
+           "                          turns or run_to_block, then +instant_wake,\n"
+           "                          +wake_to_last, +no_pull, +barging (e.g. slices+barging);\n"
+           "                          when the first barges, a model without +barging keeps\n"
+           "                          the recorded lock order and counts in the recorded\n"
+           "                          configuration's range only\n"
            "  --allow-drops           predict even if the trace lost events\n"
            "  --no-save               do not store the predictions with the run\n";
   }

@@ -65,6 +65,28 @@ TEST(PredictionJson, AModelRuledOutByTheRecordingIsReadBackSo) {
   EXPECT_DOUBLE_EQ(back.recorded_range.high_s, 1.1 * (1 + kResidualError));
 }
 
+// A model counting in the recorded configuration's range only is stored as such: its figure
+// names the recorded range's end, not a what-if's.
+TEST(PredictionJson, AModelOfTheRecordedOrderIsReadBackSo) {
+  Predictions p;
+  p.observed_s = p.recorded_s = 1.0;
+  p.models = {{"barging", 1.0}, {"fair", 1.1, false, true}};
+  p.recorded_range = range_over(std::vector<double>{1.0, 1.1});
+  p.groupings = {{"0|1", "main | 1", 0.6, range_over(std::vector<double>{0.6}), "", 0}};
+  const std::string text = predictions_json(p);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["models"][1]["recorded_only"], true);
+  EXPECT_EQ(json["recorded_range"]["high_model"], "fair");
+  EXPECT_EQ(json["groupings"][0]["high_model"], "barging");
+  const Predictions back = predictions_from_json(text);
+  ASSERT_EQ(back.models.size(), 2u);
+  EXPECT_FALSE(back.models[0].recorded_only);
+  EXPECT_TRUE(back.models[1].recorded_only);
+  auto old = json;
+  old["models"][1].erase("recorded_only");
+  EXPECT_FALSE(predictions_from_json(old.dump()).models[1].recorded_only);
+}
+
 // The check's replay beside the sampler and the what-ifs' base alone are stored apart; a
 // prediction stored before the two were told apart reads its one replay as both.
 TEST(PredictionJson, TheReplayAloneIsStoredBesideTheCheck) {

@@ -162,6 +162,23 @@ class WhatIfModelTest : public QObject {
              qPrintable(check_sentence(p)));
   }
 
+  // A model of the recorded lock order is listed as such, its tooltip saying where it counts.
+  void aModelOfTheRecordedOrderSaysWhereItCounts() {
+    analysis::Predictions p = test::small_predictions();
+    p.models[1].recorded_only = true;
+    WhatIfDetailsModel model;
+    model.set_predictions(&p);
+    const QModelIndexList found =
+        model.match(model.index(0, 0), Qt::DisplayRole, "slices (the recorded lock order)", 1,
+                    Qt::MatchRecursive | Qt::MatchExactly);
+    QCOMPARE(found.size(), 1);
+    QVERIFY2(found[0]
+                 .data(Qt::ToolTipRole)
+                 .toString()
+                 .endsWith("so only the recorded configuration's range counts it"),
+             qPrintable(found[0].data(Qt::ToolTipRole).toString()));
+  }
+
   void aSearchThatWasNotExhaustiveSaysSo() {
     analysis::Predictions p = test::small_predictions();
     p.searches[0].exhaustive = false;

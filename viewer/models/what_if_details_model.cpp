@@ -78,14 +78,18 @@ void WhatIfDetailsModel::build(const analysis::Predictions& p) {
       const analysis::ModelCheck& c = p.models[m];
       QString name = QString::fromStdString(c.name);
       if (m == 0) name += tr(" (most likely)");
-      if (c.contradicted) name += tr(" (ruled out by the recording)");
-      seconds(
-          models, name, c.recorded_s,
-          c.contradicted
-              ? tr("%1 against the recorded time: more than %2% off, so no range counts it")
-                    .arg(signed_change(c.recorded_s, p.observed_s))
-                    .arg(100 * analysis::kContradicted)
-              : tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s)));
+      QString tip =
+          tr("%1 against the recorded time").arg(signed_change(c.recorded_s, p.observed_s));
+      if (c.contradicted) {
+        name += tr(" (ruled out by the recording)");
+        tip += tr(": more than %1% off, so no range counts it").arg(100 * analysis::kContradicted);
+      } else if (c.recorded_only) {
+        name += tr(" (the recorded lock order)");
+        tip +=
+            tr(": the recording's own lock order, which holds only where its threads run as "
+               "recorded, so only the recorded configuration's range counts it");
+      }
+      seconds(models, name, c.recorded_s, tip);
     }
   }
 
