@@ -50,7 +50,7 @@ RangeQuestions choose_listed(const profile::Run& run, const PredictionRequest& r
 }  // namespace
 
 std::vector<SearchState> start_searches(const profile::Run& run, const PredictionRequest& request,
-                                        size_t recorded, ModelReplays& first) {
+                                        ModelReplays& first) {
   const uint32_t threads = thread_count(run);
   std::vector<SearchState> searches;
   std::vector<double> cpu(threads, 0);
@@ -65,12 +65,9 @@ std::vector<SearchState> start_searches(const profile::Run& run, const Predictio
     if (s.candidates.empty()) s.candidates.push_back(balanced_grouping(cpu, groups));
     searches.push_back(std::move(s));
   }
-  for (SearchState& s : searches) {
-    // On as many processors as recorded, all sharing them is the recorded configuration.
-    s.shared = s.report.cores == run.processors
-                   ? recorded
-                   : first.add(threads_sharing(threads, s.report.cores));
-  }
+  // On as many processors as recorded, all sharing them is the recording alone: its most
+  // likely replay is the first pass's already.
+  for (SearchState& s : searches) s.shared = first.add(threads_sharing(threads, s.report.cores));
   for (SearchState& s : searches) {
     s.first_candidate = first.questions();
     for (const Grouping& g : s.candidates) first.add(threads_grouped(g.group_of), true);

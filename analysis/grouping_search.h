@@ -22,9 +22,9 @@ struct SearchState {
 };
 
 // Asks the first pass about each search's candidates and its threads all sharing the K
-// processors (`recorded`, the recorded configuration's question, on as many as recorded).
+// processors.
 std::vector<SearchState> start_searches(const profile::Run& run, const PredictionRequest& request,
-                                        size_t recorded, ModelReplays& first);
+                                        ModelReplays& first);
 // What the first pass answered for `s`.
 void take_first_answers(const ModelReplays& first, const ReplayPass& pass, SearchState& s);
 // A search not exhaustive: moves one thread at a time while that helps, a pass a round.

@@ -135,7 +135,7 @@ void ask_about_the_recording(const profile::Run& run, ModelReplays& first, Predi
     return c;
   };
   q.recorded = first.add_recorded(as_it_ran(run.processors, quiet_other_share(out)));
-  q.base = first.add(threads_sharing(threads, run.processors));
+  q.base = first.add(threads_sharing(threads, run.processors), true);  // its figure: base_s
   if (recorded_busy(out) && *out.other_share < 1) {
     out.loaded = LoadedReplay{run.processors * (1 - *out.other_share), 0, {}};
     q.loaded = first.add_recorded(as_it_ran(out.loaded->processors, 0));
@@ -329,7 +329,7 @@ Predictions predict(const profile::Run& run, const TraceOpener& open,
   ask_about_the_recording(run, first, out, q);
   ask_groupings(run, request, first, q);
   ask_procedure_changes(run, request, first, out, q);
-  std::vector<SearchState> searches = start_searches(run, request, q.base, first);
+  std::vector<SearchState> searches = start_searches(run, request, first);
 
   // The wake-up latency is measured by a pass of its own (WakeLatencyPass), beside this
   // first one's reading and assembly.
