@@ -70,6 +70,8 @@ class ModelReplays {
   // The models the recording rules out (contradicted_models), by index in the models.
   void leave_out(std::vector<bool> contradicted);
   const std::vector<bool>& contradicted() const { return contradicted_; }
+  // The models counting in the recorded configuration's range only.
+  const std::vector<bool>& recorded_only() const { return recorded_only_; }
   // ... and with them those counting in the recorded configuration's range only.
   const std::vector<bool>& left_out() const { return left_out_; }
   // The question's predicted seconds under each model replayed for it.

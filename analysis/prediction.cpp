@@ -224,10 +224,9 @@ void answer_first_pass(const profile::Run& run, const std::vector<SchedulerModel
     out.loaded->range = first.range_as_recorded(pass, *q.loaded);
   }
   const std::vector<double> recorded_by_model = first.seconds(pass, q.recorded);
-  const std::vector<bool> recorded_only = recorded_configuration_only(models);
   for (size_t m = 0; m < models.size(); ++m) {
     out.models.push_back(
-        {models[m].name, recorded_by_model[m], first.contradicted()[m], recorded_only[m]});
+        {models[m].name, recorded_by_model[m], first.contradicted()[m], first.recorded_only()[m]});
   }
   out.recorded_s = recorded_by_model[0];
   out.recorded_range = first.range_as_recorded(pass, q.recorded);
